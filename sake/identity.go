@@ -1,0 +1,55 @@
+package sake
+
+import "time"
+
+// Identity is who is calling, as the transport established it: from a
+// verified access token over HTTP, from the host over stdio, or simulated by
+// saketest. A nil *Identity means an anonymous caller on an endpoint without
+// authorization.
+type Identity struct {
+	// Principal is the host's own notion of the caller (for example its
+	// user value), resolved from the token's subject or given by the host.
+	Principal any
+	// Subject is the token's sub: the person, or empty for a machine
+	// client that acts for itself (client credentials grant).
+	Subject string
+	// ClientID is the OAuth client the token was issued to.
+	ClientID string
+	// Scopes are the token's scopes.
+	Scopes []string
+	// ACR is the authentication context class of the sign-in (RFC 9470).
+	ACR string
+	// AuthTime is when the person signed in; zero when unknown.
+	AuthTime time.Time
+	// Claims are the token's claims, for what the fields above do not cover.
+	Claims map[string]any
+}
+
+// HasScope reports whether the identity holds scope.
+func (id *Identity) HasScope(scope string) bool {
+	if id == nil {
+		return false
+	}
+	for _, s := range id.Scopes {
+		if s == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// Owner returns the key that owns what this caller creates (tasks, request
+// states): the subject, or the client id for a machine client, or "" for an
+// anonymous caller.
+func (id *Identity) Owner() string {
+	if id == nil {
+		return ""
+	}
+	if id.Subject != "" {
+		return "sub:" + id.Subject
+	}
+	if id.ClientID != "" {
+		return "client:" + id.ClientID
+	}
+	return ""
+}

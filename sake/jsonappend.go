@@ -1,0 +1,157 @@
+package sake
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The dispatcher writes the JSON of its hot results by appending to a
+// buffer instead of going through encoding/json, which would reflect over
+// each value and then compact the output of every Marshaler again.
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
+// encoding/json does; HTML characters are not escaped.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendKey appends ,"key": (or "key": when first is true).
+func appendKey(dst []byte, key string, first bool) []byte {
+	if !first {
+		dst = append(dst, ',')
+	}
+	dst = appendString(dst, key)
+	return append(dst, ':')
+}
+
+// appendBase64 appends b as a JSON string of standard base64.
+func appendBase64(dst []byte, b []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, '"')
+}
+
+// appendAny appends the encoding/json form of v.
+func appendAny(dst []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case string:
+		return appendString(dst, x), nil
+	case json.RawMessage:
+		if len(x) == 0 {
+			return append(dst, "null"...), nil
+		}
+		return append(dst, x...), nil
+	case bool:
+		return strconv.AppendBool(dst, x), nil
+	case int:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(dst, x, 10), nil
+	case float64:
+		b, err := json.Marshal(x)
+		return append(dst, b...), err
+	}
+	b, err := marshalNoEscape(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping and without the
+// trailing newline an Encoder writes.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf jsonBuffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := buf.b
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	return b, nil
+}
+
+// jsonBuffer is a minimal io.Writer over a byte slice.
+type jsonBuffer struct{ b []byte }
+
+func (w *jsonBuffer) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// appendMeta appends ,"_meta":{...} merging the user's meta with the
+// server's extra keys (raw JSON members without braces). Nothing is written
+// when both are empty.
+func appendMeta(dst []byte, meta Meta, extra []byte) ([]byte, error) {
+	if len(meta) == 0 && len(extra) == 0 {
+		return dst, nil
+	}
+	dst = append(dst, `,"_meta":{`...)
+	first := true
+	if len(extra) > 0 {
+		dst = append(dst, extra...)
+		first = false
+	}
+	for _, k := range meta.sortedKeys() {
+		dst = appendKey(dst, k, first)
+		first = false
+		var err error
+		if dst, err = appendAny(dst, meta[k]); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}

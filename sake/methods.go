@@ -1,0 +1,245 @@
+package sake
+
+import (
+	"context"
+)
+
+// method is one entry of the dispatcher's method table, built once.
+type method struct {
+	fn     func(s *Server, ctx context.Context, req *Request, reg *registry) (any, error)
+	modern bool // served in the 2026-07-28 era
+	legacy bool // served in the handshake era
+	needs  func(*registry) bool
+	what   string // the capability, for the error when needs fails
+}
+
+var methodTable map[string]*method
+
+func init() {
+	both := func(fn func(*Server, context.Context, *Request, *registry) (any, error)) *method {
+		return &method{fn: fn, modern: true, legacy: true}
+	}
+	resources := func(m *method) *method { m.needs, m.what = (*registry).hasResources, "resources"; return m }
+	prompts := func(m *method) *method { m.needs, m.what = (*registry).hasPrompts, "prompts"; return m }
+	completions := func(m *method) *method {
+		m.needs, m.what = (*registry).hasCompletion, "completions"
+		return m
+	}
+	methodTable = map[string]*method{
+		"server/discover":          {fn: (*Server).discover, modern: true},
+		"initialize":               {fn: (*Server).initialize, legacy: true},
+		"ping":                     {fn: ping, legacy: true},
+		"logging/setLevel":         {fn: setLevel, legacy: true},
+		"tools/list":               both((*Server).listTools),
+		"tools/call":               both((*Server).callTool),
+		"resources/list":           resources(both((*Server).listResources)),
+		"resources/templates/list": resources(both((*Server).listTemplates)),
+		"resources/read":           resources(both((*Server).readResource)),
+		"resources/subscribe":      resources(&method{fn: subscribe, legacy: true}),
+		"resources/unsubscribe":    resources(&method{fn: subscribe, legacy: true}),
+		"prompts/list":             prompts(both((*Server).listPrompts)),
+		"prompts/get":              prompts(both((*Server).getPrompt)),
+		"completion/complete":      completions(both((*Server).complete)),
+	}
+}
+
+// route is the innermost handler: it finds the method and runs it.
+func (s *Server) route(ctx context.Context, req *Request) (any, error) {
+	m := methodTable[req.Method]
+	if m == nil || (req.Era == EraModern && !m.modern) || (req.Era != EraModern && !m.legacy) {
+		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + req.Method}
+	}
+	reg := s.reg.Load()
+	if m.needs != nil && !m.needs(reg) {
+		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + req.Method,
+			Data: map[string]string{"reason": "the server does not offer " + m.what}}
+	}
+	return m.fn(s, ctx, req, reg)
+}
+
+func (s *Server) newContext(ctx context.Context, req *Request) *Context {
+	return &Context{Context: ctx, req: req, srv: s}
+}
+
+func (s *Server) discover(_ context.Context, _ *Request, reg *registry) (any, error) {
+	return &discoverResult{caps: reg.capabilities, instructions: s.opts.instructions}, nil
+}
+
+func (s *Server) initialize(_ context.Context, req *Request, reg *registry) (any, error) {
+	p := req.Params
+	if p.ProtocolVersion == "" {
+		return nil, InvalidParams("initialize needs params.protocolVersion")
+	}
+	version := legacyVersions[0]
+	if isLegacyVersion(p.ProtocolVersion) {
+		version = p.ProtocolVersion
+	}
+	req.newSession = newSession(version, p.Capabilities, p.ClientInfo)
+	return &initializeResult{version: version, caps: reg.legacyCaps, info: s.info, instructions: s.opts.instructions}, nil
+}
+
+func ping(*Server, context.Context, *Request, *registry) (any, error) { return emptyResult{}, nil }
+
+func setLevel(_ *Server, _ context.Context, req *Request, _ *registry) (any, error) {
+	sev := req.Params.Level.severity()
+	if sev == 0 {
+		return nil, InvalidParams("Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
+	}
+	if req.Session != nil {
+		req.Session.logLevel.Store(int32(sev))
+	}
+	return emptyResult{}, nil
+}
+
+func subscribe(_ *Server, _ context.Context, req *Request, _ *registry) (any, error) {
+	if req.Params.URI == "" {
+		return nil, InvalidParams("Invalid params: %s needs a uri", req.Method)
+	}
+	if req.Session != nil {
+		req.Session.subscribe(req.Params.URI, req.Method == "resources/subscribe")
+	}
+	return emptyResult{}, nil
+}
+
+// List kinds, the first byte of a cursor.
+const (
+	kindTools byte = iota + 1
+	kindResources
+	kindTemplates
+	kindPrompts
+)
+
+// page returns the page of n items that starts at the cursor.
+func (s *Server) page(kind byte, key string, n int, item func(int) []byte, cursor *string) (any, error) {
+	off, err := s.offset(kind, cursor)
+	if err != nil {
+		return nil, err
+	}
+	end := n
+	if size := s.opts.pageSize; size > 0 && off+size < n {
+		end = off + size
+	}
+	if off > n {
+		off = n
+	}
+	r := &listResult{key: key, items: make([][]byte, 0, end-off)}
+	for i := off; i < end; i++ {
+		r.items = append(r.items, item(i))
+	}
+	if end < n {
+		r.next = s.cursor(kind, end)
+	}
+	return r, nil
+}
+
+func (s *Server) listTools(_ context.Context, req *Request, reg *registry) (any, error) {
+	return s.page(kindTools, "tools", len(reg.tools), func(i int) []byte { return reg.tools[i].listJSON }, req.Params.Cursor)
+}
+
+func (s *Server) listResources(_ context.Context, req *Request, reg *registry) (any, error) {
+	return s.page(kindResources, "resources", len(reg.resources), func(i int) []byte { return reg.resources[i].listJSON }, req.Params.Cursor)
+}
+
+func (s *Server) listTemplates(_ context.Context, req *Request, reg *registry) (any, error) {
+	return s.page(kindTemplates, "resourceTemplates", len(reg.templates), func(i int) []byte { return reg.templates[i].listJSON }, req.Params.Cursor)
+}
+
+func (s *Server) listPrompts(_ context.Context, req *Request, reg *registry) (any, error) {
+	return s.page(kindPrompts, "prompts", len(reg.prompts), func(i int) []byte { return reg.prompts[i].listJSON }, req.Params.Cursor)
+}
+
+func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any, error) {
+	p := req.Params
+	if p.Name == "" {
+		return nil, InvalidParams("Invalid params: tools/call needs a tool name")
+	}
+	t := reg.toolsByName[p.Name]
+	if t == nil {
+		return nil, InvalidParams("Unknown tool: %s", p.Name)
+	}
+	if req.Era == EraModern && req.in.Headers != nil {
+		if err := checkParamHeaders(t, p.Arguments, req.in.Headers); err != nil {
+			return nil, err
+		}
+	}
+	return t.invoke(s.newContext(ctx, req), p.Arguments)
+}
+
+func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) (any, error) {
+	uri := req.Params.URI
+	if uri == "" {
+		return nil, InvalidParams("Invalid params: resources/read needs a uri")
+	}
+	var vars map[string]string
+	r := reg.resourcesByURI[uri]
+	if r == nil {
+		r, vars = reg.matchTemplate(uri)
+	}
+	if r == nil {
+		return nil, resourceNotFound(req.Era, uri)
+	}
+	contents, err := r.read(s.newContext(ctx, req), uri, vars)
+	if err != nil {
+		return nil, readError(req.Era, uri, err)
+	}
+	return &ReadResult{Contents: contents}, nil
+}
+
+func (s *Server) getPrompt(ctx context.Context, req *Request, reg *registry) (any, error) {
+	p := reg.promptsByName[req.Params.Name]
+	if p == nil {
+		return nil, InvalidParams("Unknown prompt: %s", req.Params.Name)
+	}
+	return p.get(s.newContext(ctx, req), req.Params.Arguments)
+}
+
+func (s *Server) complete(ctx context.Context, req *Request, reg *registry) (any, error) {
+	p := req.Params
+	if p.Ref == nil || p.Argument == nil {
+		return nil, InvalidParams("Invalid params: completion/complete needs ref and argument")
+	}
+	var ks map[string]*completer
+	switch p.Ref.Type {
+	case "ref/prompt":
+		pr := reg.promptsByName[p.Ref.Name]
+		if pr == nil {
+			return nil, InvalidParams("Unknown prompt: %s", p.Ref.Name)
+		}
+		if !pr.hasArg(p.Argument.Name) && pr.call.argType != mapStringType {
+			return nil, InvalidParams("Prompt %s has no argument %q", pr.name, p.Argument.Name)
+		}
+		ks = pr.completions
+	case "ref/resource":
+		var res *resource
+		for _, t := range reg.templates {
+			if t.uri == p.Ref.URI {
+				res = t
+			}
+		}
+		if res == nil {
+			if reg.resourcesByURI[p.Ref.URI] != nil {
+				return &CompleteResult{Completion: clampCompletion(&Completion{})}, nil
+			}
+			return nil, InvalidParams("Unknown resource template: %s", p.Ref.URI)
+		}
+		if !contains(res.tmpl.Vars(), p.Argument.Name) {
+			return nil, InvalidParams("Resource template %s has no variable %q", res.uri, p.Argument.Name)
+		}
+		ks = res.completions
+	default:
+		return nil, InvalidParams(`Invalid params: ref.type must be "ref/prompt" or "ref/resource"`)
+	}
+	k := ks[p.Argument.Name]
+	if k == nil {
+		return &CompleteResult{Completion: clampCompletion(&Completion{})}, nil
+	}
+	creq := CompleteRequest{Argument: p.Argument.Name, Value: p.Argument.Value}
+	if p.Context != nil {
+		creq.Arguments = p.Context.Arguments
+	}
+	c, err := k.complete(s.newContext(ctx, req), creq)
+	if err != nil {
+		return nil, err
+	}
+	return &CompleteResult{Completion: c}, nil
+}

@@ -1,0 +1,74 @@
+package sake
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Option configures a Server.
+type Option func(*options)
+
+type options struct {
+	name, title, version string
+	instructions         string
+	secret               []byte
+	pageSize             int
+	middleware           []Middleware
+	logger               *slog.Logger
+	listTTL              time.Duration
+	readTTL              time.Duration
+	discoverTTL          time.Duration
+	cacheScope           string
+	noServerInfoMeta     bool
+}
+
+// Name sets the server's name and version, as initialize and
+// server/discover report them. The default name is the implementation's
+// type name in snake_case and the version "0.0.0".
+func Name(name, version string) Option {
+	return func(o *options) { o.name, o.version = name, version }
+}
+
+// Title sets the server's human-readable title.
+func Title(title string) Option { return func(o *options) { o.title = title } }
+
+// Instructions sets the guidance for the model that initialize and
+// server/discover return.
+func Instructions(text string) Option { return func(o *options) { o.instructions = text } }
+
+// Secret sets the key that signs pagination cursors and request states.
+// Replicas behind one load balancer need the same secret; without this
+// option each process draws a random one.
+func Secret(key []byte) Option {
+	return func(o *options) { o.secret = append([]byte(nil), key...) }
+}
+
+// PageSize sets how many items one page of tools/list, prompts/list,
+// resources/list and resources/templates/list holds. The default is 100;
+// 0 or less puts every item on one page.
+func PageSize(n int) Option { return func(o *options) { o.pageSize = n } }
+
+// Use adds middleware around the handling of every request. The first one
+// added is the outermost.
+func Use(mw ...Middleware) Option {
+	return func(o *options) { o.middleware = append(o.middleware, mw...) }
+}
+
+// Logger sets where the server logs what goes wrong (panics in user code,
+// results it cannot encode). The default is slog.Default().
+func Logger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// CacheHints sets the ttlMs the modern era attaches to list results and to
+// server/discover, to resources/read results, and the cacheScope of all of
+// them ("public" or "private"). The defaults are 0 (revalidate every time)
+// and "public"; a server whose lists or resources depend on the caller
+// should say "private".
+func CacheHints(lists, reads time.Duration, scope string) Option {
+	return func(o *options) {
+		o.listTTL, o.discoverTTL, o.readTTL, o.cacheScope = lists, lists, reads, scope
+	}
+}
+
+// WithoutServerInfoMeta stops the modern era from putting the server's
+// name and version in every result's _meta.
+func WithoutServerInfoMeta() Option { return func(o *options) { o.noServerInfoMeta = true } }

@@ -1,0 +1,168 @@
+package sake
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+)
+
+// Request is one JSON-RPC request as the dispatcher decoded it, what
+// middleware and handlers see.
+type Request struct {
+	// ID is the request id exactly as the client sent it.
+	ID json.RawMessage
+	// Method is the JSON-RPC method.
+	Method string
+	// Params are the decoded params; never nil.
+	Params *Params
+	// Era is the protocol era the request was classified into.
+	Era Era
+	// ProtocolVersion is the revision the request speaks: its _meta
+	// version in the modern era, the session's negotiated one in the legacy
+	// era.
+	ProtocolVersion string
+	// ClientCapabilities are the capabilities in force for this request:
+	// from _meta (modern) or from initialize (legacy). Never nil.
+	ClientCapabilities *ClientCapabilities
+	// ClientInfo is what the client said it is, if it said.
+	ClientInfo *Implementation
+	// Identity is the caller, nil when anonymous.
+	Identity *Identity
+	// Session is the legacy session, nil in the modern era.
+	Session *Session
+	// BaseURL is the endpoint's URL when the transport knows it.
+	BaseURL string
+	// Message is the raw message; do not modify or retain it.
+	Message []byte
+
+	in         *Inbound
+	newSession *Session
+}
+
+// Handler handles one request and returns its result, or an error that
+// becomes a JSON-RPC error (a *Error keeps its code; anything else is
+// -32603).
+type Handler func(ctx context.Context, req *Request) (any, error)
+
+// Middleware wraps the handling of every request, the way HTTP middleware
+// wraps a handler: it may read the request, call next, look at or replace
+// the result, or return an error without calling next.
+type Middleware func(next Handler) Handler
+
+// Context is what a tool, resource, prompt or completion handler receives:
+// a context.Context that ends when the request is cancelled, plus the
+// request's identity and the means to report progress and log to the
+// client.
+type Context struct {
+	context.Context
+	req *Request
+	srv *Server
+}
+
+// Request returns the request being handled.
+func (c *Context) Request() *Request { return c.req }
+
+// Identity returns the caller, nil when anonymous.
+func (c *Context) Identity() *Identity { return c.req.Identity }
+
+// Principal returns the caller's principal (Identity().Principal), or nil.
+func (c *Context) Principal() any {
+	if c.req.Identity == nil {
+		return nil
+	}
+	return c.req.Identity.Principal
+}
+
+// BaseURL returns the endpoint's URL when the transport knows it (HTTP), or "".
+func (c *Context) BaseURL() string { return c.req.BaseURL }
+
+// Session returns the legacy session, or nil in the modern era.
+func (c *Context) Session() *Session { return c.req.Session }
+
+// Era returns the request's protocol era.
+func (c *Context) Era() Era { return c.req.Era }
+
+// ClientCapabilities returns what the client declared for this request.
+func (c *Context) ClientCapabilities() *ClientCapabilities { return c.req.ClientCapabilities }
+
+// Progress reports progress to the client when the request asked for it
+// (with a progress token); otherwise it does nothing. progress should
+// increase with every call; total is 0 when unknown.
+func (c *Context) Progress(progress, total float64, message string) {
+	p := c.req.Params
+	if p.Meta == nil || len(p.Meta.ProgressToken) == 0 || c.req.in == nil || c.req.in.Notify == nil {
+		return
+	}
+	b := make([]byte, 0, 128)
+	b = append(b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`...)
+	b = append(b, p.Meta.ProgressToken...)
+	b = append(b, `,"progress":`...)
+	b, _ = appendAny(b, progress)
+	if total > 0 {
+		b = append(b, `,"total":`...)
+		b, _ = appendAny(b, total)
+	}
+	if message != "" {
+		b = append(b, `,"message":`...)
+		b = appendString(b, message)
+	}
+	b = append(b, "}}"...)
+	c.notify(b)
+}
+
+// Log sends a notifications/message to the client when the request's log
+// level lets it through: in the modern era only if the request set
+// _meta["io.modelcontextprotocol/logLevel"], in the legacy era at or above
+// the level the session set with logging/setLevel. data is any JSON value;
+// logger may be empty.
+func (c *Context) Log(level LogLevel, logger string, data any) {
+	if !c.logEnabled(level) {
+		return
+	}
+	b := make([]byte, 0, 128)
+	b = append(b, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":`...)
+	b = appendString(b, string(level))
+	if logger != "" {
+		b = append(b, `,"logger":`...)
+		b = appendString(b, logger)
+	}
+	b = append(b, `,"data":`...)
+	var err error
+	if b, err = appendAny(b, data); err != nil {
+		c.srv.logger.Warn("sake: log data is not JSON", "err", err)
+		return
+	}
+	b = append(b, "}}"...)
+	c.notify(b)
+}
+
+func (c *Context) logEnabled(level LogLevel) bool {
+	min := c.minLogLevel()
+	return min != 0 && level.severity() >= min
+}
+
+// minLogLevel returns the least severity the client wants, 0 for none.
+func (c *Context) minLogLevel() int {
+	switch c.req.Era {
+	case EraModern:
+		if m := c.req.Params.Meta; m != nil && m.LogLevel != nil {
+			return m.LogLevel.severity()
+		}
+		return 0
+	case EraLegacy:
+		if s := c.req.Session; s != nil {
+			return int(s.logLevel.Load())
+		}
+	}
+	return 0
+}
+
+func (c *Context) notify(msg []byte) {
+	if c.req.in != nil && c.req.in.Notify != nil && c.Context.Err() == nil {
+		c.req.in.Notify(msg)
+	}
+}
+
+// Slog returns a *slog.Logger whose records go to the client as
+// notifications/message (subject to the client's log level) and nowhere else.
+func (c *Context) Slog() *slog.Logger { return slog.New(&clientLogHandler{c: c}) }

@@ -1,0 +1,215 @@
+package sake
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/sakemcp/sake-go/sake/internal/uritemplate"
+)
+
+var resourceContentsType = reflect.TypeFor[ResourceContents]()
+
+// resource is a compiled static resource or resource template.
+type resource struct {
+	uri         string // the URI, or the template text
+	name        string
+	mimeType    string
+	tmpl        *uritemplate.Template
+	call        callable
+	listJSON    []byte
+	completions map[string]*completer
+}
+
+func acceptTemplateVars(t reflect.Type) error {
+	if t == mapStringType || t.Kind() == reflect.Struct {
+		return nil
+	}
+	return fmt.Errorf("takes %s: a resource template's argument must be a struct of its variables or map[string]string", t)
+}
+
+func checkResourceResult(r reflect.Type) error {
+	switch r {
+	case nil:
+		return fmt.Errorf("returns only an error: a resource returns its contents (string, []byte, sake.ResourceContents or []sake.ResourceContents)")
+	case stringType, bytesType, resourceContentsType, reflect.PointerTo(resourceContentsType), reflect.SliceOf(resourceContentsType):
+		return nil
+	}
+	return fmt.Errorf("returns %s: a resource returns string, []byte, sake.ResourceContents or []sake.ResourceContents", r)
+}
+
+func compileResource(def *ResourceDef, fn reflect.Value, method bool) (*resource, error) {
+	r := &resource{uri: def.uri, name: def.name, mimeType: def.mimeType}
+	var accept func(reflect.Type) error
+	if def.template {
+		t, err := uritemplate.Parse(def.uri)
+		if err != nil {
+			return nil, fmt.Errorf("URI template %q: %w", def.uri, err)
+		}
+		r.tmpl = t
+		accept = acceptTemplateVars
+	}
+	c, err := analyse(fn, method, accept)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkResourceResult(c.result); err != nil {
+		return nil, err
+	}
+	r.call = c
+	if def.template && c.argType != nil && c.argType.Kind() == reflect.Struct {
+		ts, err := schemaFor(c.argType)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range r.tmpl.Vars() {
+			if _, ok := ts.props[v]; !ok {
+				return nil, fmt.Errorf("URI template %q has variable %q, but %s has no field for it (json name %q)", def.uri, v, c.argType, v)
+			}
+		}
+		for name := range ts.props {
+			if !contains(r.tmpl.Vars(), name) {
+				return nil, fmt.Errorf("%s has field %q, but URI template %q has no such variable", c.argType, name, def.uri)
+			}
+			if k, _ := ts.props[name].Type.(string); k != "string" {
+				return nil, fmt.Errorf("%s field %q must be a string: template variables are strings", c.argType, name)
+			}
+		}
+	}
+	if !def.template && c.argType != nil {
+		return nil, fmt.Errorf("a static resource takes only a context")
+	}
+	b := []byte(`{`)
+	if def.template {
+		b = append(b, `"uriTemplate":`...)
+	} else {
+		b = append(b, `"uri":`...)
+	}
+	b = appendString(b, def.uri)
+	b = append(b, `,"name":`...)
+	b = appendString(b, def.name)
+	b = appendOptString(b, "title", def.title)
+	b = appendOptString(b, "description", def.description)
+	b = appendOptString(b, "mimeType", def.mimeType)
+	if def.size != nil && !def.template {
+		b = append(b, `,"size":`...)
+		b, _ = appendAny(b, int(*def.size))
+	}
+	for _, part := range []struct {
+		key string
+		v   any
+		ok  bool
+	}{{"icons", def.icons, len(def.icons) > 0}, {"annotations", def.annotations, def.annotations != nil}} {
+		if !part.ok {
+			continue
+		}
+		j, err := json.Marshal(part.v)
+		if err != nil {
+			return nil, err
+		}
+		b = appendKey(b, part.key, false)
+		b = append(b, j...)
+	}
+	if b, err = appendMeta(b, def.meta, nil); err != nil {
+		return nil, err
+	}
+	r.listJSON = append(b, '}')
+	return r, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// read calls the resource for uri (with the template's variables) and
+// normalises what it returned.
+func (r *resource) read(c *Context, uri string, vars map[string]string) ([]ResourceContents, error) {
+	var arg reflect.Value
+	if r.call.argType != nil {
+		arg = reflect.New(r.call.argType)
+		if r.call.argType == mapStringType {
+			arg.Elem().Set(reflect.ValueOf(vars))
+		} else {
+			b, _ := json.Marshal(vars)
+			if err := json.Unmarshal(b, arg.Interface()); err != nil {
+				return nil, InvalidParams("URI %q: %v", uri, err)
+			}
+		}
+	}
+	out, err, panicked := c.srv.safeCall(c, &r.call, arg, "resource "+r.uri)
+	if panicked {
+		return nil, NewError(CodeInternalError, "reading %s failed with an internal error", uri)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var list []ResourceContents
+	switch x := out.Interface().(type) {
+	case string:
+		list = []ResourceContents{{URI: uri, MIMEType: r.mimeType, Text: x}}
+		if list[0].MIMEType == "" {
+			list[0].MIMEType = "text/plain"
+		}
+	case []byte:
+		if x == nil {
+			x = []byte{}
+		}
+		list = []ResourceContents{{URI: uri, MIMEType: r.mimeType, Blob: x}}
+		if list[0].MIMEType == "" {
+			list[0].MIMEType = "application/octet-stream"
+		}
+	case ResourceContents:
+		list = []ResourceContents{x}
+	case *ResourceContents:
+		if x == nil {
+			return nil, ErrResourceNotFound
+		}
+		list = []ResourceContents{*x}
+	case []ResourceContents:
+		list = x
+	}
+	if len(list) == 0 {
+		return nil, ErrResourceNotFound
+	}
+	for i := range list {
+		if list[i].URI == "" {
+			list[i].URI = uri
+		}
+		if list[i].MIMEType == "" {
+			list[i].MIMEType = r.mimeType
+		}
+	}
+	return list, nil
+}
+
+// resourceNotFound is the era's error for an unknown URI.
+func resourceNotFound(era Era, uri string) *Error {
+	code := CodeInvalidParams
+	if era == EraLegacy {
+		code = CodeResourceNotFound
+	}
+	return &Error{Code: code, Message: "Resource not found", Data: map[string]string{"uri": uri}}
+}
+
+// readError maps what a resource returned to the error the client sees.
+func readError(era Era, uri string, err error) error {
+	if errors.Is(err, ErrResourceNotFound) {
+		return resourceNotFound(era, uri)
+	}
+	if e, ok := errorsAs[*Error](err); ok {
+		return e
+	}
+	return &Error{Code: CodeInternalError, Message: fmt.Sprintf("reading %s failed: %v", uri, err)}
+}
+
+// sortResources orders resources by URI (templates by their text).
+func sortResources(rs []*resource) {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].uri < rs[j].uri })
+}

@@ -1,0 +1,187 @@
+package sake
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// ToolResult is the full result of a tool call. A tool may return one to
+// control every field; simpler return types are turned into one.
+type ToolResult struct {
+	// Content is what the model reads.
+	Content []Content
+	// StructuredContent is a JSON value matching the tool's outputSchema.
+	// On the client side it holds the raw JSON (a json.RawMessage).
+	StructuredContent any
+	// IsError marks a tool execution error: the model sees the content and
+	// may correct itself.
+	IsError bool
+	// Meta is the result's _meta.
+	Meta Meta
+}
+
+// ErrorResult returns a tool result with isError set and one text block.
+func ErrorResult(format string, args ...any) *ToolResult {
+	return &ToolResult{Content: []Content{Textf(format, args...)}, IsError: true}
+}
+
+// TextResult returns a tool result of one text block.
+func TextResult(s string) *ToolResult { return &ToolResult{Content: []Content{Text(s)}} }
+
+// Text returns the text blocks of the result joined by newlines.
+func (r *ToolResult) Text() string {
+	var parts []string
+	for _, c := range r.Content {
+		if t, ok := c.(*TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// DecodeStructured decodes StructuredContent into v.
+func (r *ToolResult) DecodeStructured(v any) error {
+	raw, ok := r.StructuredContent.(json.RawMessage)
+	if !ok {
+		b, err := json.Marshal(r.StructuredContent)
+		if err != nil {
+			return err
+		}
+		raw = b
+	}
+	if len(raw) == 0 {
+		return fmt.Errorf("the result has no structuredContent")
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// UnmarshalJSON decodes a tools/call result.
+func (r *ToolResult) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Content           contentList     `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+		Meta              Meta            `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*r = ToolResult{Content: w.Content, IsError: w.IsError, Meta: w.Meta}
+	if len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null" {
+		r.StructuredContent = w.StructuredContent
+	}
+	return nil
+}
+
+// MarshalJSON encodes the result as it goes on the wire (without
+// resultType, which the dispatcher adds in the modern era).
+func (r *ToolResult) MarshalJSON() ([]byte, error) {
+	b, err := r.appendFields(nil)
+	if err != nil {
+		return nil, err
+	}
+	if b, err = appendMeta(b, r.Meta, nil); err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+// appendFields writes the opening brace and every member but _meta.
+func (r *ToolResult) appendFields(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"content":`...)
+	content := r.Content
+	if content == nil {
+		content = []Content{}
+	}
+	var err error
+	if dst, err = appendContents(dst, content); err != nil {
+		return dst, err
+	}
+	if r.StructuredContent != nil {
+		dst = append(dst, `,"structuredContent":`...)
+		if dst, err = appendAny(dst, r.StructuredContent); err != nil {
+			return dst, err
+		}
+	}
+	if r.IsError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	return dst, nil
+}
+
+// PromptMessage is one message of a prompt.
+type PromptMessage struct {
+	Role    Role
+	Content Content
+}
+
+// UserMessage returns a prompt message from the user.
+func UserMessage(c Content) PromptMessage { return PromptMessage{Role: RoleUser, Content: c} }
+
+// AssistantMessage returns a prompt message from the assistant.
+func AssistantMessage(c Content) PromptMessage {
+	return PromptMessage{Role: RoleAssistant, Content: c}
+}
+
+// MarshalJSON implements json.Marshaler.
+func (m PromptMessage) MarshalJSON() ([]byte, error) { return m.appendJSON(nil) }
+
+func (m PromptMessage) appendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"role":`...)
+	dst = appendString(dst, string(m.Role))
+	dst = append(dst, `,"content":`...)
+	if m.Content == nil {
+		return dst, fmt.Errorf("prompt message without content")
+	}
+	dst, err := m.Content.appendJSON(dst)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, '}'), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (m *PromptMessage) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Role    Role        `json:"role"`
+		Content wireContent `json:"content"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	c, err := w.Content.content()
+	if err != nil {
+		return err
+	}
+	*m = PromptMessage{Role: w.Role, Content: c}
+	return nil
+}
+
+// PromptResult is the result of prompts/get.
+type PromptResult struct {
+	Description string          `json:"description,omitempty"`
+	Messages    []PromptMessage `json:"messages"`
+	Meta        Meta            `json:"_meta,omitempty"`
+}
+
+// Text returns the text blocks of every message joined by newlines.
+func (r *PromptResult) Text() string {
+	var parts []string
+	for _, m := range r.Messages {
+		if t, ok := m.Content.(*TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Completion is the answer to completion/complete.
+type Completion struct {
+	Values  []string `json:"values"`
+	Total   *int     `json:"total,omitempty"`
+	HasMore bool     `json:"hasMore,omitempty"`
+}
+
+// maxCompletionValues is the protocol's limit on one completion answer.
+const maxCompletionValues = 100

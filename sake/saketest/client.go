@@ -1,0 +1,291 @@
+package saketest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// ErrClosed is returned by calls on a client after Close.
+var ErrClosed = errors.New("saketest: the client is closed")
+
+// Client is a test client connected to a server in memory. Its methods
+// are safe for concurrent use.
+type Client struct {
+	t    testing.TB
+	srv  *sake.Server
+	opts options
+	meta []byte // the modern _meta members, without braces
+
+	mu            sync.Mutex
+	nextID        int64
+	session       *sake.Session
+	closed        bool
+	notifications []Notification
+	info          SessionInfo
+}
+
+// Notification is a notification the server sent during a call.
+type Notification struct {
+	Method string
+	Params json.RawMessage
+}
+
+// SessionInfo is what the client learned when it connected.
+type SessionInfo struct {
+	Era             sake.Era
+	ProtocolVersion string
+	// SessionID is the legacy session's id ("" in the modern era).
+	SessionID    string
+	ServerInfo   sake.Implementation
+	Capabilities json.RawMessage
+	Instructions string
+	// SupportedVersions is what server/discover listed (modern era).
+	SupportedVersions []string
+}
+
+// Connect builds a server from impl (a value for sake.New, or a
+// *sake.Server) and connects a client to it. In the modern era it calls
+// server/discover; in the legacy era it runs the handshake. It fails the
+// test if the server cannot be built or refuses the connection. The
+// client is closed when the test ends.
+func Connect(t testing.TB, impl any, opts ...Option) *Client {
+	t.Helper()
+	o := options{clientInfo: sake.Implementation{Name: "saketest", Version: "1.0.0"}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	srv, ok := impl.(*sake.Server)
+	if !ok {
+		var err error
+		if srv, err = sake.New(impl, o.serverOpts...); err != nil {
+			t.Fatalf("saketest: %v", err)
+		}
+	}
+	c := &Client{t: t, srv: srv, opts: o}
+	caps, err := json.Marshal(o.capabilities)
+	if err != nil {
+		t.Fatalf("saketest: capabilities: %v", err)
+	}
+	info, _ := json.Marshal(o.clientInfo)
+	m := []byte(`"io.modelcontextprotocol/protocolVersion":"` + sake.Modern + `","io.modelcontextprotocol/clientCapabilities":`)
+	m = append(m, caps...)
+	m = append(m, `,"io.modelcontextprotocol/clientInfo":`...)
+	m = append(m, info...)
+	if o.logLevel != "" {
+		m = append(m, `,"io.modelcontextprotocol/logLevel":`...)
+		m = strconv.AppendQuote(m, string(o.logLevel))
+	}
+	c.meta = m
+	if err := c.connect(); err != nil {
+		t.Fatalf("saketest: the server refused the connection: %v", err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func (c *Client) connect() error {
+	if !c.opts.legacy {
+		raw, err := c.Request("server/discover", nil)
+		if err != nil {
+			return err
+		}
+		var d struct {
+			SupportedVersions []string        `json:"supportedVersions"`
+			Capabilities      json.RawMessage `json:"capabilities"`
+			Instructions      string          `json:"instructions"`
+			Meta              struct {
+				ServerInfo sake.Implementation `json:"io.modelcontextprotocol/serverInfo"`
+			} `json:"_meta"`
+		}
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return fmt.Errorf("server/discover: %w", err)
+		}
+		c.info = SessionInfo{Era: sake.EraModern, ProtocolVersion: sake.Modern, ServerInfo: d.Meta.ServerInfo,
+			Capabilities: d.Capabilities, Instructions: d.Instructions, SupportedVersions: d.SupportedVersions}
+		return nil
+	}
+	params := map[string]any{"protocolVersion": c.opts.version, "capabilities": c.opts.capabilities, "clientInfo": c.opts.clientInfo}
+	body, err := c.encode("initialize", params)
+	if err != nil {
+		return err
+	}
+	reply := c.srv.Handle(context.Background(), body, c.inbound())
+	raw, err := decodeReply(reply.Body)
+	if err != nil {
+		return err
+	}
+	var r struct {
+		ProtocolVersion string              `json:"protocolVersion"`
+		Capabilities    json.RawMessage     `json:"capabilities"`
+		ServerInfo      sake.Implementation `json:"serverInfo"`
+		Instructions    string              `json:"instructions"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	c.mu.Lock()
+	c.session = reply.Session
+	c.mu.Unlock()
+	c.info = SessionInfo{Era: sake.EraLegacy, ProtocolVersion: r.ProtocolVersion, ServerInfo: r.ServerInfo,
+		Capabilities: r.Capabilities, Instructions: r.Instructions}
+	if reply.Session != nil {
+		c.info.SessionID = reply.Session.ID()
+	}
+	c.srv.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), c.inbound())
+	if c.opts.logLevel != "" {
+		if _, err := c.Request("logging/setLevel", map[string]any{"level": c.opts.logLevel}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Session returns what the client learned when it connected.
+func (c *Client) Session() SessionInfo { return c.info }
+
+// Server returns the server the client is connected to.
+func (c *Client) Server() *sake.Server { return c.srv }
+
+// Close ends the client (and its legacy session). Calls after it return
+// ErrClosed. Connect arranges for it to run when the test ends.
+func (c *Client) Close() {
+	c.mu.Lock()
+	sess := c.session
+	c.closed = true
+	c.mu.Unlock()
+	if sess != nil {
+		sess.Close()
+	}
+}
+
+// Notifications returns every notification the server sent during this
+// client's calls, in order.
+func (c *Client) Notifications() []Notification {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Notification(nil), c.notifications...)
+}
+
+func (c *Client) inbound() *sake.Inbound {
+	c.mu.Lock()
+	sess := c.session
+	c.mu.Unlock()
+	in := &sake.Inbound{Session: sess, Notify: c.record}
+	if !c.opts.returnPanics {
+		in.OnPanic = func(r any, stack []byte) {
+			c.t.Errorf("saketest: panic in the server: %v\n%s", r, stack)
+		}
+	}
+	return in
+}
+
+func (c *Client) record(msg []byte) {
+	var n struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(msg, &n); err != nil {
+		c.t.Errorf("saketest: the server sent a notification that is not JSON: %v", err)
+		return
+	}
+	c.mu.Lock()
+	c.notifications = append(c.notifications, Notification{Method: n.Method, Params: n.Params})
+	c.mu.Unlock()
+}
+
+// encode builds a request with the next id: the modern _meta (and a
+// progress token) spliced into the params.
+func (c *Client) encode(method string, params any) ([]byte, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	c.nextID++
+	id := c.nextID
+	c.mu.Unlock()
+	var p []byte
+	if params != nil {
+		var err error
+		if p, err = json.Marshal(params); err != nil {
+			return nil, fmt.Errorf("saketest: params of %s: %w", method, err)
+		}
+		if len(p) < 2 || p[0] != '{' {
+			return nil, fmt.Errorf("saketest: params of %s must be a JSON object, not %s", method, p)
+		}
+	}
+	b := make([]byte, 0, 160+len(p)+len(c.meta))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":`...)
+	b = strconv.AppendQuote(b, method)
+	b = append(b, `,"params":{"_meta":{`...)
+	if !c.opts.legacy {
+		b = append(b, c.meta...)
+		b = append(b, ',')
+	}
+	b = append(b, `"progressToken":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, '}')
+	if len(p) > 2 {
+		b = append(b, ',')
+		b = append(b, p[1:]...)
+	} else {
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+// Request sends any request and returns its raw result: the escape hatch
+// for methods without a helper. params is encoded as a JSON object; in
+// the modern era the client adds its _meta.
+func (c *Client) Request(method string, params any) (json.RawMessage, error) {
+	body, err := c.encode(method, params)
+	if err != nil {
+		return nil, err
+	}
+	reply := c.srv.Handle(c.context(), body, c.inbound())
+	return decodeReply(reply.Body)
+}
+
+// Send hands raw bytes to the dispatcher as this client (with its session)
+// and returns the reply as the dispatcher made it: for tests of malformed
+// messages.
+func (c *Client) Send(msg []byte) sake.Reply {
+	return c.srv.Handle(c.context(), msg, c.inbound())
+}
+
+func (c *Client) context() context.Context {
+	if tc, ok := c.t.(interface{ Context() context.Context }); ok {
+		return tc.Context()
+	}
+	return context.Background()
+}
+
+// decodeReply returns the result of a response, or its error as *sake.Error.
+func decodeReply(body []byte) (json.RawMessage, error) {
+	if body == nil {
+		return nil, errors.New("saketest: the server sent no response")
+	}
+	var r struct {
+		Result json.RawMessage `json:"result"`
+		Error  *sake.Error     `json:"error"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("saketest: the response is not JSON-RPC: %w", err)
+	}
+	if r.Error != nil {
+		return nil, r.Error
+	}
+	if r.Result == nil {
+		return nil, fmt.Errorf("saketest: the response has neither result nor error: %s", body)
+	}
+	return r.Result, nil
+}

@@ -1,0 +1,30 @@
+// Package saketest connects a test client to a sake server in memory.
+//
+// The client is a real MCP client whose transport is the server itself:
+// every request is encoded as JSON and handed to the same dispatcher that
+// sake/plug and sake/stdio use, so argument validation, errors, results and
+// notifications are the production ones. Calls return what a client would
+// get: values, *sake.Error for JSON-RPC errors (match them with errors.As),
+// and *sake.ToolError beside the result of a tool that answered with
+// isError.
+//
+//	func TestGreet(t *testing.T) {
+//		c := saketest.Connect(t, &Greeter{})
+//		res, err := c.CallTool("greet", map[string]any{"name": "Rui"})
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		if res.Text() != "Hello, Rui!" {
+//			t.Errorf("got %q", res.Text())
+//		}
+//	}
+//
+// The client speaks the modern (2026-07-28) protocol by default: each
+// request carries its version, capabilities and client info in _meta.
+// Legacy() makes it run the initialize handshake and use a session, as a
+// 2025-11-25 client does, so one test body can run in both eras.
+//
+// A panic in a tool, resource, prompt or completion fails the test by
+// default, with its stack; ReturnPanics() lets the test see the error
+// result a client would get instead.
+package saketest

@@ -1,0 +1,623 @@
+package sake
+
+import (
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Server is an MCP server built from a Go value: its tools, resources,
+// prompts and completions, and the dispatcher that answers every JSON-RPC
+// message of both protocol eras. Transports (sake/plug, sake/stdio) and
+// the test client (sake/saketest) feed it messages through Handle. A
+// Server is safe for concurrent use.
+type Server struct {
+	opts    options
+	impl    reflect.Value // the receiver of method components
+	info    Implementation
+	logger  *slog.Logger
+	secret  []byte
+	handler Handler
+
+	mu  sync.Mutex // serialises changes to reg
+	reg atomic.Pointer[registry]
+
+	serverInfoMeta []byte // "io.modelcontextprotocol/serverInfo":{...}
+	listeners      listeners
+}
+
+// blueprint is what reflection learns about a type, computed once per type
+// and shared by every server built from it.
+type blueprint struct {
+	reg *registry
+	err error
+}
+
+var blueprints sync.Map // reflect.Type -> *blueprint
+
+// New builds a server from impl, usually a pointer to a struct, whose
+// exported methods become components. Options set its name, secret,
+// middleware and more. impl may be nil for a server whose components are
+// all added with AddTool, AddResource and AddPrompt.
+//
+// # Tools
+//
+// Every exported method whose first parameter is a context becomes a tool
+// unless Declare makes it a resource, prompt or completion, or ignores it;
+// exported methods that take no context first are not components (helpers,
+// Declare itself). A tool method has the shape
+//
+//	func (s *T) Name(ctx *sake.Context[, args A]) (R, error)
+//
+// where ctx may also be a context.Context; A is a struct (or a pointer to
+// one) whose JSON Schema becomes the tool's inputSchema, or map[string]any
+// or json.RawMessage for free-form arguments; and the results are (R,
+// error), R alone, or error alone. R may be:
+//
+//   - string: one text block;
+//   - a Content (*sake.TextContent, *sake.ImageContent, ...) or []sake.Content;
+//   - *sake.ToolResult or sake.ToolResult, used as is;
+//   - a struct, a pointer to one, or a map with string keys: the value
+//     becomes structuredContent, its schema the tool's outputSchema, and its
+//     JSON a text block for clients that read only text;
+//   - any other JSON-encodable value: its JSON as a text block.
+//
+// A tool's error becomes a result with isError set (the model reads it
+// and may correct itself), except a *sake.Error, which becomes a JSON-RPC
+// error. A panic becomes an isError result and is logged.
+//
+// The tool's name is the method name in snake_case (ListOpenIssues becomes
+// list_open_issues); Declare may rename it and give it a description,
+// title, annotations, icons and _meta.
+//
+// # Schemas
+//
+// Argument structs are reflected with github.com/invopop/jsonschema into
+// JSON Schema 2020-12, once per type: a field is required unless its json
+// tag says omitempty; the jsonschema tag adds description, enum, default,
+// minimum, maximum, format, pattern and the rest (for example
+// `jsonschema:"description=City name,enum=metric,enum=imperial"`);
+// unknown properties are refused (additionalProperties: false).
+// Arguments are validated against the schema before the method runs, and
+// a violation comes back as an isError result naming the field.
+//
+// # Resources, prompts and completions
+//
+// Declare makes methods resources (func(ctx) (R, error) with R a string,
+// []byte, sake.ResourceContents or []sake.ResourceContents), resource
+// templates (the same, with a struct of the template's variables or a
+// map[string]string as argument), prompts (func(ctx[, args A]) (R, error)
+// with A a struct of string fields and R a string, sake.Content,
+// []sake.Content, sake.PromptMessage, []sake.PromptMessage or
+// *sake.PromptResult) and completions (func(ctx, sake.CompleteRequest)
+// ([]string, error)).
+//
+// Every problem found is reported at once in a *ConstructionError that
+// names each method and says what is wrong. Reflection happens once per
+// type: Declare is called the first time a type is seen and must describe
+// the type, not one value of it.
+func New(impl any, opts ...Option) (*Server, error) {
+	o := options{pageSize: 100, cacheScope: "public"}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	s := &Server{opts: o, logger: o.logger}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	if o.secret == nil {
+		s.secret = make([]byte, 32)
+		_, _ = rand.Read(s.secret)
+	} else {
+		s.secret = o.secret
+	}
+	reg := emptyRegistry
+	typeName := "server"
+	if impl != nil {
+		s.impl = reflect.ValueOf(impl)
+		t := s.impl.Type()
+		typeName = t.String()
+		if t.Kind() == reflect.Pointer {
+			typeName = t.Elem().Name()
+		} else if t.Name() != "" {
+			typeName = t.Name()
+		}
+		bp := blueprintFor(t, impl)
+		if bp.err != nil {
+			return nil, bp.err
+		}
+		reg = bp.reg
+	}
+	s.reg.Store(reg)
+	s.info = Implementation{Name: o.name, Title: o.title, Version: o.version}
+	if s.info.Name == "" {
+		s.info.Name = snakeCase(typeName)
+	}
+	if s.info.Version == "" {
+		s.info.Version = "0.0.0"
+	}
+	s.serverInfoMeta = appendKey(nil, metaServerInfo, true)
+	s.serverInfoMeta, _ = appendAny(s.serverInfoMeta, s.info)
+	s.handler = s.route
+	for i := len(o.middleware) - 1; i >= 0; i-- {
+		s.handler = o.middleware[i](s.handler)
+	}
+	return s, nil
+}
+
+// MustNew is New that panics on error, for servers built at package level
+// or in tests.
+func MustNew(impl any, opts ...Option) *Server {
+	s, err := New(impl, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Info returns the server's name and version.
+func (s *Server) Info() Implementation { return s.info }
+
+func blueprintFor(t reflect.Type, impl any) *blueprint {
+	if v, ok := blueprints.Load(t); ok {
+		return v.(*blueprint)
+	}
+	bp := buildBlueprint(t, impl)
+	actual, _ := blueprints.LoadOrStore(t, bp)
+	return actual.(*blueprint)
+}
+
+func buildBlueprint(t reflect.Type, impl any) *blueprint {
+	var decl Declarations
+	if d, ok := impl.(Declarer); ok {
+		d.Declare(&decl)
+	}
+	var problems []string
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	method := func(kind, name string) (reflect.Method, bool) {
+		m, ok := t.MethodByName(name)
+		if !ok {
+			fail("Declare names %s method %q, but %s has no exported method of that name%s", kind, name, t, suggest(t, name))
+		}
+		return m, ok
+	}
+	roles := map[string]string{}
+	claim := func(name, role string) {
+		if prev, ok := roles[name]; ok && prev != role {
+			fail("method %s is declared both as %s and as %s", name, prev, role)
+		}
+		roles[name] = role
+	}
+	for _, r := range decl.resources {
+		claim(r.method, "resource")
+	}
+	for _, p := range decl.prompts {
+		claim(p.method, "prompt")
+	}
+	completerFor := func(owner string, handler any) *completer {
+		name, ok := handler.(string)
+		if !ok {
+			k, err := compileCompleter(reflect.ValueOf(handler), false)
+			if err != nil {
+				fail("completion for %s: %v", owner, err)
+			}
+			return k
+		}
+		claim(name, "completion")
+		m, ok := method("completion", name)
+		if !ok {
+			return nil
+		}
+		k, err := compileCompleter(m.Func, true)
+		if err != nil {
+			fail("method %s (completion for %s): %v", name, owner, err)
+		}
+		return k
+	}
+	for _, name := range decl.ignored {
+		if _, ok := method("ignored", name); ok {
+			claim(name, "ignored")
+		}
+	}
+	toolDefs := map[string]*ToolDef{}
+	for _, d := range decl.tools {
+		if _, ok := method("tool", d.method); ok {
+			claim(d.method, "tool")
+			toolDefs[d.method] = d
+		}
+	}
+	reg := &registry{}
+	for i := 0; i < t.NumMethod(); i++ {
+		m := t.Method(i)
+		if roles[m.Name] != "" && roles[m.Name] != "tool" {
+			continue
+		}
+		def := toolDefs[m.Name]
+		if def == nil {
+			if !takesContext(m.Type) {
+				continue // not a component: helpers, Declare
+			}
+			def = &ToolDef{method: m.Name}
+		}
+		if def.name == "" {
+			def.name = snakeCase(m.Name)
+		}
+		tl, err := compileTool(def, m.Func, true)
+		if err != nil {
+			fail("method %s: %v", m.Name, err)
+			continue
+		}
+		reg.tools = append(reg.tools, tl)
+	}
+	for _, d := range decl.resources {
+		m, ok := method("resource", d.method)
+		if !ok {
+			continue
+		}
+		if d.name == "" {
+			d.name = snakeCase(d.method)
+		}
+		r, err := compileResource(d, m.Func, true)
+		if err != nil {
+			fail("method %s (resource %s): %v", d.method, d.uri, err)
+			continue
+		}
+		r.completions = map[string]*completer{}
+		for v, h := range d.completions {
+			if r.tmpl == nil || !contains(r.tmpl.Vars(), v) {
+				fail("resource %s: Complete names variable %q, which the URI template does not have", d.uri, v)
+				continue
+			}
+			if k := completerFor("resource template "+d.uri, h); k != nil {
+				r.completions[v] = k
+			}
+		}
+		if r.tmpl != nil {
+			reg.templates = append(reg.templates, r)
+		} else {
+			reg.resources = append(reg.resources, r)
+		}
+	}
+	for _, d := range decl.prompts {
+		m, ok := method("prompt", d.method)
+		if !ok {
+			continue
+		}
+		if d.name == "" {
+			d.name = snakeCase(d.method)
+		}
+		p, err := compilePrompt(d, m.Func, true)
+		if err != nil {
+			fail("method %s (prompt): %v", d.method, err)
+			continue
+		}
+		p.completions = promptEnumCompleters(p)
+		for a, h := range d.completions {
+			if !p.hasArg(a) {
+				fail("prompt %s: Complete names argument %q, which the prompt does not have", p.name, a)
+				continue
+			}
+			if k := completerFor("prompt "+p.name, h); k != nil {
+				p.completions[a] = k
+			}
+		}
+		reg.prompts = append(reg.prompts, p)
+	}
+	if err := reg.finish(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		return &blueprint{err: &ConstructionError{Type: t.String(), Problems: problems}}
+	}
+	return &blueprint{reg: reg}
+}
+
+func promptEnumCompleters(p *prompt) map[string]*completer {
+	ks := map[string]*completer{}
+	for _, a := range p.args {
+		if len(a.enum) > 0 {
+			ks[a.Name] = &completer{enum: a.enum}
+		}
+	}
+	return ks
+}
+
+// takesContext reports whether a method's first parameter after the
+// receiver is a context.
+func takesContext(mt reflect.Type) bool {
+	return mt.NumIn() >= 2 && (mt.In(1) == sakeContextType || mt.In(1) == stdContextType)
+}
+
+// suggest returns ` (did you mean X?)` for a near miss among t's methods.
+func suggest(t reflect.Type, name string) string {
+	best, bestD := "", 3
+	for i := 0; i < t.NumMethod(); i++ {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(t.Method(i).Name)); d < bestD {
+			best, bestD = t.Method(i).Name, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// safeCall runs user code, turning a panic into a logged failure.
+func (s *Server) safeCall(c *Context, k *callable, arg reflect.Value, what string) (out reflect.Value, err error, panicked bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			stack := debug.Stack()
+			s.logger.Error("sake: panic in "+what, "panic", fmt.Sprint(r), "stack", string(stack))
+			if in := c.req.in; in != nil && in.OnPanic != nil {
+				in.OnPanic(r, stack)
+			}
+			panicked = true
+		}
+	}()
+	out, err = k.call(s.impl, c, arg)
+	return out, err, false
+}
+
+// AddTool adds a tool built with NewTool, or replaces the tool of that
+// name. Clients following list changes are told.
+func (s *Server) AddTool(def *ToolDef) error {
+	if def.fn == nil {
+		return fmt.Errorf("sake: AddTool needs a tool made with NewTool")
+	}
+	t, err := compileTool(def, reflect.ValueOf(def.fn), false)
+	if err != nil {
+		return fmt.Errorf("sake: tool %s: %w", def.name, err)
+	}
+	return s.change(ListTools, func(r *registry) {
+		r.tools = replaceByName(r.tools, t, func(x *tool) string { return x.name })
+	})
+}
+
+// RemoveTool removes the named tool and reports whether it existed.
+func (s *Server) RemoveTool(name string) bool {
+	removed := false
+	_ = s.change(ListTools, func(r *registry) {
+		r.tools, removed = removeByName(r.tools, name, func(x *tool) string { return x.name })
+	})
+	return removed
+}
+
+// AddResource adds a resource or resource template built with NewResource
+// or NewResourceTemplate, replacing one with the same URI or template.
+func (s *Server) AddResource(def *ResourceDef) error {
+	if def.fn == nil {
+		return fmt.Errorf("sake: AddResource needs a resource made with NewResource or NewResourceTemplate")
+	}
+	if def.name == "" {
+		def.name = def.uri
+	}
+	r, err := compileResource(def, reflect.ValueOf(def.fn), false)
+	if err != nil {
+		return fmt.Errorf("sake: resource %s: %w", def.uri, err)
+	}
+	r.completions = map[string]*completer{}
+	for v, h := range def.completions {
+		if r.tmpl == nil || !contains(r.tmpl.Vars(), v) {
+			return fmt.Errorf("sake: resource %s: Complete names variable %q, which the URI template does not have", def.uri, v)
+		}
+		k, err := compileCompleter(reflect.ValueOf(h), false)
+		if err != nil {
+			return fmt.Errorf("sake: resource %s: completion of %s: %w", def.uri, v, err)
+		}
+		r.completions[v] = k
+	}
+	return s.change(ListResources, func(reg *registry) {
+		key := func(x *resource) string { return x.uri }
+		if r.tmpl != nil {
+			reg.templates = replaceByName(reg.templates, r, key)
+		} else {
+			reg.resources = replaceByName(reg.resources, r, key)
+		}
+	})
+}
+
+// RemoveResource removes the resource or template with that URI (or
+// template text) and reports whether it existed.
+func (s *Server) RemoveResource(uri string) bool {
+	removed := false
+	_ = s.change(ListResources, func(r *registry) {
+		key := func(x *resource) string { return x.uri }
+		var a, b bool
+		r.resources, a = removeByName(r.resources, uri, key)
+		r.templates, b = removeByName(r.templates, uri, key)
+		removed = a || b
+	})
+	return removed
+}
+
+// AddPrompt adds a prompt built with NewPrompt, replacing one of the same
+// name.
+func (s *Server) AddPrompt(def *PromptDef) error {
+	if def.fn == nil {
+		return fmt.Errorf("sake: AddPrompt needs a prompt made with NewPrompt")
+	}
+	p, err := compilePrompt(def, reflect.ValueOf(def.fn), false)
+	if err != nil {
+		return fmt.Errorf("sake: prompt %s: %w", def.name, err)
+	}
+	p.completions = promptEnumCompleters(p)
+	for a, h := range def.completions {
+		if !p.hasArg(a) {
+			return fmt.Errorf("sake: prompt %s: Complete names argument %q, which the prompt does not have", def.name, a)
+		}
+		k, err := compileCompleter(reflect.ValueOf(h), false)
+		if err != nil {
+			return fmt.Errorf("sake: prompt %s: completion of %s: %w", def.name, a, err)
+		}
+		p.completions[a] = k
+	}
+	return s.change(ListPrompts, func(r *registry) {
+		r.prompts = replaceByName(r.prompts, p, func(x *prompt) string { return x.name })
+	})
+}
+
+// RemovePrompt removes the named prompt and reports whether it existed.
+func (s *Server) RemovePrompt(name string) bool {
+	removed := false
+	_ = s.change(ListPrompts, func(r *registry) {
+		r.prompts, removed = removeByName(r.prompts, name, func(x *prompt) string { return x.name })
+	})
+	return removed
+}
+
+// change copies the registry, applies edit, and publishes the copy.
+func (s *Server) change(list List, edit func(*registry)) error {
+	s.mu.Lock()
+	next := s.reg.Load().clone()
+	edit(next)
+	if err := next.finish(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.reg.Store(next)
+	s.mu.Unlock()
+	s.listeners.listChanged(list)
+	return nil
+}
+
+func replaceByName[T any](list []T, item T, key func(T) string) []T {
+	out := make([]T, 0, len(list)+1)
+	for _, x := range list {
+		if key(x) != key(item) {
+			out = append(out, x)
+		}
+	}
+	return append(out, item)
+}
+
+func removeByName[T any](list []T, name string, key func(T) string) ([]T, bool) {
+	out := make([]T, 0, len(list))
+	for _, x := range list {
+		if key(x) != name {
+			out = append(out, x)
+		}
+	}
+	return out, len(out) != len(list)
+}
+
+// registry is an immutable snapshot of the server's components. Changes
+// copy it, so requests read it without locks.
+type registry struct {
+	tools     []*tool
+	resources []*resource
+	templates []*resource
+	prompts   []*prompt
+
+	toolsByName    map[string]*tool
+	resourcesByURI map[string]*resource
+	promptsByName  map[string]*prompt
+	capabilities   []byte // modern capabilities object
+	legacyCaps     []byte // legacy capabilities object
+}
+
+var emptyRegistry = func() *registry {
+	r := &registry{}
+	if err := r.finish(); err != nil {
+		panic(err)
+	}
+	return r
+}()
+
+func (r *registry) clone() *registry {
+	return &registry{
+		tools:     append([]*tool(nil), r.tools...),
+		resources: append([]*resource(nil), r.resources...),
+		templates: append([]*resource(nil), r.templates...),
+		prompts:   append([]*prompt(nil), r.prompts...),
+	}
+}
+
+// finish sorts the lists, builds the indexes and the capabilities JSON.
+func (r *registry) finish() error {
+	sort.Slice(r.tools, func(i, j int) bool { return r.tools[i].name < r.tools[j].name })
+	sort.Slice(r.prompts, func(i, j int) bool { return r.prompts[i].name < r.prompts[j].name })
+	sortResources(r.resources)
+	sortResources(r.templates)
+	var dups []string
+	r.toolsByName = make(map[string]*tool, len(r.tools))
+	for _, t := range r.tools {
+		if _, ok := r.toolsByName[t.name]; ok {
+			dups = append(dups, "tool "+t.name)
+		}
+		r.toolsByName[t.name] = t
+	}
+	r.promptsByName = make(map[string]*prompt, len(r.prompts))
+	for _, p := range r.prompts {
+		if _, ok := r.promptsByName[p.name]; ok {
+			dups = append(dups, "prompt "+p.name)
+		}
+		r.promptsByName[p.name] = p
+	}
+	r.resourcesByURI = make(map[string]*resource, len(r.resources))
+	for _, res := range r.resources {
+		if _, ok := r.resourcesByURI[res.uri]; ok {
+			dups = append(dups, "resource "+res.uri)
+		}
+		r.resourcesByURI[res.uri] = res
+	}
+	if len(dups) > 0 {
+		return fmt.Errorf("two components share a name: %s", strings.Join(dups, ", "))
+	}
+	r.capabilities = r.capabilitiesJSON(false)
+	r.legacyCaps = r.capabilitiesJSON(true)
+	return nil
+}
+
+func (r *registry) hasResources() bool  { return len(r.resources)+len(r.templates) > 0 }
+func (r *registry) hasPrompts() bool    { return len(r.prompts) > 0 }
+func (r *registry) hasCompletion() bool { return r.hasPrompts() || len(r.templates) > 0 }
+
+func (r *registry) capabilitiesJSON(legacy bool) []byte {
+	b := []byte(`{"tools":{"listChanged":true},"logging":{}`)
+	if r.hasResources() {
+		b = append(b, `,"resources":{"subscribe":true,"listChanged":true}`...)
+	}
+	if r.hasPrompts() {
+		b = append(b, `,"prompts":{"listChanged":true}`...)
+	}
+	if r.hasCompletion() {
+		b = append(b, `,"completions":{}`...)
+	}
+	return append(b, '}')
+}
+
+// matchTemplate finds the template a URI instantiates.
+func (r *registry) matchTemplate(uri string) (*resource, map[string]string) {
+	for _, t := range r.templates {
+		if vars, ok := t.tmpl.Match(uri); ok {
+			return t, vars
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,276 @@
+package sake
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/sakemcp/sake-go/sake/internal/validate"
+)
+
+// tool is a compiled tool: its callable, schemas, validator and the JSON it
+// is listed with, all computed once.
+type tool struct {
+	name       string
+	call       callable
+	input      *typeSchema
+	output     json.RawMessage
+	structured bool // the result becomes structuredContent
+	headers    []paramHeader
+	listJSON   []byte
+}
+
+// paramHeader is an argument mirrored in an Mcp-Param-{Name} header.
+type paramHeader struct {
+	header string // canonical lower-case name after "mcp-param-"
+	prop   string // the argument's property name
+	kind   string // string, integer or boolean
+}
+
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+func acceptToolArg(t reflect.Type) error {
+	switch {
+	case t == mapAnyType, t == rawMessageType:
+		return nil
+	case t.Kind() == reflect.Struct:
+		return nil
+	}
+	return fmt.Errorf("takes an argument of type %s: a tool's argument must be a struct, a pointer to one, map[string]any or json.RawMessage", t)
+}
+
+// compileTool checks def against fn and prepares the tool.
+func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
+	c, err := analyse(fn, method, acceptToolArg)
+	if err != nil {
+		return nil, err
+	}
+	if !toolNameRE.MatchString(def.name) {
+		return nil, fmt.Errorf("tool name %q is not 1 to 128 of A-Z a-z 0-9 _ . -", def.name)
+	}
+	t := &tool{name: def.name, call: c}
+	switch {
+	case def.inputSchema != nil:
+		ts, err := compileSchema(def.inputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("input schema: %w", err)
+		}
+		if !ts.objectRoot() {
+			return nil, fmt.Errorf(`input schema: the root must have "type": "object"`)
+		}
+		t.input = ts
+	case c.argType != nil:
+		ts, err := schemaFor(c.argType)
+		if err != nil {
+			return nil, err
+		}
+		t.input = ts
+	default:
+		t.input = noArgsSchema
+	}
+	if t.headers, err = mcpHeaders(t.input); err != nil {
+		return nil, err
+	}
+	if err := t.resultShape(def); err != nil {
+		return nil, err
+	}
+	t.listJSON, err = toolListJSON(def, t)
+	return t, err
+}
+
+var noArgsSchema = mustCompileSchema(`{"type":"object","additionalProperties":false}`)
+
+func mustCompileSchema(s string) *typeSchema {
+	ts, err := compileSchema([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return ts
+}
+
+// resultShape decides how the result type is turned into a tool result.
+func (t *tool) resultShape(def *ToolDef) error {
+	r := t.call.result
+	if def.outputSchema != nil {
+		if _, err := validate.Compile(def.outputSchema); err != nil {
+			return fmt.Errorf("output schema: %w", err)
+		}
+		t.output, t.structured = def.outputSchema, true
+		return nil
+	}
+	switch {
+	case r == nil, r == stringType, r == contentsType, r == toolResultPtr, r == toolResultType,
+		r.Implements(contentIface):
+		return nil
+	case r == bytesType:
+		return fmt.Errorf("returns []byte: return sake.Image, sake.Audio or an embedded resource to say what the bytes are")
+	}
+	base := r
+	if base.Kind() == reflect.Pointer {
+		base = base.Elem()
+	}
+	if base.Kind() == reflect.Struct || (base.Kind() == reflect.Map && base.Key().Kind() == reflect.String) {
+		ts, err := schemaFor(base)
+		if err != nil {
+			return fmt.Errorf("result: %w", err)
+		}
+		t.output, t.structured = ts.raw, true
+	}
+	return nil
+}
+
+// mcpHeaders finds the properties annotated with x-mcp-header and checks
+// the protocol's constraints on them.
+func mcpHeaders(ts *typeSchema) ([]paramHeader, error) {
+	var hs []paramHeader
+	seen := map[string]bool{}
+	for _, name := range ts.order {
+		p := ts.props[name]
+		if p.MCPHeader == nil {
+			continue
+		}
+		h := *p.MCPHeader
+		if h == "" || !isToken(h) {
+			return nil, fmt.Errorf("argument %q: x-mcp-header %q is not an HTTP token", name, h)
+		}
+		lower := strings.ToLower(h)
+		if seen[lower] {
+			return nil, fmt.Errorf("argument %q: x-mcp-header %q is used twice", name, h)
+		}
+		seen[lower] = true
+		kind, _ := p.Type.(string)
+		if kind != "string" && kind != "integer" && kind != "boolean" {
+			return nil, fmt.Errorf("argument %q: x-mcp-header needs a string, integer or boolean, not %v", name, p.Type)
+		}
+		hs = append(hs, paramHeader{header: lower, prop: name, kind: kind})
+	}
+	return hs, nil
+}
+
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func toolListJSON(def *ToolDef, t *tool) ([]byte, error) {
+	b := []byte(`{"name":`)
+	b = appendString(b, def.name)
+	b = appendOptString(b, "title", def.title)
+	b = appendOptString(b, "description", def.description)
+	b = append(b, `,"inputSchema":`...)
+	b = append(b, t.input.raw...)
+	if t.output != nil {
+		b = append(b, `,"outputSchema":`...)
+		b = append(b, t.output...)
+	}
+	if !def.annotations.empty() {
+		a, err := json.Marshal(def.annotations)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"annotations":`...)
+		b = append(b, a...)
+	}
+	if len(def.icons) > 0 {
+		ic, err := json.Marshal(def.icons)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"icons":`...)
+		b = append(b, ic...)
+	}
+	b, err := appendMeta(b, def.meta, nil)
+	if err != nil {
+		return nil, fmt.Errorf("_meta: %w", err)
+	}
+	return append(b, '}'), nil
+}
+
+// invoke validates the arguments, calls the tool and turns what it
+// returned into a result. A *Error from the tool is returned as a protocol
+// error; any other failure is a result with isError set.
+func (t *tool) invoke(c *Context, args json.RawMessage) (res *ToolResult, err error) {
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	var generic any
+	if err := json.Unmarshal(args, &generic); err != nil {
+		return nil, InvalidParams("arguments are not valid JSON: %v", err)
+	}
+	if err := t.input.validator.Validate(generic); err != nil {
+		return ErrorResult("Invalid arguments for tool %s: %v", t.name, err), nil
+	}
+	var arg reflect.Value
+	if t.call.argType != nil {
+		arg = reflect.New(t.call.argType)
+		if err := json.Unmarshal(args, arg.Interface()); err != nil {
+			return ErrorResult("Invalid arguments for tool %s: %s", t.name, describeDecodeError(err)), nil
+		}
+	}
+	out, callErr, panicked := c.srv.safeCall(c, &t.call, arg, "tool "+t.name)
+	if panicked {
+		return ErrorResult("Tool %s failed with an internal error.", t.name), nil
+	}
+	if callErr != nil {
+		if e, ok := errorsAs[*Error](callErr); ok {
+			return nil, e
+		}
+		return ErrorResult("%s", callErr.Error()), nil
+	}
+	return t.toResult(out)
+}
+
+func describeDecodeError(err error) string {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) && ute.Field != "" {
+		return fmt.Sprintf("%s: must be %s, not %s", ute.Field, ute.Type, ute.Value)
+	}
+	return err.Error()
+}
+
+// toResult converts a tool's return value into a ToolResult.
+func (t *tool) toResult(v reflect.Value) (*ToolResult, error) {
+	if t.call.result == nil {
+		return &ToolResult{Content: []Content{}}, nil
+	}
+	switch x := v.Interface().(type) {
+	case string:
+		return &ToolResult{Content: []Content{&TextContent{Text: x}}}, nil
+	case *ToolResult:
+		if x == nil {
+			return &ToolResult{Content: []Content{}}, nil
+		}
+		return x, nil
+	case ToolResult:
+		return &x, nil
+	case []Content:
+		return &ToolResult{Content: x}, nil
+	case Content:
+		if v.Kind() == reflect.Pointer && v.IsNil() {
+			return &ToolResult{Content: []Content{}}, nil
+		}
+		return &ToolResult{Content: []Content{x}}, nil
+	}
+	if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Map || v.Kind() == reflect.Slice) && v.IsNil() {
+		if t.structured {
+			return &ToolResult{Content: []Content{Text("null")}}, nil
+		}
+	}
+	b, err := marshalNoEscape(v.Interface())
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: cannot encode its result as JSON: %w", t.name, err)
+	}
+	r := &ToolResult{Content: []Content{&TextContent{Text: string(b)}}}
+	if t.structured {
+		r.StructuredContent = json.RawMessage(b)
+	}
+	return r, nil
+}

@@ -1,0 +1,231 @@
+package sake
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// cacheKind says which cache hints a modern result carries.
+type cacheKind uint8
+
+const (
+	cacheNone cacheKind = iota
+	cacheList
+	cacheRead
+	cacheDiscover
+)
+
+// resultWriter renders results for one request's era: the modern era adds
+// resultType, cache hints and the server's info in _meta.
+type resultWriter struct {
+	s   *Server
+	era Era
+}
+
+// wireResult is a result the dispatcher renders itself.
+type wireResult interface {
+	appendResult(dst []byte, w *resultWriter) ([]byte, error)
+}
+
+// tail closes a result object: resultType, cache hints and _meta in the
+// modern era, then the closing brace. first says no member was written.
+func (w *resultWriter) tail(dst []byte, first bool, meta Meta, cache cacheKind, resultType string) ([]byte, error) {
+	var extra []byte
+	if w.era == EraModern {
+		if resultType == "" {
+			resultType = "complete"
+		}
+		dst = appendKey(dst, "resultType", first)
+		dst = appendString(dst, resultType)
+		first = false
+		if cache != cacheNone {
+			ttl := w.s.opts.listTTL
+			switch cache {
+			case cacheRead:
+				ttl = w.s.opts.readTTL
+			case cacheDiscover:
+				ttl = w.s.opts.discoverTTL
+			}
+			dst = append(dst, `,"ttlMs":`...)
+			dst = strconv.AppendInt(dst, ttl.Milliseconds(), 10)
+			dst = append(dst, `,"cacheScope":`...)
+			dst = appendString(dst, w.s.opts.cacheScope)
+		}
+		if !w.s.opts.noServerInfoMeta {
+			extra = w.s.serverInfoMeta
+		}
+	}
+	if first && (len(meta) > 0 || len(extra) > 0) {
+		// appendMeta writes a leading comma; give it a member to follow.
+		b, err := appendMeta(nil, meta, extra)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, b[1:]...)
+		return append(dst, '}'), nil
+	}
+	dst, err := appendMeta(dst, meta, extra)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, '}'), nil
+}
+
+func (w *resultWriter) appendResult(dst []byte, res any) ([]byte, error) {
+	switch r := res.(type) {
+	case wireResult:
+		return r.appendResult(dst, w)
+	case *ToolResult:
+		b, err := r.appendFields(dst)
+		if err != nil {
+			return dst, err
+		}
+		return w.tail(b, false, r.Meta, cacheNone, "")
+	case *PromptResult:
+		b := append(dst, '{')
+		first := true
+		if r.Description != "" {
+			b = appendKey(b, "description", true)
+			b = appendString(b, r.Description)
+			first = false
+		}
+		b = appendKey(b, "messages", first)
+		b = append(b, '[')
+		for i, m := range r.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = m.appendJSON(b); err != nil {
+				return dst, err
+			}
+		}
+		b = append(b, ']')
+		return w.tail(b, false, r.Meta, cacheNone, "")
+	case json.RawMessage:
+		return append(dst, r...), nil
+	}
+	// Anything else (from middleware): encoding/json, with resultType
+	// spliced in for the modern era.
+	b, err := marshalNoEscape(res)
+	if err != nil {
+		return dst, err
+	}
+	if w.era == EraModern && len(b) >= 2 && b[0] == '{' {
+		dst = append(dst, `{"resultType":"complete"`...)
+		if len(b) > 2 {
+			dst = append(dst, ',')
+		}
+		return append(dst, b[1:]...), nil
+	}
+	return append(dst, b...), nil
+}
+
+// emptyResult is {} (plus resultType in the modern era).
+type emptyResult struct{}
+
+func (emptyResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	return w.tail(append(dst, '{'), true, nil, cacheNone, "")
+}
+
+// listResult is one page of a list method, from precomputed item JSON.
+type listResult struct {
+	key   string
+	items [][]byte
+	next  string
+}
+
+func (r *listResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	dst = append(dst, '{')
+	dst = appendKey(dst, r.key, true)
+	dst = append(dst, '[')
+	for i, it := range r.items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, it...)
+	}
+	dst = append(dst, ']')
+	if r.next != "" {
+		dst = append(dst, `,"nextCursor":`...)
+		dst = appendString(dst, r.next)
+	}
+	return w.tail(dst, false, nil, cacheList, "")
+}
+
+// ReadResult is the result of resources/read.
+type ReadResult struct {
+	Contents []ResourceContents
+}
+
+func (r *ReadResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	dst = append(dst, `{"contents":[`...)
+	for i := range r.Contents {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = r.Contents[i].appendJSON(dst); err != nil {
+			return dst, err
+		}
+	}
+	dst = append(dst, ']')
+	return w.tail(dst, false, nil, cacheRead, "")
+}
+
+// CompleteResult is the result of completion/complete.
+type CompleteResult struct {
+	Completion *Completion
+}
+
+func (r *CompleteResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	b, err := json.Marshal(r.Completion)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, `{"completion":`...)
+	dst = append(dst, b...)
+	return w.tail(dst, false, nil, cacheNone, "")
+}
+
+// discoverResult is the result of server/discover.
+type discoverResult struct {
+	caps         []byte
+	instructions string
+}
+
+func (r *discoverResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	dst = append(dst, `{"supportedVersions":[`...)
+	for i, v := range supportedVersions {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, v)
+	}
+	dst = append(dst, `],"capabilities":`...)
+	dst = append(dst, r.caps...)
+	dst = appendOptString(dst, "instructions", r.instructions)
+	return w.tail(dst, false, nil, cacheDiscover, "")
+}
+
+// initializeResult is the result of a legacy initialize.
+type initializeResult struct {
+	version      string
+	caps         []byte
+	info         Implementation
+	instructions string
+}
+
+func (r *initializeResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	dst = append(dst, `{"protocolVersion":`...)
+	dst = appendString(dst, r.version)
+	dst = append(dst, `,"capabilities":`...)
+	dst = append(dst, r.caps...)
+	dst = append(dst, `,"serverInfo":`...)
+	var err error
+	if dst, err = appendAny(dst, r.info); err != nil {
+		return dst, err
+	}
+	dst = appendOptString(dst, "instructions", r.instructions)
+	return w.tail(dst, false, nil, cacheNone, "")
+}

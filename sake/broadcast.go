@@ -54,8 +54,6 @@ func (l *listeners) send(b Broadcast) {
 	}
 }
 
-func (l *listeners) listChanged(list List) { l.send(Broadcast{List: list}) }
-
 // Watch calls fn with every broadcast from now until stop is called:
 // list changes when components are added or removed, and resource updates
 // announced with ResourceUpdated. Transports use it to tell their clients;
@@ -64,4 +62,60 @@ func (s *Server) Watch(fn func(Broadcast)) (stop func()) { return s.listeners.ad
 
 // ResourceUpdated announces that the resource at uri changed, to the
 // clients that subscribed to it.
-func (s *Server) ResourceUpdated(uri string) { s.listeners.send(Broadcast{URI: uri}) }
+func (s *Server) ResourceUpdated(uri string) { s.broadcast(Broadcast{URI: uri}) }
+
+// NotifyListChanged announces that a list changed when the application
+// changed it by other means than AddTool and its siblings (for example a
+// list that depends on the database).
+func (s *Server) NotifyListChanged(list List) { s.broadcast(Broadcast{List: list}) }
+
+// broadcast tells the watchers (modern subscriptions/listen streams, test
+// listeners) and every initialized legacy session that wants it.
+func (s *Server) broadcast(b Broadcast) {
+	s.listeners.send(b)
+	msg := broadcastJSON(b, nil)
+	s.sessions.Range(func(_, v any) bool {
+		sess := v.(*Session)
+		if !sess.Initialized() || (b.URI != "" && !sess.Subscribed(b.URI)) {
+			return true
+		}
+		if err := sess.Send(msg); err != nil && err != ErrNoStream {
+			s.logger.Debug("sake: cannot send to session", "session", sess.id, "err", err)
+		}
+		return true
+	})
+}
+
+// broadcastJSON renders a broadcast as a notification, tagged with a
+// subscription id when one is given.
+func broadcastJSON(b Broadcast, subscriptionID []byte) []byte {
+	out := []byte(`{"jsonrpc":"2.0","method":`)
+	if b.URI != "" {
+		out = append(out, `"notifications/resources/updated","params":{"uri":`...)
+		out = appendString(out, b.URI)
+		if subscriptionID != nil {
+			out = append(out, `,"_meta":{"`+metaSubscriptionID+`":`...)
+			out = append(out, subscriptionID...)
+			out = append(out, '}')
+		}
+		return append(out, "}}"...)
+	}
+	out = appendString(out, "notifications/"+string(b.List)+"/list_changed")
+	if subscriptionID != nil {
+		out = append(out, `,"params":{"_meta":{"`+metaSubscriptionID+`":`...)
+		out = append(out, subscriptionID...)
+		out = append(out, "}}"...)
+	}
+	return append(out, '}')
+}
+
+// Shutdown ends every modern subscriptions/listen stream with its final
+// result and closes every legacy session. Call it before stopping the
+// transports.
+func (s *Server) Shutdown() {
+	s.shutdownOnce.Do(func() { close(s.done) })
+	s.sessions.Range(func(_, v any) bool {
+		v.(*Session).Close()
+		return true
+	})
+}

@@ -32,6 +32,10 @@ type Inbound struct {
 	// OnPanic, if set, is called when user code panics while handling
 	// this message, after the panic has become an error result.
 	OnPanic func(recovered any, stack []byte)
+	// InFlight tracks the connection's running requests for
+	// notifications/cancelled when there is no session (stdio in the
+	// modern era). Legacy sessions track their own.
+	InFlight *InFlight
 }
 
 // Headers are the MCP-specific headers of an HTTP request, as received:
@@ -129,12 +133,12 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 		r.Method, r.SessionNotFound = method, in.SessionNotFound && era == EraLegacy && req.Session == nil
 		return r
 	}
-	if sess := req.Session; sess != nil && method != "initialize" {
+	if f := flightOf(req.Session, in); f != nil && method != "initialize" {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		key := string(env.ID)
-		if sess.track(key, cancel) {
-			defer sess.untrack(key)
+		if f.track(key, cancel) {
+			defer f.untrack(key)
 		}
 		defer cancel()
 	}
@@ -349,10 +353,18 @@ func (s *Server) notification(method string, p *Params, in *Inbound, era Era) {
 			in.Session.initialized.Store(true)
 		}
 	case "notifications/cancelled":
-		if in.Session != nil && len(p.RequestID) > 0 {
-			in.Session.cancel(string(p.RequestID))
+		if f := flightOf(in.Session, in); f != nil && len(p.RequestID) > 0 {
+			f.Cancel(string(p.RequestID))
 		}
 	}
+}
+
+// flightOf returns the tracker of running requests for a message.
+func flightOf(sess *Session, in *Inbound) *InFlight {
+	if sess != nil {
+		return &sess.flight
+	}
+	return in.InFlight
 }
 
 func idOrNull(id json.RawMessage) json.RawMessage {

@@ -40,6 +40,7 @@ func init() {
 		"prompts/list":             prompts(both((*Server).listPrompts)),
 		"prompts/get":              prompts(both((*Server).getPrompt)),
 		"completion/complete":      completions(both((*Server).complete)),
+		"subscriptions/listen":     {fn: (*Server).listen, modern: true},
 	}
 }
 
@@ -74,7 +75,10 @@ func (s *Server) initialize(_ context.Context, req *Request, reg *registry) (any
 	if isLegacyVersion(p.ProtocolVersion) {
 		version = p.ProtocolVersion
 	}
-	req.newSession = newSession(version, p.Capabilities, p.ClientInfo)
+	sess := newSession(version, p.Capabilities, p.ClientInfo)
+	sess.srv = s
+	s.sessions.Store(sess.id, sess)
+	req.newSession = sess
 	return &initializeResult{version: version, caps: reg.legacyCaps, info: s.info, instructions: s.opts.instructions}, nil
 }
 

@@ -156,6 +156,10 @@ func snakeCase(s string) string {
 			if i > 0 {
 				prev := rs[i-1]
 				nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+				// A plural acronym (IDs, URLs) stays one word.
+				if nextLower && rs[i+1] == 's' && (i+2 == len(rs) || unicode.IsUpper(rs[i+2])) && unicode.IsUpper(prev) {
+					nextLower = false
+				}
 				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
 					b.WriteByte('_')
 				}

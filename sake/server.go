@@ -30,6 +30,9 @@ type Server struct {
 
 	serverInfoMeta []byte // "io.modelcontextprotocol/serverInfo":{...}
 	listeners      listeners
+	sessions       sync.Map      // id -> *Session, the live legacy sessions
+	done           chan struct{} // closed by Shutdown
+	shutdownOnce   sync.Once
 }
 
 // blueprint is what reflection learns about a type, computed once per type
@@ -107,7 +110,7 @@ func New(impl any, opts ...Option) (*Server, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s := &Server{opts: o, logger: o.logger}
+	s := &Server{opts: o, logger: o.logger, done: make(chan struct{})}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
@@ -199,6 +202,18 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 	}
 	for _, p := range decl.prompts {
 		claim(p.method, "prompt")
+		for _, h := range p.completions {
+			if name, ok := h.(string); ok {
+				claim(name, "completion")
+			}
+		}
+	}
+	for _, r := range decl.resources {
+		for _, h := range r.completions {
+			if name, ok := h.(string); ok {
+				claim(name, "completion")
+			}
+		}
 	}
 	completerFor := func(owner string, handler any) *completer {
 		name, ok := handler.(string)
@@ -209,7 +224,6 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 			}
 			return k
 		}
-		claim(name, "completion")
 		m, ok := method("completion", name)
 		if !ok {
 			return nil
@@ -502,7 +516,7 @@ func (s *Server) change(list List, edit func(*registry)) error {
 	}
 	s.reg.Store(next)
 	s.mu.Unlock()
-	s.listeners.listChanged(list)
+	s.broadcast(Broadcast{List: list})
 	return nil
 }
 

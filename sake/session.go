@@ -1,6 +1,7 @@
 package sake
 
 import (
+	"errors"
 	"crypto/rand"
 	"encoding/base64"
 	"sync"
@@ -24,9 +25,12 @@ type Session struct {
 	logLevel    atomic.Int32 // LogLevel.severity(); 0 = nothing
 	lastUsed    atomic.Int64 // unix nanoseconds
 
+	flight InFlight
+	srv    *Server
+
 	mu            sync.Mutex
 	subscriptions map[string]struct{}
-	inFlight      map[string]func() // request id (raw JSON) -> cancel
+	send          func(msg []byte) error
 	closed        bool
 }
 
@@ -101,17 +105,18 @@ func (s *Session) subscribe(uri string, on bool) {
 	}
 }
 
-// Close ends the session: requests still running are cancelled. The
-// transport calls it when the client deletes the session, when it expires,
-// or when the connection ends.
+// Close ends the session: requests still running are cancelled and the
+// server stops sending it broadcasts. The transport calls it when the
+// client deletes the session, when it expires, or when the connection
+// ends.
 func (s *Session) Close() {
 	s.mu.Lock()
-	cancels := s.inFlight
-	s.inFlight = nil
 	s.closed = true
+	s.send = nil
 	s.mu.Unlock()
-	for _, cancel := range cancels {
-		cancel()
+	s.flight.CancelAll()
+	if s.srv != nil {
+		s.srv.sessions.Delete(s.id)
 	}
 }
 
@@ -122,31 +127,81 @@ func (s *Session) Closed() bool {
 	return s.closed
 }
 
-// track registers a running request so notifications/cancelled can stop it.
-func (s *Session) track(id string, cancel func()) bool {
+// ErrNoStream is returned by Session.Send when the client has no stream
+// open to receive messages outside a request.
+var ErrNoStream = errors.New("sake: the session has no stream open for server messages")
+
+// SetSender sets where the session's messages that belong to no request
+// go (list changes, resource updates; later, server-initiated requests):
+// over HTTP the standalone GET stream, over stdio the output. nil removes
+// it.
+func (s *Session) SetSender(send func(msg []byte) error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	s.send = send
+	s.mu.Unlock()
+}
+
+// Send delivers a message through the sender, or returns ErrNoStream.
+func (s *Session) Send(msg []byte) error {
+	s.mu.Lock()
+	send := s.send
+	s.mu.Unlock()
+	if send == nil {
+		return ErrNoStream
+	}
+	return send(msg)
+}
+
+// InFlight tracks the requests running on one connection, so that
+// notifications/cancelled can stop them. A legacy session has its own;
+// a transport with a connection but no session (stdio in the modern era)
+// passes one in Inbound. The zero value is ready to use.
+type InFlight struct {
+	mu     sync.Mutex
+	m      map[string]func()
+	closed bool
+}
+
+func (f *InFlight) track(id string, cancel func()) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
 		return false
 	}
-	if s.inFlight == nil {
-		s.inFlight = make(map[string]func())
+	if f.m == nil {
+		f.m = make(map[string]func())
 	}
-	s.inFlight[id] = cancel
+	f.m[id] = cancel
 	return true
 }
 
-func (s *Session) untrack(id string) {
-	s.mu.Lock()
-	delete(s.inFlight, id)
-	s.mu.Unlock()
+func (f *InFlight) untrack(id string) {
+	f.mu.Lock()
+	delete(f.m, id)
+	f.mu.Unlock()
 }
 
-func (s *Session) cancel(id string) {
-	s.mu.Lock()
-	cancel := s.inFlight[id]
-	s.mu.Unlock()
+// Cancel cancels the running request with that id (its JSON text) and
+// reports whether there was one.
+func (f *InFlight) Cancel(id string) bool {
+	f.mu.Lock()
+	cancel := f.m[id]
+	f.mu.Unlock()
 	if cancel != nil {
+		cancel()
+	}
+	return cancel != nil
+}
+
+// CancelAll cancels every running request and refuses new ones: the
+// connection is over.
+func (f *InFlight) CancelAll() {
+	f.mu.Lock()
+	m := f.m
+	f.m = nil
+	f.closed = true
+	f.mu.Unlock()
+	for _, cancel := range m {
 		cancel()
 	}
 }

@@ -64,7 +64,8 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 	srv, ok := impl.(*sake.Server)
 	if !ok {
 		var err error
-		if srv, err = sake.New(impl, o.serverOpts...); err != nil {
+		serverOpts := append([]sake.Option{sake.Logger(testLogger(t))}, o.serverOpts...)
+		if srv, err = sake.New(impl, serverOpts...); err != nil {
 			t.Fatalf("saketest: %v", err)
 		}
 	}
@@ -217,7 +218,9 @@ func (c *Client) encode(method string, params any) ([]byte, error) {
 		if p, err = json.Marshal(params); err != nil {
 			return nil, fmt.Errorf("saketest: params of %s: %w", method, err)
 		}
-		if len(p) < 2 || p[0] != '{' {
+		if string(p) == "null" {
+			p = nil
+		} else if len(p) < 2 || p[0] != '{' {
 			return nil, fmt.Errorf("saketest: params of %s must be a JSON object, not %s", method, p)
 		}
 	}

@@ -1,0 +1,93 @@
+package sake
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+)
+
+// listenFilter is the notifications part of subscriptions/listen.
+type listenFilter struct {
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+}
+
+func (f *listenFilter) wants(b Broadcast) bool {
+	if b.URI != "" {
+		for _, u := range f.ResourceSubscriptions {
+			if b.URI == u || strings.HasPrefix(b.URI, strings.TrimSuffix(u, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	switch b.List {
+	case ListTools:
+		return f.ToolsListChanged
+	case ListPrompts:
+		return f.PromptsListChanged
+	case ListResources:
+		return f.ResourcesListChanged
+	}
+	return false
+}
+
+// listen serves subscriptions/listen: an acknowledgement first, then every
+// broadcast the filter asked for, each tagged with the listen request's id,
+// until the client goes away (ctx) or the server shuts down (a final
+// result).
+func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, error) {
+	var f listenFilter
+	if len(req.Params.Notifications) > 0 {
+		if err := json.Unmarshal(req.Params.Notifications, &f); err != nil {
+			return nil, InvalidParams("Invalid params: notifications: %v", err)
+		}
+	}
+	// Honour only what the server offers.
+	if !reg.hasPrompts() {
+		f.PromptsListChanged = false
+	}
+	if !reg.hasResources() {
+		f.ResourcesListChanged, f.ResourceSubscriptions = false, nil
+	}
+	notify := req.in.Notify
+	if notify == nil {
+		return nil, &Error{Code: CodeMethodNotFound, Message: "subscriptions/listen needs a transport that streams"}
+	}
+	events := make(chan Broadcast, 64)
+	stop := s.Watch(func(b Broadcast) {
+		if f.wants(b) {
+			select {
+			case events <- b:
+			default: // a listener this far behind loses the event; list changes are idempotent hints
+			}
+		}
+	})
+	defer stop()
+	ack := []byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"` + metaSubscriptionID + `":`)
+	ack = append(ack, req.ID...)
+	ack = append(ack, `},"notifications":`...)
+	fj, _ := json.Marshal(f)
+	ack = append(ack, fj...)
+	ack = append(ack, "}}"...)
+	notify(ack)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-s.done:
+			return &listenClosed{id: req.ID}, nil
+		case b := <-events:
+			notify(broadcastJSON(b, req.ID))
+		}
+	}
+}
+
+// listenClosed is the result that ends a listen stream gracefully.
+type listenClosed struct{ id json.RawMessage }
+
+func (r *listenClosed) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	return w.tail(append(dst, '{'), true, Meta{metaSubscriptionID: r.id}, cacheNone, "")
+}

@@ -1,0 +1,52 @@
+package saketest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// testLogger returns a logger that writes to the test's log, shown when
+// the test fails or runs with -v, and nowhere once the test has ended.
+func testLogger(t testing.TB) *slog.Logger {
+	h := &tlogHandler{t: t, done: new(atomic.Bool)}
+	t.Cleanup(func() { h.done.Store(true) })
+	return slog.New(h)
+}
+
+type tlogHandler struct {
+	t     testing.TB
+	done  *atomic.Bool
+	attrs []slog.Attr
+}
+
+func (h *tlogHandler) Enabled(context.Context, slog.Level) bool { return !h.done.Load() }
+
+func (h *tlogHandler) Handle(_ context.Context, r slog.Record) error {
+	if h.done.Load() {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", r.Level, r.Message)
+	add := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	h.t.Log(b.String())
+	return nil
+}
+
+func (h *tlogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	n := *h
+	n.attrs = append(append([]slog.Attr(nil), h.attrs...), attrs...)
+	return &n
+}
+
+func (h *tlogHandler) WithGroup(string) slog.Handler { return h }

@@ -1,0 +1,71 @@
+// Command quickstart is a small MCP server built with Sake for Go.
+//
+//	go run ./examples/quickstart                      # stdio
+//	go run ./examples/quickstart -http 127.0.0.1:8080 # Streamable HTTP at /mcp
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/stdio"
+)
+
+func main() {
+	addr := flag.String("http", "", "serve Streamable HTTP on this address (for example 127.0.0.1:8080) instead of stdio")
+	flag.Parse()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	srv, err := sake.New(&Quickstart{}, sake.Name("quickstart", "1.0.0"), sake.Logger(logger),
+		sake.Instructions("Greets people, converts temperatures and tells the time."))
+	if err != nil {
+		logger.Error("cannot build the server", "err", err)
+		os.Exit(1)
+	}
+	if *addr == "" {
+		if err := stdio.ServeStdio(srv, stdio.Logger(logger)); err != nil {
+			logger.Error("stdio", "err", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := serveHTTP(*addr, srv, logger); err != nil {
+		logger.Error("http", "err", err)
+		os.Exit(1)
+	}
+}
+
+func serveHTTP(addr string, srv *sake.Server, logger *slog.Logger) error {
+	mcp := plug.New(srv, plug.Logger(logger))
+	defer mcp.Close()
+	r := chi.NewRouter()
+	r.Handle("/mcp", mcp)
+	hs := &http.Server{Addr: addr, Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.ListenAndServe() }()
+	logger.Info("serving MCP", "url", "http://"+addr+"/mcp")
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	srv.Shutdown()
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

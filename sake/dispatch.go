@@ -104,7 +104,11 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 	}
 	if env.Method == nil {
 		if env.ID != nil && (env.Result != nil || env.Error != nil) {
-			return Reply{Era: EraLegacy} // an answer to a server-initiated request
+			// An answer to a server-initiated request.
+			if in.Session != nil {
+				in.Session.deliver(env.ID, env.Result, env.Error)
+			}
+			return Reply{Era: EraLegacy}
 		}
 		return s.errorReply(idOrNull(env.ID), EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: a request needs a method"})
 	}

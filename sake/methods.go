@@ -166,7 +166,26 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 			return nil, err
 		}
 	}
-	return t.invoke(s.newContext(ctx, req), p.Arguments)
+	c, err := s.callContext(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.invoke(c, p.Arguments)
+	return s.finishRound(req, c, res, err)
+}
+
+// callContext makes the Context of a call that may ask questions: in the
+// modern era it opens the request state first.
+func (s *Server) callContext(ctx context.Context, req *Request) (*Context, error) {
+	c := s.newContext(ctx, req)
+	if req.Era == EraModern && (req.Params.RequestState != nil || len(req.Params.InputResponses) > 0) {
+		r, err := s.openRound(req)
+		if err != nil {
+			return nil, err
+		}
+		c.rnd = r
+	}
+	return c, nil
 }
 
 func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) (any, error) {
@@ -182,9 +201,13 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 	if r == nil {
 		return nil, resourceNotFound(req.Era, uri)
 	}
-	contents, err := r.read(s.newContext(ctx, req), uri, vars)
+	c, err := s.callContext(ctx, req)
 	if err != nil {
-		return nil, readError(req.Era, uri, err)
+		return nil, err
+	}
+	contents, err := r.read(c, uri, vars)
+	if err != nil {
+		return s.finishRound(req, c, nil, readError(req.Era, uri, err))
 	}
 	return &ReadResult{Contents: contents}, nil
 }
@@ -194,7 +217,12 @@ func (s *Server) getPrompt(ctx context.Context, req *Request, reg *registry) (an
 	if p == nil {
 		return nil, InvalidParams("Unknown prompt: %s", req.Params.Name)
 	}
-	return p.get(s.newContext(ctx, req), req.Params.Arguments)
+	c, err := s.callContext(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.get(c, req.Params.Arguments)
+	return s.finishRound(req, c, res, err)
 }
 
 func (s *Server) complete(ctx context.Context, req *Request, reg *registry) (any, error) {

@@ -20,7 +20,17 @@ type options struct {
 	discoverTTL          time.Duration
 	cacheScope           string
 	noServerInfoMeta     bool
+	stateTTL             time.Duration
+	askTimeout           time.Duration
 }
+
+// RequestStateTTL sets how long a modern client has to answer a tool's
+// questions (the lifetime of the signed requestState). Default 10 minutes.
+func RequestStateTTL(d time.Duration) Option { return func(o *options) { o.stateTTL = d } }
+
+// AskTimeout sets how long a legacy request waits for the client to answer
+// a question it sent (elicitation, sampling, roots). Default 10 minutes.
+func AskTimeout(d time.Duration) Option { return func(o *options) { o.askTimeout = d } }
 
 // Name sets the server's name and version, as initialize and
 // server/discover report them. The default name is the implementation's

@@ -2,6 +2,7 @@ package sake
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -152,6 +153,9 @@ func (p *prompt) get(c *Context, raw json.RawMessage) (*PromptResult, error) {
 		return nil, NewError(CodeInternalError, "prompt %s failed with an internal error", p.name)
 	}
 	if err != nil {
+		if errors.Is(err, ErrInputRequired) {
+			return nil, err
+		}
 		if e, ok := errorsAs[*Error](err); ok {
 			return nil, e
 		}

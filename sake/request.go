@@ -57,6 +57,7 @@ type Context struct {
 	context.Context
 	req *Request
 	srv *Server
+	rnd *round // modern multi-round state, nil until used
 }
 
 // Request returns the request being handled.

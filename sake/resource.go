@@ -200,6 +200,9 @@ func resourceNotFound(era Era, uri string) *Error {
 
 // readError maps what a resource returned to the error the client sees.
 func readError(era Era, uri string, err error) error {
+	if errors.Is(err, ErrInputRequired) {
+		return err
+	}
 	if errors.Is(err, ErrResourceNotFound) {
 		return resourceNotFound(era, uri)
 	}

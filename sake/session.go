@@ -32,6 +32,8 @@ type Session struct {
 	subscriptions map[string]struct{}
 	send          func(msg []byte) error
 	closed        bool
+	nextOut       int64
+	pending       map[string]chan outgoing
 }
 
 func newSession(version string, caps *ClientCapabilities, info *Implementation) *Session {

@@ -220,6 +220,9 @@ func (t *tool) invoke(c *Context, args json.RawMessage) (res *ToolResult, err er
 		return ErrorResult("Tool %s failed with an internal error.", t.name), nil
 	}
 	if callErr != nil {
+		if errors.Is(callErr, ErrInputRequired) {
+			return nil, callErr
+		}
 		if e, ok := errorsAs[*Error](callErr); ok {
 			return nil, e
 		}

@@ -1,0 +1,341 @@
+package sake
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+)
+
+// ErrInputRequired is returned by Elicit, ElicitURL, Sample and ListRoots
+// in the modern era when the answer is not there yet. Return it (or an
+// error wrapping it) from the tool: the dispatcher answers the call with
+// an input_required result listing every question asked during the call,
+// and runs the tool again when the client retries with the answers.
+//
+// A tool that asks several questions at once asks them all before
+// returning, for example:
+//
+//	_, err1 := ctx.Elicit("name", "Your name?", &name)
+//	_, err2 := ctx.Sample("summary", sake.SamplingRequest{...})
+//	if err := errors.Join(err1, err2); err != nil {
+//		return nil, err
+//	}
+//
+// In the legacy era the same calls send real requests to the client and
+// wait for its answers, so ErrInputRequired never happens there.
+//
+// Because a modern tool runs again on every round, work done before the
+// first question is repeated: keep it side-effect free, or save what must
+// survive in the signed request state with Keep and read it with Kept.
+var ErrInputRequired = errors.New("sake: waiting for the client's input")
+
+// ElicitAction is the user's answer to an elicitation.
+type ElicitAction string
+
+// The three outcomes of an elicitation. Accept with a form whose fields
+// say "no" is still an accept.
+const (
+	Accept  ElicitAction = "accept"
+	Decline ElicitAction = "decline"
+	Cancel  ElicitAction = "cancel"
+)
+
+// SamplingMessage is one message of a sampling conversation.
+type SamplingMessage struct {
+	Role    Role    `json:"role"`
+	Content Content `json:"content"`
+}
+
+// MarshalJSON implements json.Marshaler.
+func (m SamplingMessage) MarshalJSON() ([]byte, error) {
+	return PromptMessage(m).appendJSON(nil)
+}
+
+// SamplingRequest asks the client's model for a completion
+// (sampling/createMessage).
+type SamplingRequest struct {
+	Messages         []SamplingMessage `json:"messages"`
+	SystemPrompt     string            `json:"systemPrompt,omitempty"`
+	MaxTokens        int               `json:"maxTokens"`
+	Temperature      *float64          `json:"temperature,omitempty"`
+	StopSequences    []string          `json:"stopSequences,omitempty"`
+	ModelPreferences json.RawMessage   `json:"modelPreferences,omitempty"`
+	IncludeContext   string            `json:"includeContext,omitempty"`
+	Metadata         json.RawMessage   `json:"metadata,omitempty"`
+}
+
+// SamplingResult is the model's answer.
+type SamplingResult struct {
+	Role       Role    `json:"role"`
+	Content    Content `json:"-"`
+	Model      string  `json:"model"`
+	StopReason string  `json:"stopReason,omitempty"`
+}
+
+// Text returns the answer's text, if it is text.
+func (r *SamplingResult) Text() string {
+	if t, ok := r.Content.(*TextContent); ok {
+		return t.Text
+	}
+	return ""
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (r *SamplingResult) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Role       Role            `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		Model      string          `json:"model"`
+		StopReason string          `json:"stopReason"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if len(w.Content) == 0 {
+		return errors.New("a sampling result needs content")
+	}
+	raw := w.Content
+	if raw[0] == '[' { // a list of blocks: keep the first
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil || len(list) == 0 {
+			return errors.New("a sampling result needs content")
+		}
+		raw = list[0]
+	}
+	c, err := DecodeContent(raw)
+	if err != nil {
+		return err
+	}
+	*r = SamplingResult{Role: w.Role, Content: c, Model: w.Model, StopReason: w.StopReason}
+	return nil
+}
+
+// Root is a directory or file the client lets the server work with.
+type Root struct {
+	URI  string `json:"uri"`
+	Name string `json:"name,omitempty"`
+}
+
+// Elicit asks the user to fill in a form. form is a pointer to a struct:
+// its JSON Schema (flat, primitive fields only, as the protocol allows) is
+// the requested schema, and on accept the answers are decoded into it. key
+// names the question; it must be the same every time the tool asks it.
+func (c *Context) Elicit(key, message string, form any) (ElicitAction, error) {
+	schema, err := elicitSchemaFor(form)
+	if err != nil {
+		return "", err
+	}
+	if caps := c.req.ClientCapabilities; caps == nil || !caps.Elicitation.SupportsForm() {
+		return "", missingCapability(c.req.Era, "elicitation", map[string]any{"elicitation": map[string]any{}})
+	}
+	params := map[string]any{"mode": "form", "message": message, "requestedSchema": schema}
+	if c.req.Era != EraModern && c.req.ProtocolVersion < "2025-11-25" {
+		delete(params, "mode")
+	}
+	raw, err := c.ask(key, "elicitation/create", params)
+	if err != nil {
+		return "", err
+	}
+	action, err := decodeElicit(raw, form)
+	if err != nil {
+		return "", c.malformed(key, "elicitation/create", params, err)
+	}
+	return action, nil
+}
+
+// ElicitURL asks the user to visit url (for what must not pass through the
+// client: credentials, payments). Accept means the user agreed to open it;
+// the outcome is for the server to learn on its side.
+func (c *Context) ElicitURL(key, message, url string) (ElicitAction, error) {
+	if caps := c.req.ClientCapabilities; caps == nil || !caps.Elicitation.SupportsURL() {
+		return "", missingCapability(c.req.Era, "URL elicitation", map[string]any{"elicitation": map[string]any{"url": map[string]any{}}})
+	}
+	params := map[string]any{"mode": "url", "message": message, "url": url}
+	if c.req.Era != EraModern {
+		params["elicitationId"] = key + "-" + newSessionID()
+	}
+	raw, err := c.ask(key, "elicitation/create", params)
+	if err != nil {
+		return "", err
+	}
+	action, err := decodeElicit(raw, nil)
+	if err != nil {
+		return "", c.malformed(key, "elicitation/create", params, err)
+	}
+	return action, nil
+}
+
+// Sample asks the client's model for a completion.
+func (c *Context) Sample(key string, req SamplingRequest) (*SamplingResult, error) {
+	if caps := c.req.ClientCapabilities; caps == nil || caps.Sampling == nil {
+		return nil, missingCapability(c.req.Era, "sampling", map[string]any{"sampling": map[string]any{}})
+	}
+	raw, err := c.ask(key, "sampling/createMessage", req)
+	if err != nil {
+		return nil, err
+	}
+	var r SamplingResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, c.malformed(key, "sampling/createMessage", req, fmt.Errorf("%w: the sampling answer %q: %v", errMalformedAnswer, key, err))
+	}
+	return &r, nil
+}
+
+// ListRoots asks the client for its roots.
+func (c *Context) ListRoots(key string) ([]Root, error) {
+	if caps := c.req.ClientCapabilities; caps == nil || caps.Roots == nil {
+		return nil, missingCapability(c.req.Era, "roots", map[string]any{"roots": map[string]any{}})
+	}
+	raw, err := c.ask(key, "roots/list", map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Roots []Root `json:"roots"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil || r.Roots == nil {
+		return nil, c.malformed(key, "roots/list", map[string]any{}, fmt.Errorf("%w: the roots answer %q", errMalformedAnswer, key))
+	}
+	return r.Roots, nil
+}
+
+// errMalformedAnswer marks an answer the client sent in a shape the
+// question does not allow; in the modern era the question is asked again.
+var errMalformedAnswer = errors.New("sake: malformed answer")
+
+func missingCapability(era Era, what string, required map[string]any) error {
+	if era == EraModern {
+		return &Error{Code: CodeMissingRequiredClientCapability,
+			Message: "Server requires the " + what + " capability for this request",
+			Data:    map[string]any{"requiredCapabilities": required}}
+	}
+	return &Error{Code: CodeInvalidRequest, Message: "The client did not declare the " + what + " capability at initialize"}
+}
+
+func decodeElicit(raw json.RawMessage, form any) (ElicitAction, error) {
+	var r struct {
+		Action  ElicitAction    `json:"action"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return "", fmt.Errorf("%w: elicitation answer: %v", errMalformedAnswer, err)
+	}
+	switch r.Action {
+	case Accept:
+		if form != nil && len(r.Content) > 0 && string(r.Content) != "null" {
+			if err := json.Unmarshal(r.Content, form); err != nil {
+				return "", fmt.Errorf("%w: the accepted form does not fit: %v", errMalformedAnswer, err)
+			}
+		}
+		return Accept, nil
+	case Decline, Cancel:
+		return r.Action, nil
+	}
+	return "", fmt.Errorf("%w: elicitation action %q", errMalformedAnswer, r.Action)
+}
+
+// elicitSchemaFor reflects the requested schema of an elicitation form,
+// keeping only what the protocol allows in it.
+func elicitSchemaFor(form any) (map[string]any, error) {
+	t := reflect.TypeOf(form)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("sake: Elicit needs a pointer to a struct, not %T", form)
+	}
+	ts, err := schemaFor(t.Elem())
+	if err != nil {
+		return nil, err
+	}
+	var full struct {
+		Properties map[string]map[string]any `json:"properties"`
+		Required   []string                  `json:"required"`
+	}
+	if err := json.Unmarshal(ts.raw, &full); err != nil {
+		return nil, err
+	}
+	allowed := map[string]bool{"type": true, "title": true, "description": true, "minLength": true, "maxLength": true,
+		"format": true, "minimum": true, "maximum": true, "default": true, "enum": true, "enumNames": true,
+		"oneOf": true, "items": true, "minItems": true, "maxItems": true}
+	props := map[string]any{}
+	for name, p := range full.Properties {
+		q := map[string]any{}
+		for k, v := range p {
+			if allowed[k] {
+				q[k] = v
+			}
+		}
+		props[name] = q
+	}
+	out := map[string]any{"type": "object", "properties": props}
+	if len(full.Required) > 0 {
+		out["required"] = full.Required
+	}
+	return out, nil
+}
+
+// Keep saves a value in the request state, so a modern tool that runs
+// again after its questions are answered finds it with Kept. Values must
+// encode as JSON; keep them small.
+func (c *Context) Keep(key string, value any) error {
+	b, err := json.Marshal(value)
+	if err != nil {
+		return fmt.Errorf("sake: Keep %q: %w", key, err)
+	}
+	r := c.round()
+	if r.kept == nil {
+		r.kept = map[string]json.RawMessage{}
+	}
+	r.kept[key] = b
+	return nil
+}
+
+// Kept decodes into v a value an earlier round saved with Keep, and
+// reports whether there was one.
+func (c *Context) Kept(key string, v any) bool {
+	r := c.round()
+	raw, ok := r.kept[key]
+	return ok && json.Unmarshal(raw, v) == nil
+}
+
+// malformed handles an answer of the wrong shape: in the modern era the
+// question is asked again; in the legacy era the error stands.
+func (c *Context) malformed(key, method string, params any, err error) error {
+	if c.req.Era != EraModern {
+		return err
+	}
+	b, merr := json.Marshal(params)
+	if merr != nil {
+		return merr
+	}
+	r := c.round()
+	if r.asked == nil {
+		r.asked = map[string]inputRequest{}
+	}
+	r.asked[key] = inputRequest{Method: method, Params: b}
+	return fmt.Errorf("%w (%v)", ErrInputRequired, err)
+}
+
+// ask returns the answer to a question: from this round's answers
+// (modern), by asking the client through the session (legacy), or it
+// records the question and returns ErrInputRequired.
+func (c *Context) ask(key, method string, params any) (json.RawMessage, error) {
+	if key == "" {
+		return nil, errors.New("sake: a question needs a non-empty key")
+	}
+	if c.req.Era == EraModern {
+		r := c.round()
+		if raw, ok := r.answers[key]; ok {
+			return raw, nil
+		}
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("sake: question %q: %w", key, err)
+		}
+		if r.asked == nil {
+			r.asked = map[string]inputRequest{}
+		}
+		r.asked[key] = inputRequest{Method: method, Params: b}
+		return nil, ErrInputRequired
+	}
+	return c.askSession(method, params)
+}

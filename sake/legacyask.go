@@ -1,0 +1,102 @@
+package sake
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+)
+
+// outgoing is a request the server sent a legacy client, awaiting its
+// answer.
+type outgoing struct {
+	result json.RawMessage
+	err    *Error
+}
+
+// newOutgoing reserves an id for a server-initiated request.
+func (s *Session) newOutgoing() (string, chan outgoing) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextOut++
+	id := `"sake-` + strconv.FormatInt(s.nextOut, 10) + `"`
+	ch := make(chan outgoing, 1)
+	if s.pending == nil {
+		s.pending = map[string]chan outgoing{}
+	}
+	s.pending[id] = ch
+	return id, ch
+}
+
+func (s *Session) dropOutgoing(id string) {
+	s.mu.Lock()
+	delete(s.pending, id)
+	s.mu.Unlock()
+}
+
+// deliver hands the client's answer to the request waiting for it, and
+// reports whether one was.
+func (s *Session) deliver(id json.RawMessage, result json.RawMessage, errRaw json.RawMessage) bool {
+	s.mu.Lock()
+	ch := s.pending[string(id)]
+	delete(s.pending, string(id))
+	s.mu.Unlock()
+	if ch == nil {
+		return false
+	}
+	var out outgoing
+	if errRaw != nil {
+		var e Error
+		if json.Unmarshal(errRaw, &e) != nil {
+			e = Error{Code: CodeInternalError, Message: "the client answered with a malformed error"}
+		}
+		out.err = &e
+	} else {
+		out.result = result
+	}
+	ch <- out
+	return true
+}
+
+// askSession sends a request to a legacy client and waits for its answer:
+// on the stream of the request being handled when it has one, else on the
+// session's own stream.
+func (c *Context) askSession(method string, params any) (json.RawMessage, error) {
+	sess := c.req.Session
+	if sess == nil {
+		return nil, &Error{Code: CodeInvalidRequest, Message: "cannot ask the client: the request belongs to no session (initialize first)"}
+	}
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	id, ch := sess.newOutgoing()
+	defer sess.dropOutgoing(id)
+	msg := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":`)
+	msg = appendString(msg, method)
+	msg = append(msg, `,"params":`...)
+	msg = append(msg, p...)
+	msg = append(msg, '}')
+	if in := c.req.in; in != nil && in.Notify != nil {
+		in.Notify(msg)
+	} else if err := sess.Send(msg); err != nil {
+		return nil, &Error{Code: CodeInternalError, Message: "cannot ask the client: " + err.Error()}
+	}
+	timeout := c.srv.opts.askTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case out := <-ch:
+		if out.err != nil {
+			return nil, out.err
+		}
+		return out.result, nil
+	case <-c.Done():
+		return nil, c.Err()
+	case <-timer.C:
+		return nil, errors.New("sake: the client did not answer " + method + " in time")
+	}
+}

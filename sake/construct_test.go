@@ -121,4 +121,3 @@ func (naming) ListOpenIssues(ctx *sake.Context) error { return nil }
 func (naming) GetHTTPStatus(ctx *sake.Context) error  { return nil }
 func (naming) UserIDs(ctx *sake.Context) error        { return nil }
 func (naming) Custom(ctx *sake.Context) error         { return nil }
-

@@ -34,6 +34,13 @@ type statePayload struct {
 	Kept    map[string]json.RawMessage `json:"k,omitempty"`
 }
 
+func (s *Server) now() time.Time {
+	if s.opts.now != nil {
+		return s.opts.now()
+	}
+	return time.Now()
+}
+
 func (c *Context) round() *round {
 	if c.rnd == nil {
 		c.rnd = &round{}
@@ -82,7 +89,7 @@ func (s *Server) openRound(req *Request) (*round, error) {
 			return nil, errBadState
 		}
 		if st.Owner != req.Identity.Owner() || st.Method != req.Method || st.Digest != requestDigest(req) ||
-			time.Now().Unix() > st.Expires {
+			s.now().Unix() > st.Expires {
 			return nil, errBadState
 		}
 		r.answers, r.kept = st.Answers, st.Kept
@@ -112,7 +119,7 @@ func (s *Server) inputRequired(req *Request, r *round) (any, error) {
 		}
 	}
 	st := statePayload{Owner: req.Identity.Owner(), Method: req.Method, Digest: requestDigest(req),
-		Expires: time.Now().Add(s.stateTTL()).Unix(), Answers: answers, Kept: r.kept}
+		Expires: s.now().Add(s.stateTTL()).Unix(), Answers: answers, Kept: r.kept}
 	state, err := s.signState(&st)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,12 @@ type options struct {
 	noServerInfoMeta     bool
 	stateTTL             time.Duration
 	askTimeout           time.Duration
+	now                  func() time.Time
 }
+
+// Clock sets the server's source of the current time (default time.Now),
+// for tests of expiry.
+func Clock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
 // RequestStateTTL sets how long a modern client has to answer a tool's
 // questions (the lifetime of the signed requestState). Default 10 minutes.

@@ -167,3 +167,7 @@ func (c *Context) notify(msg []byte) {
 // Slog returns a *slog.Logger whose records go to the client as
 // notifications/message (subject to the client's log level) and nowhere else.
 func (c *Context) Slog() *slog.Logger { return slog.New(&clientLogHandler{c: c}) }
+
+// Server returns the server handling the request, for tools that change
+// it (add or remove components, announce resource updates).
+func (c *Context) Server() *Server { return c.srv }

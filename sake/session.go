@@ -1,9 +1,9 @@
 package sake
 
 import (
-	"errors"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"

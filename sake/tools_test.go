@@ -17,7 +17,6 @@ func eras(t *testing.T, body func(t *testing.T, era saketest.Option)) {
 	t.Run("legacy", func(t *testing.T) { t.Parallel(); body(t, saketest.Legacy()) })
 }
 
-
 func TestCallToolResults(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, era saketest.Option) {

@@ -1,6 +1,7 @@
 package saketest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,6 +29,7 @@ type Client struct {
 	session       *sake.Session
 	closed        bool
 	notifications []Notification
+	asked         []Ask
 	info          SessionInfo
 }
 
@@ -189,11 +191,16 @@ func (c *Client) inbound() *sake.Inbound {
 
 func (c *Client) record(msg []byte) {
 	var n struct {
+		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
 	if err := json.Unmarshal(msg, &n); err != nil {
 		c.t.Errorf("saketest: the server sent a notification that is not JSON: %v", err)
+		return
+	}
+	if n.ID != nil {
+		c.answerServerRequest(n.ID, n.Method, n.Params)
 		return
 	}
 	c.mu.Lock()
@@ -255,8 +262,46 @@ func (c *Client) Request(method string, params any) (json.RawMessage, error) {
 		return nil, err
 	}
 	reply := c.srv.Handle(c.context(), body, c.inbound())
-	return decodeReply(reply.Body)
+	raw, err := decodeReply(reply.Body)
+	for round := 0; err == nil && bytes.Contains(raw, []byte(`"input_required"`)); round++ {
+		var ir struct {
+			ResultType    string `json:"resultType"`
+			InputRequests map[string]struct {
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			} `json:"inputRequests"`
+			RequestState *string `json:"requestState"`
+		}
+		if json.Unmarshal(raw, &ir) != nil || ir.ResultType != "input_required" {
+			break
+		}
+		if round == maxRounds {
+			return nil, fmt.Errorf("saketest: %s still wants input after %d rounds", method, maxRounds)
+		}
+		answers, aerr := c.answerAll(ir.InputRequests)
+		if aerr != nil {
+			return nil, aerr
+		}
+		retry := map[string]any{}
+		if params != nil {
+			b, _ := json.Marshal(params)
+			_ = json.Unmarshal(b, &retry)
+		}
+		retry["inputResponses"] = answers
+		if ir.RequestState != nil {
+			retry["requestState"] = *ir.RequestState
+		}
+		if body, err = c.encode(method, retry); err != nil {
+			return nil, err
+		}
+		reply = c.srv.Handle(c.context(), body, c.inbound())
+		raw, err = decodeReply(reply.Body)
+	}
+	return raw, err
 }
+
+// maxRounds bounds the input rounds of one call.
+const maxRounds = 10
 
 // Send hands raw bytes to the dispatcher as this client (with its session)
 // and returns the reply as the dispatcher made it: for tests of malformed

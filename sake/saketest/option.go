@@ -15,6 +15,9 @@ type options struct {
 	returnPanics bool
 	logLevel     sake.LogLevel
 	serverOpts   []sake.Option
+	onInput      func(ElicitParams) Answer
+	sampling     func(sake.SamplingRequest) (*sake.SamplingResult, error)
+	roots        []sake.Root
 }
 
 // Legacy makes the client run the initialize handshake and speak the

@@ -144,6 +144,28 @@ func (c *Context) Elicit(key, message string, form any) (ElicitAction, error) {
 	return action, nil
 }
 
+// ElicitSchema is Elicit with a requested schema given verbatim (for
+// enums with titles, multi-select and other shapes a struct cannot say).
+// On accept the answers are decoded into answers (a pointer), if not nil.
+func (c *Context) ElicitSchema(key, message string, schema json.RawMessage, answers any) (ElicitAction, error) {
+	if caps := c.req.ClientCapabilities; caps == nil || !caps.Elicitation.SupportsForm() {
+		return "", missingCapability(c.req.Era, "elicitation", map[string]any{"elicitation": map[string]any{}})
+	}
+	params := map[string]any{"mode": "form", "message": message, "requestedSchema": schema}
+	if c.req.Era != EraModern && c.req.ProtocolVersion < "2025-11-25" {
+		delete(params, "mode")
+	}
+	raw, err := c.ask(key, "elicitation/create", params)
+	if err != nil {
+		return "", err
+	}
+	action, err := decodeElicit(raw, answers)
+	if err != nil {
+		return "", c.malformed(key, "elicitation/create", params, err)
+	}
+	return action, nil
+}
+
 // ElicitURL asks the user to visit url (for what must not pass through the
 // client: credentials, payments). Accept means the user agreed to open it;
 // the outcome is for the server to learn on its side.

@@ -86,6 +86,15 @@ func (c *Context) Era() Era { return c.req.Era }
 // ClientCapabilities returns what the client declared for this request.
 func (c *Context) ClientCapabilities() *ClientCapabilities { return c.req.ClientCapabilities }
 
+// ProgressToken returns the request's progress token as sent (a JSON
+// string or number), or nil when the client asked for no progress.
+func (c *Context) ProgressToken() json.RawMessage {
+	if m := c.req.Params.Meta; m != nil {
+		return m.ProgressToken
+	}
+	return nil
+}
+
 // Progress reports progress to the client when the request asked for it
 // (with a progress token); otherwise it does nothing. progress should
 // increase with every call; total is 0 when unknown.

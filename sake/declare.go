@@ -2,6 +2,7 @@ package sake
 
 import (
 	"encoding/json"
+	"time"
 )
 
 // Declarer is implemented by a server value that describes its methods
@@ -74,6 +75,7 @@ func (a ToolAnnotations) empty() bool {
 // ToolDef describes a tool: for a method (Declarations.Tool) or for a
 // function (NewTool). Its setters return the ToolDef so calls chain.
 type ToolDef struct {
+	require      Requirement
 	method       string
 	fn           any
 	name         string
@@ -145,6 +147,7 @@ func (t *ToolDef) OutputSchema(schema json.RawMessage) *ToolDef {
 
 // ResourceDef describes a resource or resource template.
 type ResourceDef struct {
+	require     Requirement
 	method      string
 	fn          any
 	uri         string
@@ -216,6 +219,7 @@ func (r *ResourceDef) Complete(variable string, handler any) *ResourceDef {
 
 // PromptDef describes a prompt.
 type PromptDef struct {
+	require     Requirement
 	method      string
 	fn          any
 	name        string
@@ -264,3 +268,42 @@ func (p *PromptDef) Complete(argument string, handler any) *PromptDef {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Scopes requires the caller's token to carry every one of scopes.
+func (t *ToolDef) Scopes(scopes ...string) *ToolDef {
+	t.require.Scopes = append(t.require.Scopes, scopes...)
+	return t
+}
+
+// Authentication requires the caller to have signed in with one of
+// acrValues (if any) within maxAge (if not zero), as RFC 9470 describes.
+func (t *ToolDef) Authentication(acrValues []string, maxAge time.Duration) *ToolDef {
+	t.require.ACRValues, t.require.MaxAge = acrValues, maxAge
+	return t
+}
+
+// Scopes requires the caller's token to carry every one of scopes.
+func (r *ResourceDef) Scopes(scopes ...string) *ResourceDef {
+	r.require.Scopes = append(r.require.Scopes, scopes...)
+	return r
+}
+
+// Authentication requires the caller to have signed in with one of
+// acrValues (if any) within maxAge (if not zero), as RFC 9470 describes.
+func (r *ResourceDef) Authentication(acrValues []string, maxAge time.Duration) *ResourceDef {
+	r.require.ACRValues, r.require.MaxAge = acrValues, maxAge
+	return r
+}
+
+// Scopes requires the caller's token to carry every one of scopes.
+func (p *PromptDef) Scopes(scopes ...string) *PromptDef {
+	p.require.Scopes = append(p.require.Scopes, scopes...)
+	return p
+}
+
+// Authentication requires the caller to have signed in with one of
+// acrValues (if any) within maxAge (if not zero), as RFC 9470 describes.
+func (p *PromptDef) Authentication(acrValues []string, maxAge time.Duration) *PromptDef {
+	p.require.ACRValues, p.require.MaxAge = acrValues, maxAge
+	return p
+}

@@ -68,6 +68,9 @@ type Reply struct {
 	// SessionNotFound echoes Inbound.SessionNotFound when it decided the
 	// answer (a legacy message for a session that is gone).
 	SessionNotFound bool
+	// Auth is set when the request failed authorization: HTTP transports
+	// answer with its status and challenge instead of the body.
+	Auth *AuthFailure
 }
 
 // Handle answers one incoming JSON-RPC message. It is the only entry point
@@ -148,7 +151,10 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 	}
 	res, err := s.handler(ctx, req)
 	var reply Reply
-	if err != nil {
+	if ae, af, ok := authError(err); ok {
+		reply = s.errorReply(env.ID, era, ae)
+		reply.Auth = af
+	} else if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
 			s.logger.Error("sake: request failed", "method", method, "err", err)

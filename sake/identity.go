@@ -23,6 +23,9 @@ type Identity struct {
 	AuthTime time.Time
 	// Claims are the token's claims, for what the fields above do not cover.
 	Claims map[string]any
+	// FromToken says the identity was established from an access token:
+	// components' scope and authentication requirements apply to it.
+	FromToken bool
 }
 
 // HasScope reports whether the identity holds scope.

@@ -58,6 +58,15 @@ func (s *Server) route(ctx context.Context, req *Request) (any, error) {
 	return m.fn(s, ctx, req, reg)
 }
 
+// authorize checks a component's requirement (or the server's default)
+// against the caller.
+func (s *Server) authorize(r Requirement, req *Request) error {
+	if r.empty() {
+		r = s.opts.require
+	}
+	return r.check(req.Identity, s.now())
+}
+
 func (s *Server) newContext(ctx context.Context, req *Request) *Context {
 	return &Context{Context: ctx, req: req, srv: s}
 }
@@ -161,6 +170,9 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: %s", p.Name)
 	}
+	if err := s.authorize(t.require, req); err != nil {
+		return nil, err
+	}
 	if req.Era == EraModern && req.in.Headers != nil {
 		if err := checkParamHeaders(t, p.Arguments, req.in.Headers); err != nil {
 			return nil, err
@@ -201,6 +213,9 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 	if r == nil {
 		return nil, resourceNotFound(req.Era, uri)
 	}
+	if err := s.authorize(r.require, req); err != nil {
+		return nil, err
+	}
 	c, err := s.callContext(ctx, req)
 	if err != nil {
 		return nil, err
@@ -216,6 +231,9 @@ func (s *Server) getPrompt(ctx context.Context, req *Request, reg *registry) (an
 	p := reg.promptsByName[req.Params.Name]
 	if p == nil {
 		return nil, InvalidParams("Unknown prompt: %s", req.Params.Name)
+	}
+	if err := s.authorize(p.require, req); err != nil {
+		return nil, err
 	}
 	c, err := s.callContext(ctx, req)
 	if err != nil {

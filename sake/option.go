@@ -23,6 +23,19 @@ type options struct {
 	stateTTL             time.Duration
 	askTimeout           time.Duration
 	now                  func() time.Time
+	require              Requirement
+}
+
+// RequireScopes is the server-wide default: every tool, resource and prompt
+// that declares no scopes of its own requires these.
+func RequireScopes(scopes ...string) Option {
+	return func(o *options) { o.require.Scopes = append(o.require.Scopes, scopes...) }
+}
+
+// RequireAuthentication is the server-wide default authentication level
+// for components that declare none (see ToolDef.Authentication).
+func RequireAuthentication(acrValues []string, maxAge time.Duration) Option {
+	return func(o *options) { o.require.ACRValues, o.require.MaxAge = acrValues, maxAge }
 }
 
 // Clock sets the server's source of the current time (default time.Now),

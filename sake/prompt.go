@@ -17,6 +17,7 @@ var (
 
 // prompt is a compiled prompt.
 type prompt struct {
+	require     Requirement
 	name        string
 	description string
 	call        callable
@@ -59,7 +60,7 @@ func compilePrompt(def *PromptDef, fn reflect.Value, method bool) (*prompt, erro
 	if err := checkPromptResult(c.result); err != nil {
 		return nil, err
 	}
-	p := &prompt{name: def.name, description: def.description, call: c}
+	p := &prompt{name: def.name, description: def.description, call: c, require: def.require}
 	if c.argType != nil && c.argType.Kind() == reflect.Struct {
 		ts, err := schemaFor(c.argType)
 		if err != nil {

@@ -180,3 +180,9 @@ func (c *Context) Slog() *slog.Logger { return slog.New(&clientLogHandler{c: c})
 // Server returns the server handling the request, for tools that change
 // it (add or remove components, announce resource updates).
 func (c *Context) Server() *Server { return c.srv }
+
+// Require checks a requirement against the caller, for code that decides
+// what it needs while it runs (for example, a scope per record). It
+// returns *InsufficientScopeError or *InsufficientAuthenticationError;
+// return that error and the client is asked to authorize again.
+func (c *Context) Require(r Requirement) error { return r.check(c.req.Identity, c.srv.now()) }

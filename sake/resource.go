@@ -14,6 +14,7 @@ var resourceContentsType = reflect.TypeFor[ResourceContents]()
 
 // resource is a compiled static resource or resource template.
 type resource struct {
+	require     Requirement
 	uri         string // the URI, or the template text
 	name        string
 	mimeType    string
@@ -41,7 +42,7 @@ func checkResourceResult(r reflect.Type) error {
 }
 
 func compileResource(def *ResourceDef, fn reflect.Value, method bool) (*resource, error) {
-	r := &resource{uri: def.uri, name: def.name, mimeType: def.mimeType}
+	r := &resource{uri: def.uri, name: def.name, mimeType: def.mimeType, require: def.require}
 	var accept func(reflect.Type) error
 	if def.template {
 		t, err := uritemplate.Parse(def.uri)

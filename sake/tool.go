@@ -14,6 +14,7 @@ import (
 // tool is a compiled tool: its callable, schemas, validator and the JSON it
 // is listed with, all computed once.
 type tool struct {
+	require    Requirement
 	name       string
 	call       callable
 	input      *typeSchema
@@ -51,7 +52,7 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 	if !toolNameRE.MatchString(def.name) {
 		return nil, fmt.Errorf("tool name %q is not 1 to 128 of A-Z a-z 0-9 _ . -", def.name)
 	}
-	t := &tool{name: def.name, call: c}
+	t := &tool{name: def.name, call: c, require: def.require}
 	switch {
 	case def.inputSchema != nil:
 		ts, err := compileSchema(def.inputSchema)
@@ -221,6 +222,9 @@ func (t *tool) invoke(c *Context, args json.RawMessage) (res *ToolResult, err er
 	}
 	if callErr != nil {
 		if errors.Is(callErr, ErrInputRequired) {
+			return nil, callErr
+		}
+		if _, _, isAuth := authError(callErr); isAuth {
 			return nil, callErr
 		}
 		if e, ok := errorsAs[*Error](callErr); ok {

@@ -3,10 +3,13 @@ package saketest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -180,7 +183,7 @@ func (c *Client) inbound() *sake.Inbound {
 	c.mu.Lock()
 	sess := c.session
 	c.mu.Unlock()
-	in := &sake.Inbound{Session: sess, Notify: c.record}
+	in := &sake.Inbound{Session: sess, Notify: c.record, Identity: c.identity(), BaseURL: c.opts.baseURL}
 	if !c.opts.returnPanics {
 		in.OnPanic = func(r any, stack []byte) {
 			c.t.Errorf("saketest: panic in the server: %v\n%s", r, stack)
@@ -317,6 +320,44 @@ func (c *Client) context() context.Context {
 	return context.Background()
 }
 
+// identity builds the simulated caller of one request.
+func (c *Client) identity() *sake.Identity {
+	o := &c.opts
+	var principal any
+	if o.principal != nil {
+		principal = o.principal()
+	}
+	if !o.withToken {
+		if principal == nil {
+			return nil
+		}
+		return &sake.Identity{Principal: principal}
+	}
+	id := &sake.Identity{Principal: principal, Scopes: o.scopes, ClientID: o.clientID, ACR: o.acr,
+		AuthTime: o.authTime, FromToken: true}
+	if id.ClientID == "" {
+		id.ClientID = "sake-test"
+	}
+	switch {
+	case o.subject != nil:
+		id.Subject = *o.subject
+	case principal != nil:
+		sum := sha256.Sum256([]byte(fmt.Sprintf("%T:%#v", principal, principal)))
+		id.Subject = "saketest-" + hex.EncodeToString(sum[:8])
+	default:
+		id.Subject = "saketest-user"
+	}
+	claims := map[string]any{"sub": id.Subject, "client_id": id.ClientID, "scope": strings.Join(id.Scopes, " ")}
+	if id.ACR != "" {
+		claims["acr"] = id.ACR
+	}
+	if !id.AuthTime.IsZero() {
+		claims["auth_time"] = id.AuthTime.Unix()
+	}
+	id.Claims = claims
+	return id
+}
+
 // decodeReply returns the result of a response, or its error as *sake.Error.
 func decodeReply(body []byte) (json.RawMessage, error) {
 	if body == nil {
@@ -330,7 +371,7 @@ func decodeReply(body []byte) (json.RawMessage, error) {
 		return nil, fmt.Errorf("saketest: the response is not JSON-RPC: %w", err)
 	}
 	if r.Error != nil {
-		return nil, r.Error
+		return nil, sake.AuthErrorFrom(r.Error)
 	}
 	if r.Result == nil {
 		return nil, fmt.Errorf("saketest: the response has neither result nor error: %s", body)

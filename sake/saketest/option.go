@@ -1,6 +1,8 @@
 package saketest
 
 import (
+	"time"
+
 	"github.com/sakemcp/sake-go/sake"
 )
 
@@ -18,7 +20,59 @@ type options struct {
 	onInput      func(ElicitParams) Answer
 	sampling     func(sake.SamplingRequest) (*sake.SamplingResult, error)
 	roots        []sake.Root
+
+	principal func() any
+	scopes    []string
+	withToken bool
+	subject   *string
+	clientID  string
+	acr       string
+	authTime  time.Time
+	baseURL   string
 }
+
+// Principal sets the host's principal, what components see as
+// ctx.Principal(): the caller as the application knows it.
+func Principal(v any) Option { return func(o *options) { o.principal = func() any { return v } } }
+
+// PrincipalFunc sets the principal from a function called for every
+// request.
+func PrincipalFunc(fn func() any) Option { return func(o *options) { o.principal = fn } }
+
+// Scopes gives the client a simulated access token with these scopes:
+// every request then carries it, and components are gated by their scope
+// and authentication requirements as on an endpoint with authorization.
+// Without this option there is no token and no gating.
+func Scopes(scopes ...string) Option {
+	return func(o *options) { o.scopes, o.withToken = append([]string{}, scopes...), true }
+}
+
+// Subject sets the token's subject, which owns what the client starts
+// (tasks, request states). The default is derived from the principal, so
+// two clients with different principals are two people; "" makes it a
+// machine client's token (client credentials), owned by its client id.
+func Subject(sub string) Option { return func(o *options) { o.subject = &sub } }
+
+// ClientID sets the token's client. Default "sake-test".
+func ClientID(id string) Option { return func(o *options) { o.clientID = id } }
+
+// ACR sets how the token's person signed in (the authentication context
+// class, RFC 9470). Unknown by default, which meets no requirement.
+func ACR(acr string) Option { return func(o *options) { o.acr = acr } }
+
+// AuthTime sets when the token's person signed in. Unknown by default,
+// which meets no maximum age.
+func AuthTime(t time.Time) Option { return func(o *options) { o.authTime = t } }
+
+// Secret sets the key that signs cursors and request states of a server
+// Connect builds (sake.Secret).
+func Secret(key []byte) Option {
+	return func(o *options) { o.serverOpts = append(o.serverOpts, sake.Secret(key)) }
+}
+
+// BaseURL sets the endpoint URL components see as ctx.BaseURL(). Default
+// "", as over stdio.
+func BaseURL(u string) Option { return func(o *options) { o.baseURL = u } }
 
 // Legacy makes the client run the initialize handshake and speak the
 // 2025-11-25 protocol in a session.

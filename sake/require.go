@@ -1,0 +1,147 @@
+package sake
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Requirement is what a component asks of its caller's access token: OAuth
+// scopes, and an authentication level (RFC 9470: one of the accepted
+// authentication context classes, and a sign-in no older than MaxAge).
+// Requirements apply only to callers whose identity comes from an access
+// token (Identity.FromToken): an endpoint without authorization, stdio with
+// a host-given principal, or the test client without Scopes are not gated.
+type Requirement struct {
+	Scopes    []string
+	ACRValues []string
+	MaxAge    time.Duration
+}
+
+func (r Requirement) empty() bool {
+	return len(r.Scopes) == 0 && len(r.ACRValues) == 0 && r.MaxAge == 0
+}
+
+// check returns nil when id satisfies the requirement, else an
+// *InsufficientScopeError or *InsufficientAuthenticationError.
+func (r Requirement) check(id *Identity, now time.Time) error {
+	if id == nil || !id.FromToken || r.empty() {
+		return nil
+	}
+	for _, s := range r.Scopes {
+		if !id.HasScope(s) {
+			return &InsufficientScopeError{Scopes: append([]string(nil), r.Scopes...)}
+		}
+	}
+	weak := len(r.ACRValues) > 0 && !slices.Contains(r.ACRValues, id.ACR)
+	stale := r.MaxAge > 0 && (id.AuthTime.IsZero() || now.Sub(id.AuthTime) > r.MaxAge)
+	if weak || stale {
+		e := &InsufficientAuthenticationError{ACRValues: append([]string(nil), r.ACRValues...)}
+		if r.MaxAge > 0 {
+			m := r.MaxAge
+			e.MaxAge = &m
+		}
+		return e
+	}
+	return nil
+}
+
+// InsufficientScopeError says the caller's token lacks scopes the
+// component needs. Scopes lists every scope the component requires, so one
+// new authorization can cover them all. Over HTTP it becomes 403 with
+// WWW-Authenticate: Bearer error="insufficient_scope", scope="...".
+type InsufficientScopeError struct {
+	Scopes []string
+}
+
+// Error implements error.
+func (e *InsufficientScopeError) Error() string {
+	return "insufficient scope: this needs a token with the scopes " + strings.Join(e.Scopes, " ")
+}
+
+// InsufficientAuthenticationError says the caller signed in too weakly or
+// too long ago (RFC 9470). Over HTTP it becomes 401 with
+// WWW-Authenticate: Bearer error="insufficient_user_authentication",
+// acr_values="...", max_age=N.
+type InsufficientAuthenticationError struct {
+	ACRValues []string
+	MaxAge    *time.Duration
+}
+
+// Error implements error.
+func (e *InsufficientAuthenticationError) Error() string {
+	var parts []string
+	if len(e.ACRValues) > 0 {
+		parts = append(parts, "an authentication of class "+strings.Join(e.ACRValues, " or "))
+	}
+	if e.MaxAge != nil {
+		parts = append(parts, fmt.Sprintf("a sign-in within the last %s", *e.MaxAge))
+	}
+	return "insufficient user authentication: this needs " + strings.Join(parts, " and ")
+}
+
+// Application error codes for authorization failures carried as JSON-RPC
+// errors (in memory and over stdio; HTTP answers with 401 or 403 instead).
+const (
+	CodeInsufficientScope          = -31403
+	CodeInsufficientAuthentication = -31401
+)
+
+// AuthFailure is what a transport needs to answer an authorization
+// failure with the right HTTP status and WWW-Authenticate challenge.
+type AuthFailure struct {
+	Status    int    // 403 for scopes, 401 for authentication
+	Code      string // "insufficient_scope" or "insufficient_user_authentication"
+	Scopes    []string
+	ACRValues []string
+	MaxAge    *time.Duration
+}
+
+// asJSONRPC turns an authorization error into its JSON-RPC form and the
+// transport's challenge.
+func authError(err error) (*Error, *AuthFailure, bool) {
+	if e, ok := errorsAs[*InsufficientScopeError](err); ok {
+		return &Error{Code: CodeInsufficientScope, Message: e.Error(),
+				Data: map[string]any{"error": "insufficient_scope", "scope": strings.Join(e.Scopes, " "), "scopes": e.Scopes}},
+			&AuthFailure{Status: 403, Code: "insufficient_scope", Scopes: e.Scopes}, true
+	}
+	if e, ok := errorsAs[*InsufficientAuthenticationError](err); ok {
+		data := map[string]any{"error": "insufficient_user_authentication"}
+		if len(e.ACRValues) > 0 {
+			data["acr_values"] = strings.Join(e.ACRValues, " ")
+		}
+		if e.MaxAge != nil {
+			data["max_age"] = int64(e.MaxAge.Seconds())
+		}
+		return &Error{Code: CodeInsufficientAuthentication, Message: e.Error(), Data: data},
+			&AuthFailure{Status: 401, Code: "insufficient_user_authentication", ACRValues: e.ACRValues, MaxAge: e.MaxAge}, true
+	}
+	return nil, nil, false
+}
+
+// AuthErrorFrom decodes the JSON-RPC form of an authorization error back
+// into *InsufficientScopeError or *InsufficientAuthenticationError, for
+// clients; other errors are returned unchanged.
+func AuthErrorFrom(e *Error) error {
+	data, _ := e.Data.(map[string]any)
+	switch e.Code {
+	case CodeInsufficientScope:
+		var scopes []string
+		if s, ok := data["scope"].(string); ok && s != "" {
+			scopes = strings.Fields(s)
+		}
+		return &InsufficientScopeError{Scopes: scopes}
+	case CodeInsufficientAuthentication:
+		out := &InsufficientAuthenticationError{}
+		if s, ok := data["acr_values"].(string); ok && s != "" {
+			out.ACRValues = strings.Fields(s)
+		}
+		if n, ok := data["max_age"].(float64); ok {
+			d := time.Duration(n) * time.Second
+			out.MaxAge = &d
+		}
+		return out
+	}
+	return e
+}

@@ -156,7 +156,10 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 		reply.Auth = af
 	} else if err != nil {
 		var e *Error
-		if !errors.As(err, &e) {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			// The client went away or cancelled: nobody reads this answer.
+			e = &Error{Code: CodeInternalError, Message: "Request cancelled"}
+		} else if !errors.As(err, &e) {
 			s.logger.Error("sake: request failed", "method", method, "err", err)
 			e = &Error{Code: CodeInternalError, Message: "Internal error"}
 		}

@@ -34,10 +34,11 @@ type Session struct {
 	closed        bool
 	nextOut       int64
 	pending       map[string]chan outgoing
+	done          chan struct{}
 }
 
 func newSession(version string, caps *ClientCapabilities, info *Implementation) *Session {
-	s := &Session{id: newSessionID(), version: version, created: time.Now()}
+	s := &Session{id: newSessionID(), version: version, created: time.Now(), done: make(chan struct{})}
 	if caps != nil {
 		s.capabilities = *caps
 	}
@@ -113,6 +114,9 @@ func (s *Session) subscribe(uri string, on bool) {
 // ends.
 func (s *Session) Close() {
 	s.mu.Lock()
+	if !s.closed {
+		close(s.done)
+	}
 	s.closed = true
 	s.send = nil
 	s.mu.Unlock()
@@ -121,6 +125,10 @@ func (s *Session) Close() {
 		s.srv.sessions.Delete(s.id)
 	}
 }
+
+// Done returns a channel closed when the session ends, for transports
+// holding a stream open for it.
+func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Closed reports whether Close was called.
 func (s *Session) Closed() bool {

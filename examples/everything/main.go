@@ -65,6 +65,7 @@ func serve(addr string, srv *sake.Server, logger *slog.Logger) error {
 	case <-ctx.Done():
 	}
 	srv.Shutdown()
+	h.Close()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -46,10 +46,10 @@ func main() {
 }
 
 func serveHTTP(addr string, srv *sake.Server, logger *slog.Logger) error {
-	mcp := plug.New(srv, plug.Logger(logger))
-	defer mcp.Close()
+	h := plug.New(srv, plug.Logger(logger))
+	defer h.Close()
 	r := chi.NewRouter()
-	r.Handle("/mcp", mcp)
+	r.Handle("/mcp", h)
 	hs := &http.Server{Addr: addr, Handler: r, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -62,6 +62,7 @@ func serveHTTP(addr string, srv *sake.Server, logger *slog.Logger) error {
 	case <-ctx.Done():
 	}
 	srv.Shutdown()
+	h.Close()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -1,0 +1,106 @@
+package auth
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// identityFromClaims maps token claims (a JWT's payload or an introspection
+// response) to an identity: sub; client_id, else azp, else cid; scope, else
+// scp; acr; auth_time; and all the claims.
+func identityFromClaims(claims map[string]any) *sake.Identity {
+	id := &sake.Identity{
+		Subject: stringClaim(claims, "sub"),
+		ACR:     stringClaim(claims, "acr"),
+		Claims:  claims,
+	}
+	for _, name := range [...]string{"client_id", "azp", "cid"} {
+		if s := stringClaim(claims, name); s != "" {
+			id.ClientID = s
+			break
+		}
+	}
+	if v, ok := claims["scope"]; ok {
+		id.Scopes = scopeList(v)
+	} else if v, ok := claims["scp"]; ok {
+		id.Scopes = scopeList(v)
+	}
+	if t, ok := numericDate(claims["auth_time"]); ok {
+		id.AuthTime = t
+	}
+	return id
+}
+
+func stringClaim(claims map[string]any, name string) string {
+	s, _ := claims[name].(string)
+	return s
+}
+
+// scopeList reads a space-separated string or an array of strings.
+func scopeList(v any) []string {
+	switch s := v.(type) {
+	case string:
+		return strings.Fields(s)
+	case []any:
+		out := make([]string, 0, len(s))
+		for _, e := range s {
+			if str, ok := e.(string); ok && str != "" {
+				out = append(out, str)
+			}
+		}
+		return out
+	case []string:
+		return s
+	}
+	return nil
+}
+
+// numericDate reads a NumericDate (seconds since the epoch, possibly
+// fractional) decoded as float64 or json.Number.
+func numericDate(v any) (time.Time, bool) {
+	var f float64
+	switch n := v.(type) {
+	case float64:
+		f = n
+	case json.Number:
+		var err error
+		if f, err = n.Float64(); err != nil {
+			return time.Time{}, false
+		}
+	case int64:
+		f = float64(n)
+	case int:
+		f = float64(n)
+	default:
+		return time.Time{}, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 1e11 {
+		return time.Time{}, false
+	}
+	sec, frac := math.Modf(f)
+	return time.Unix(int64(sec), int64(frac*1e9)), true
+}
+
+// confirmationJKT returns cnf.jkt, the thumbprint a DPoP-bound token is
+// bound to (RFC 9449 §6), or "".
+func confirmationJKT(claims map[string]any) string {
+	cnf, _ := claims["cnf"].(map[string]any)
+	jkt, _ := cnf["jkt"].(string)
+	return jkt
+}
+
+// containsAny reports whether have and want share an element.
+func containsAny(have, want []string) bool {
+	for _, h := range have {
+		for _, w := range want {
+			if h == w {
+				return true
+			}
+		}
+	}
+	return false
+}

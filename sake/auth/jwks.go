@@ -1,0 +1,278 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// JWKS defaults.
+const (
+	// DefaultJWKSMinRefresh is the least time between two fetches of a key
+	// set, however many unknown kids arrive.
+	DefaultJWKSMinRefresh = time.Minute
+	// DefaultJWKSTTL is how long a key set is cached when the response
+	// has no Cache-Control max-age.
+	DefaultJWKSTTL = time.Hour
+	// MaxJWKSTTL caps the cache lifetime a response's max-age can ask for.
+	MaxJWKSTTL = 24 * time.Hour
+
+	maxJWKSBody  = 1 << 20
+	fetchTimeout = 30 * time.Second
+)
+
+// JWKS is a KeySource backed by a JSON Web Key Set fetched from a URL (the
+// authorization server's jwks_uri). The set is fetched on first use and
+// cached for the response's Cache-Control max-age (DefaultJWKSTTL when
+// absent, at most MaxJWKSTTL, at least MinRefresh). An unknown kid refetches
+// the set, at most once per MinRefresh, so tokens with invented kids cannot
+// make the server hammer the authorization server; concurrent lookups share
+// one fetch. When a refresh fails the previous keys stay in use.
+//
+// RSA, EC (P-256, P-384, P-521) and OKP (Ed25519) keys are used; keys with
+// another kty or curve, with use other than "sig", or malformed ones are
+// skipped. A key with an alg member is used only for that algorithm.
+type JWKS struct {
+	url        string
+	client     *http.Client
+	minRefresh time.Duration
+	defaultTTL time.Duration
+	now        func() time.Time
+
+	mu          sync.Mutex
+	keys        []jwksKey
+	loaded      bool      // a fetch has succeeded
+	expires     time.Time // when the loaded set goes stale
+	lastAttempt time.Time // start of the last fetch, successful or not
+	lastErr     error
+	inflight    *jwksFetch
+}
+
+type jwksKey struct {
+	kid, alg string
+	key      any
+}
+
+type jwksFetch struct {
+	done chan struct{}
+}
+
+// JWKSOption configures a JWKS.
+type JWKSOption func(*JWKS)
+
+// WithMinRefresh sets the least time between fetches (default
+// DefaultJWKSMinRefresh).
+func WithMinRefresh(d time.Duration) JWKSOption {
+	return func(j *JWKS) {
+		if d > 0 {
+			j.minRefresh = d
+		}
+	}
+}
+
+// WithDefaultTTL sets how long a set is cached when the response has no
+// max-age (default DefaultJWKSTTL).
+func WithDefaultTTL(d time.Duration) JWKSOption {
+	return func(j *JWKS) {
+		if d > 0 {
+			j.defaultTTL = d
+		}
+	}
+}
+
+// WithClock sets the time source (default time.Now). For tests.
+func WithClock(now func() time.Time) JWKSOption {
+	return func(j *JWKS) {
+		if now != nil {
+			j.now = now
+		}
+	}
+}
+
+// NewJWKS returns a key source for the key set at url, fetched with client
+// (a client with a 30-second timeout when nil).
+func NewJWKS(url string, client *http.Client, opts ...JWKSOption) *JWKS {
+	if client == nil {
+		client = &http.Client{Timeout: fetchTimeout}
+	}
+	j := &JWKS{url: url, client: client, minRefresh: DefaultJWKSMinRefresh,
+		defaultTTL: DefaultJWKSTTL, now: time.Now}
+	for _, o := range opts {
+		o(j)
+	}
+	return j
+}
+
+// Key returns the key for kid that suits alg. With an empty kid, the only
+// key of the set that suits alg is used. An unknown kid gives an error
+// wrapping ErrKeyNotFound; a set that could never be fetched gives the fetch
+// error.
+func (j *JWKS) Key(ctx context.Context, kid, alg string) (any, error) {
+	waited := false
+	for {
+		j.mu.Lock()
+		now := j.now()
+		key, lookupErr := j.lookup(kid, alg)
+		fresh := j.loaded && now.Before(j.expires)
+		if lookupErr == nil && fresh {
+			j.mu.Unlock()
+			return key, nil
+		}
+		call := j.inflight
+		if call == nil && !waited && (j.lastAttempt.IsZero() || now.Sub(j.lastAttempt) >= j.minRefresh) {
+			call = &jwksFetch{done: make(chan struct{})}
+			j.inflight = call
+			j.lastAttempt = now
+			go j.fetch(context.WithoutCancel(ctx), call)
+		}
+		if call == nil || waited {
+			// No fetch allowed now: answer from what is cached, stale
+			// or not.
+			loaded, lastErr := j.loaded, j.lastErr
+			j.mu.Unlock()
+			if lookupErr == nil {
+				return key, nil
+			}
+			if !loaded && lastErr != nil {
+				return nil, lastErr
+			}
+			return nil, lookupErr
+		}
+		j.mu.Unlock()
+		select {
+		case <-call.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		waited = true
+	}
+}
+
+// lookup finds the key for kid and alg in the cached set. j.mu is held.
+func (j *JWKS) lookup(kid, alg string) (any, error) {
+	var found any
+	n := 0
+	for _, k := range j.keys {
+		if kid != "" && k.kid != kid {
+			continue
+		}
+		if k.alg != "" && k.alg != alg {
+			continue
+		}
+		if checkKey(alg, k.key) != nil {
+			continue
+		}
+		if kid != "" {
+			return k.key, nil
+		}
+		found = k.key
+		n++
+	}
+	if n == 1 {
+		return found, nil
+	}
+	if kid == "" && n > 1 {
+		return nil, fmt.Errorf("%w: no kid and %d keys suit %s", ErrKeyNotFound, n, alg)
+	}
+	return nil, fmt.Errorf("%w: kid %q for %s", ErrKeyNotFound, kid, alg)
+}
+
+// fetch downloads the set and publishes the result.
+func (j *JWKS) fetch(ctx context.Context, call *jwksFetch) {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	keys, ttl, err := j.download(ctx)
+	j.mu.Lock()
+	if err != nil {
+		j.lastErr = fmt.Errorf("auth: fetching JWKS %s: %w", j.url, err)
+	} else {
+		j.keys, j.loaded, j.lastErr = keys, true, nil
+		j.expires = j.now().Add(ttl)
+	}
+	j.inflight = nil
+	j.mu.Unlock()
+	close(call.done)
+}
+
+func (j *JWKS) download(ctx context.Context) ([]jwksKey, time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, j.url, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("Accept", "application/jwk-set+json, application/json")
+	resp, err := j.client.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxJWKSBody))
+		return nil, 0, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxJWKSBody+1))
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(body) > maxJWKSBody {
+		return nil, 0, errors.New("key set too large")
+	}
+	keys, err := parseJWKS(body)
+	if err != nil {
+		return nil, 0, err
+	}
+	return keys, j.ttl(resp.Header.Get("Cache-Control")), nil
+}
+
+// ttl reads max-age from a Cache-Control header, within
+// [minRefresh, MaxJWKSTTL]. no-store and no-cache mean minRefresh.
+func (j *JWKS) ttl(cacheControl string) time.Duration {
+	ttl := j.defaultTTL
+	for _, d := range strings.Split(cacheControl, ",") {
+		name, value, _ := strings.Cut(strings.TrimSpace(d), "=")
+		switch strings.ToLower(name) {
+		case "max-age":
+			if secs, err := strconv.ParseInt(strings.Trim(value, `"`), 10, 64); err == nil && secs >= 0 {
+				if secs > int64(MaxJWKSTTL/time.Second) {
+					secs = int64(MaxJWKSTTL / time.Second)
+				}
+				ttl = time.Duration(secs) * time.Second
+			}
+		case "no-store", "no-cache":
+			ttl = 0
+		}
+	}
+	return min(max(ttl, j.minRefresh), MaxJWKSTTL)
+}
+
+// parseJWKS decodes a key set, keeping the usable signature keys.
+func parseJWKS(body []byte) ([]jwksKey, error) {
+	var set struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
+	if err := json.Unmarshal(body, &set); err != nil {
+		return nil, err
+	}
+	if set.Keys == nil {
+		return nil, errors.New(`no "keys" member`)
+	}
+	keys := make([]jwksKey, 0, len(set.Keys))
+	for _, raw := range set.Keys {
+		var k jwk
+		if json.Unmarshal(raw, &k) != nil || k.Use != "" && k.Use != "sig" || k.hasPrivate() {
+			continue
+		}
+		pub, err := k.publicKey()
+		if err != nil {
+			continue
+		}
+		keys = append(keys, jwksKey{kid: k.Kid, alg: k.Alg, key: pub})
+	}
+	return keys, nil
+}

@@ -1,0 +1,371 @@
+package plug
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// Handler serves one MCP endpoint over Streamable HTTP, both protocol
+// eras on one URL. It is an http.Handler; build it with New, mount it on
+// any router, and Close it when the server stops.
+type Handler struct {
+	srv *sake.Server
+	cfg config
+
+	mu        sync.RWMutex
+	sessions  map[string]*entry
+	closed    bool
+	janitorOn bool
+
+	amu    sync.Mutex
+	active map[*postWriter]struct{} // POST responses that are streaming
+
+	shut      atomic.Bool
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
+	wg        sync.WaitGroup // the janitor
+
+	base atomic.Pointer[baseURL]
+}
+
+// New returns a Handler that feeds every request to srv.
+func New(srv *sake.Server, opts ...Option) *Handler {
+	if srv == nil {
+		panic("plug: New needs a *sake.Server")
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.Default()
+	}
+	return &Handler{
+		srv:      srv,
+		cfg:      cfg,
+		sessions: make(map[string]*entry),
+		active:   make(map[*postWriter]struct{}),
+		done:     make(chan struct{}),
+	}
+}
+
+// Close ends every legacy session (their running requests are cancelled),
+// every open stream (GET streams end, streaming POST requests are
+// cancelled), and stops the goroutine that expires idle sessions. Requests
+// that arrive afterwards get 503. Close is idempotent. Call it when the
+// HTTP server shuts down, for example with
+// httpServer.RegisterOnShutdown(h.Close): http.Server.Shutdown waits for
+// open streams, which only Close ends.
+func (h *Handler) Close() {
+	h.closeOnce.Do(func() {
+		h.shut.Store(true)
+		h.mu.Lock()
+		h.closed = true
+		entries := make([]*entry, 0, len(h.sessions))
+		for _, e := range h.sessions {
+			entries = append(entries, e)
+		}
+		clear(h.sessions)
+		h.mu.Unlock()
+		h.amu.Lock()
+		streaming := h.active
+		h.active = nil
+		h.amu.Unlock()
+		close(h.done)
+		for _, e := range entries {
+			e.close()
+		}
+		for p := range streaming {
+			p.cancel()
+		}
+		h.wg.Wait()
+	})
+}
+
+// ServeHTTP answers one HTTP request: POST carries a JSON-RPC message,
+// GET opens or resumes a legacy SSE stream, DELETE ends a legacy session.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer h.recoverPanic(w, nil)
+	if !h.hostAllowed(r) {
+		h.refuse(w, r, http.StatusForbidden, bodyForbiddenHost)
+		return
+	}
+	if !h.originAllowed(r) {
+		h.refuse(w, r, http.StatusForbidden, bodyForbiddenOrigin)
+		return
+	}
+	if h.shut.Load() {
+		h.refuse(w, r, http.StatusServiceUnavailable, bodyShutdown)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.servePOST(w, r)
+	case http.MethodGet:
+		h.serveGET(w, r)
+	case http.MethodDelete:
+		h.serveDELETE(w, r)
+	default:
+		w.Header()["Allow"] = hdrAllow
+		h.refuse(w, r, http.StatusMethodNotAllowed, bodyMethod)
+	}
+}
+
+// refuse answers with a transport-level error and logs it at debug level.
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+	if h.cfg.logger.Enabled(r.Context(), slog.LevelDebug) {
+		h.cfg.logger.Debug("plug: request refused", "method", r.Method, "status", status,
+			"host", r.Host, "origin", r.Header.Get("Origin"), "body", string(body))
+	}
+	writeJSON(w, status, body)
+}
+
+// starter reports whether a response has begun, so a panic after it does
+// not write a second status.
+type starter interface{ started() bool }
+
+// recoverPanic turns a panic in the handler into a 500 with a JSON-RPC
+// error, or ends a response already under way.
+func (h *Handler) recoverPanic(w http.ResponseWriter, s starter) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	h.cfg.logger.Error("plug: panic while serving a request", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	if s == nil || !s.started() {
+		writeJSON(w, http.StatusInternalServerError, bodyInternal)
+	}
+}
+
+// authenticate runs the Identify hook; on failure it has answered.
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*sake.Identity, bool) {
+	if h.cfg.identify == nil {
+		return nil, true
+	}
+	id, err := h.cfg.identify(r)
+	if err == nil {
+		return id, true
+	}
+	status := http.StatusUnauthorized
+	var st interface{ HTTPStatus() int }
+	if errors.As(err, &st) {
+		if s := st.HTTPStatus(); s >= 400 && s < 500 {
+			status = s
+		}
+	}
+	var ch interface{ WWWAuthenticate() string }
+	if errors.As(err, &ch) {
+		if c := ch.WWWAuthenticate(); c != "" {
+			w.Header().Set("WWW-Authenticate", c)
+		}
+	}
+	h.refuse(w, r, status, errorBody(sake.CodeInvalidRequest, "Unauthorized: "+err.Error()))
+	return nil, false
+}
+
+// servePOST hands one JSON-RPC message to the dispatcher and writes its
+// reply: JSON, or SSE once a notification comes before the reply.
+func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
+	if !isJSONType(r.Header.Get("Content-Type")) {
+		h.refuse(w, r, http.StatusUnsupportedMediaType, bodyContentType)
+		return
+	}
+	jsonOK, sseOK := acceptable(r.Header["Accept"])
+	if !jsonOK && !sseOK {
+		h.refuse(w, r, http.StatusNotAcceptable, bodyAcceptPOST)
+		return
+	}
+	id, ok := h.authenticate(w, r)
+	if !ok {
+		return
+	}
+	body, bp, status := h.readBody(w, r)
+	if status != 0 {
+		if status == http.StatusRequestEntityTooLarge {
+			h.refuse(w, r, status, bodyTooLarge)
+		} else {
+			h.refuse(w, r, status, bodyUnreadable)
+		}
+		return
+	}
+	defer putBody(bp)
+
+	// One allocation holds what the request needs beyond the dispatcher.
+	x := &postExchange{}
+	in, p := &x.in, &x.out
+	readHeaders(&x.hdr, r.Header)
+	in.Identity, in.Headers, in.BaseURL = id, &x.hdr, h.baseURL(r)
+	ctx := r.Context()
+	var e *entry
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+		if e = h.lookup(sid, id.Owner()); e != nil {
+			in.Session = e.sess
+			e.busy.Add(1)
+			defer e.busy.Add(-1)
+			// A legacy client's disconnect is not a cancellation: it may
+			// resume the stream with Last-Event-ID.
+			ctx = context.WithoutCancel(ctx)
+		} else {
+			in.SessionNotFound = true
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p.h, p.w, p.e, p.jsonOK, p.sseOK, p.cancel = h, w, e, jsonOK, sseOK, cancel
+	in.Notify = p.notify
+	defer h.recoverPanic(w, p)
+	reply := h.srv.Handle(ctx, body, in)
+	p.finish(r, &reply, in)
+}
+
+// serveGET opens the session's standalone stream, or with Last-Event-ID
+// resumes the stream that issued that id.
+func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		w.Header()["Allow"] = hdrAllow
+		h.refuse(w, r, http.StatusMethodNotAllowed, bodyNoSession)
+		return
+	}
+	if _, sseOK := acceptable(r.Header["Accept"]); !sseOK {
+		h.refuse(w, r, http.StatusNotAcceptable, bodyAcceptGET)
+		return
+	}
+	id, ok := h.authenticate(w, r)
+	if !ok {
+		return
+	}
+	e := h.lookup(sid, id.Owner())
+	if e == nil {
+		h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
+		return
+	}
+	e.busy.Add(1)
+	defer e.busy.Add(-1)
+
+	var st *stream
+	var after uint64
+	last := strings.TrimSpace(r.Header.Get("Last-Event-ID"))
+	resume := last != ""
+	if resume {
+		n, seq, ok := parseEventID(last)
+		if ok {
+			st, after = e.stream(n), seq
+		}
+		if st == nil {
+			h.refuse(w, r, http.StatusBadRequest, bodyBadEventID)
+			return
+		}
+	} else {
+		st = e.standaloneStream()
+	}
+	g := newGetSink()
+	replay, prime, final, lost, ok := st.attach(g, resume, after)
+	if !ok {
+		h.refuse(w, r, http.StatusBadRequest, bodyBadEventID)
+		return
+	}
+	if !final {
+		defer st.detach(g)
+	}
+	if lost {
+		h.cfg.logger.Warn("plug: events to replay were already dropped; raise plug.ReplayBuffer",
+			"last-event-id", last)
+	}
+	startSSE(w)
+	sw := newSSEWriter(w)
+	if !resume {
+		sw.write(appendPriming(nil, prime))
+	}
+	for _, f := range replay {
+		sw.write(f)
+	}
+	if !sw.flush() || final {
+		return
+	}
+	h.pump(r, e, st, g, &sw)
+}
+
+// pump writes a stream's events to a GET response until the stream ends,
+// the client leaves, the session ends, another GET takes the stream over,
+// or the handler closes. Idle streams get keep-alive comments.
+func (h *Handler) pump(r *http.Request, e *entry, st *stream, g *getSink, sw *sseWriter) {
+	t := time.NewTicker(h.cfg.keepAlive)
+	defer t.Stop()
+	drain := func() bool {
+		for {
+			select {
+			case f := <-g.out:
+				sw.write(f)
+			default:
+				return sw.flush()
+			}
+		}
+	}
+	for {
+		select {
+		case f := <-g.out:
+			sw.write(f)
+			if !drain() {
+				return
+			}
+		case <-st.done:
+			drain()
+			return
+		case <-g.stop:
+			drain()
+			return
+		case <-r.Context().Done():
+			return
+		case <-e.closed:
+			return
+		case <-e.sess.Done():
+			h.remove(e)
+			return
+		case <-h.done:
+			return
+		case <-t.C:
+			if e.sess.Closed() {
+				h.remove(e)
+				return
+			}
+			if !sw.send(keepAliveFrame) {
+				return
+			}
+		}
+	}
+}
+
+// serveDELETE ends a legacy session.
+func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		w.Header()["Allow"] = hdrAllow
+		h.refuse(w, r, http.StatusMethodNotAllowed, bodyNoSession)
+		return
+	}
+	id, ok := h.authenticate(w, r)
+	if !ok {
+		return
+	}
+	e := h.lookup(sid, id.Owner())
+	if e == nil {
+		h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
+		return
+	}
+	h.remove(e)
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,155 @@
+package plug
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// Defaults of the options.
+const (
+	DefaultMaxBodyBytes       = 4 << 20          // 4 MiB
+	DefaultSessionIdleTimeout = 30 * time.Minute // legacy sessions
+	DefaultMaxSessions        = 10000
+	DefaultReplayBuffer       = 256 // events per legacy SSE stream
+)
+
+// keepAliveInterval is how often an idle GET stream gets an SSE comment, so
+// proxies and clients do not take it for dead.
+const keepAliveInterval = 25 * time.Second
+
+// Option configures a Handler.
+type Option func(*config)
+
+type config struct {
+	hosts       []string // lower-cased; empty means the loopback rule
+	anyHost     bool
+	origins     []string // lower-cased scheme://host[:port]; empty means same host
+	anyOrigin   bool
+	maxBody     int64
+	idleTimeout time.Duration
+	maxSessions int
+	replay      int
+	identify    func(r *http.Request) (*sake.Identity, error)
+	logger      *slog.Logger
+	keepAlive   time.Duration
+}
+
+func defaultConfig() config {
+	return config{
+		maxBody:     DefaultMaxBodyBytes,
+		idleTimeout: DefaultSessionIdleTimeout,
+		maxSessions: DefaultMaxSessions,
+		replay:      DefaultReplayBuffer,
+		keepAlive:   keepAliveInterval,
+	}
+}
+
+// AllowedHosts sets the values the Host header may take: a host name or
+// address ("example.com", "10.0.0.7", "[::1]"), which allows it on any
+// port, or host:port, which allows only that port. "*" disables the check.
+// Without this option the handler protects against DNS rebinding: a
+// request that arrived on a loopback address must name a loopback host
+// (localhost, 127.0.0.0/8 or ::1, on any port), and a request that
+// arrived on any other address may name any host. A refused Host gets 403.
+// The option may be given several times; the lists add up.
+func AllowedHosts(hosts ...string) Option {
+	return func(c *config) {
+		for _, h := range hosts {
+			h = strings.ToLower(strings.TrimSpace(h))
+			switch h {
+			case "":
+			case "*":
+				c.anyHost = true
+			default:
+				c.hosts = append(c.hosts, h)
+			}
+		}
+	}
+}
+
+// AllowedOrigins sets the values the Origin header may take, each as
+// scheme://host[:port] ("https://app.example.com"). "*" disables the check.
+// Without this option a request's Origin must name the host of its Host
+// header, over http or https. A request without Origin (not from a browser)
+// is not checked. A refused Origin gets 403. The lists of several calls add
+// up.
+func AllowedOrigins(origins ...string) Option {
+	return func(c *config) {
+		for _, o := range origins {
+			o = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(o), "/"))
+			switch o {
+			case "":
+			case "*":
+				c.anyOrigin = true
+			default:
+				c.origins = append(c.origins, o)
+			}
+		}
+	}
+}
+
+// MaxBodyBytes sets the largest request body accepted; a larger one gets
+// 413. The default is 4 MiB; n <= 0 restores it.
+func MaxBodyBytes(n int64) Option {
+	return func(c *config) {
+		if n <= 0 {
+			n = DefaultMaxBodyBytes
+		}
+		c.maxBody = n
+	}
+}
+
+// SessionIdleTimeout sets how long a legacy session may go without a
+// message before the handler closes it. A session with a request running
+// or a GET stream open is never idle. The default is 30 minutes; d <= 0
+// keeps sessions until the client deletes them or Close is called.
+func SessionIdleTimeout(d time.Duration) Option {
+	return func(c *config) { c.idleTimeout = d }
+}
+
+// MaxSessions caps the number of live legacy sessions. An initialize
+// beyond the cap gets 503 and a JSON-RPC error, and the client may try
+// again later. The default is 10000; n <= 0 removes the cap.
+func MaxSessions(n int) Option {
+	return func(c *config) { c.maxSessions = n }
+}
+
+// ReplayBuffer sets how many events each legacy SSE stream keeps for a
+// client that reconnects with Last-Event-ID. The default is 256; n <= 0
+// keeps none (a reconnecting client then gets only what comes next).
+func ReplayBuffer(n int) Option {
+	return func(c *config) {
+		if n < 0 {
+			n = 0
+		}
+		c.replay = n
+	}
+}
+
+// Identify sets the authentication seam: fn is called for every request
+// (POST, GET and DELETE) and returns who is calling, or nil for an
+// anonymous caller. An error refuses the request with 401 and a JSON-RPC
+// error without id whose message is the error's text. If the error has a
+// method WWWAuthenticate() string, its result becomes the
+// WWW-Authenticate header (the bearer challenge, with resource_metadata);
+// if it has a method HTTPStatus() int returning a 4xx code, that status
+// replaces 401 (for example 403 for insufficient scope).
+//
+// A legacy session belongs to the identity that created it
+// (Identity.Owner()): a request of another owner that names it gets 404,
+// as if the session did not exist. Without this option every caller is
+// anonymous.
+func Identify(fn func(r *http.Request) (*sake.Identity, error)) Option {
+	return func(c *config) { c.identify = fn }
+}
+
+// Logger sets where the handler logs refused requests (at debug level),
+// lost replay events (warning) and panics (error). The default is
+// slog.Default().
+func Logger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}

@@ -1,0 +1,154 @@
+package plug
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// postExchange is one POST's state: the dispatcher's inbound, the MCP
+// headers and the response writer.
+type postExchange struct {
+	in  sake.Inbound
+	hdr sake.Headers
+	out postWriter
+}
+
+// postWriter is the response to one POST. It writes JSON, unless a
+// notification comes before the reply: then it switches to SSE, sends the
+// notifications as they come and the reply last. A known legacy session
+// makes the stream resumable (event ids, a priming event, replay).
+type postWriter struct {
+	h      *Handler
+	w      http.ResponseWriter
+	e      *entry // the legacy session, or nil
+	jsonOK bool   // Accept allows application/json
+	sseOK  bool   // Accept allows text/event-stream
+	cancel context.CancelFunc
+
+	mu        sync.Mutex
+	streaming bool
+	done      bool
+	tracked   bool
+	sse       sseWriter
+	st        *stream // resumable stream, legacy only
+	buf       []byte
+}
+
+func (p *postWriter) started() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.streaming || p.done
+}
+
+// notify is Inbound.Notify: one notification of the running request.
+func (p *postWriter) notify(msg []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done || !p.sseOK {
+		return // over, or the client takes JSON only: notifications are optional
+	}
+	if !p.streaming {
+		p.startStream()
+	}
+	p.event(msg, false)
+}
+
+// startStream sends the SSE headers and, for a legacy session, opens a
+// resumable stream and its priming event.
+func (p *postWriter) startStream() {
+	p.streaming = true
+	p.h.track(p)
+	startSSE(p.w)
+	p.sse = newSSEWriter(p.w)
+	if p.e != nil {
+		p.st = p.e.newStream(false)
+		_, prime, _, _, _ := p.st.attach(p, false, 0)
+		p.sse.send(appendPriming(p.buf[:0], prime))
+	}
+}
+
+// event sends one message on the stream; final marks the reply.
+func (p *postWriter) event(msg []byte, final bool) {
+	if p.st != nil {
+		_ = p.st.emit(msg, final)
+		return
+	}
+	if msg != nil {
+		p.buf = appendEvent(p.buf[:0], nil, msg)
+		p.sse.send(p.buf)
+	}
+}
+
+// deliver and evict make the POST response the sink of its own stream;
+// they run under p.mu, from notify and finish.
+func (p *postWriter) deliver(frame []byte) bool { return p.sse.send(frame) }
+func (p *postWriter) evict()                    {}
+
+// finish writes the dispatcher's reply.
+func (p *postWriter) finish(r *http.Request, reply *sake.Reply, in *sake.Inbound) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = true
+	if p.tracked {
+		p.h.untrack(p)
+	}
+	if p.streaming {
+		if reply.Session != nil { // cannot announce its id any more
+			reply.Session.Close()
+		}
+		p.event(reply.Body, true)
+		return
+	}
+	h, w := p.h, p.w
+	if reply.Body == nil {
+		if in.SessionNotFound && reply.Era == sake.EraLegacy {
+			h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if s := reply.Session; s != nil {
+		if _, err := h.add(s, in.Identity.Owner()); err != nil {
+			s.Close()
+			if err == errTooMany {
+				h.cfg.logger.Warn("plug: initialize refused: too many sessions", "max", h.cfg.maxSessions)
+				h.refuse(w, r, http.StatusServiceUnavailable, bodyTooMany)
+			} else {
+				h.refuse(w, r, http.StatusServiceUnavailable, bodyShutdown)
+			}
+			return
+		}
+		w.Header()["Mcp-Session-Id"] = []string{s.ID()}
+	}
+	if !p.jsonOK { // the client takes SSE only
+		startSSE(w)
+		p.sse = newSSEWriter(w)
+		p.buf = appendEvent(p.buf[:0], nil, reply.Body)
+		p.sse.send(p.buf)
+		return
+	}
+	writeJSON(w, statusFor(reply), reply.Body)
+}
+
+// track registers a streaming POST so that Close can cancel it.
+func (h *Handler) track(p *postWriter) {
+	h.amu.Lock()
+	if h.active == nil { // closed
+		h.amu.Unlock()
+		p.cancel()
+		return
+	}
+	h.active[p] = struct{}{}
+	h.amu.Unlock()
+	p.tracked = true
+}
+
+func (h *Handler) untrack(p *postWriter) {
+	h.amu.Lock()
+	delete(h.active, p)
+	h.amu.Unlock()
+}

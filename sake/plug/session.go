@@ -1,0 +1,356 @@
+package plug
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// maxRetired is how many finished streams a session keeps for clients
+// that reconnect with Last-Event-ID after the response was complete.
+const maxRetired = 16
+
+// errStreamEnded is returned when a message is sent on a stream whose
+// final event has gone.
+var errStreamEnded = errors.New("plug: the stream has ended")
+
+// entry is a legacy session as the handler keeps it: the dispatcher's
+// session, who owns it, and its resumable SSE streams.
+type entry struct {
+	sess   *sake.Session
+	owner  string
+	closed chan struct{} // closed when the session ends
+	once   sync.Once
+	busy   atomic.Int32 // requests running and GET streams open: not idle
+
+	mu         sync.Mutex
+	nextStream uint64
+	streams    map[uint64]*stream
+	retired    []uint64 // finished streams, oldest first
+	standalone *stream
+	replay     int
+}
+
+// close ends the session and wakes every GET stream waiting on it.
+func (e *entry) close() {
+	e.once.Do(func() {
+		e.sess.Close()
+		close(e.closed)
+	})
+}
+
+// newStream opens a stream of the session. A standalone stream carries
+// the messages that belong to no request (the GET stream); the others
+// carry one POST request's notifications and response.
+func (e *entry) newStream(standalone bool) *stream {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.nextStream++
+	s := &stream{e: e, n: e.nextStream, standalone: standalone, done: make(chan struct{}), replay: e.replay}
+	if standalone {
+		s.sendFn = s.send
+	}
+	if e.streams == nil {
+		e.streams = make(map[uint64]*stream)
+	}
+	e.streams[s.n] = s
+	return s
+}
+
+// standaloneStream returns the session's GET stream, opening it the first
+// time.
+func (e *entry) standaloneStream() *stream {
+	e.mu.Lock()
+	s := e.standalone
+	e.mu.Unlock()
+	if s != nil {
+		return s
+	}
+	s = e.newStream(true)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.standalone != nil { // another GET won the race
+		delete(e.streams, s.n)
+		return e.standalone
+	}
+	e.standalone = s
+	return s
+}
+
+// stream returns stream n, or nil when the session never had it or has
+// forgotten it.
+func (e *entry) stream(n uint64) *stream {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.streams[n]
+}
+
+// retire records that stream s finished, forgetting the oldest finished
+// streams beyond maxRetired.
+func (e *entry) retire(s *stream) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.retired = append(e.retired, s.n)
+	for len(e.retired) > maxRetired {
+		delete(e.streams, e.retired[0])
+		e.retired = e.retired[1:]
+	}
+}
+
+// sink is where a stream's live events go: the response of the POST that
+// opened it, or a GET that resumed it.
+type sink interface {
+	// deliver takes one framed event; false means the sink can take no
+	// more and the stream detaches it. It must not block.
+	deliver(frame []byte) bool
+	// evict tells the sink the stream no longer writes to it.
+	evict()
+}
+
+// stream is one resumable SSE stream of a legacy session. Every event gets
+// an id "<n>-<seq>" and is kept in a bounded ring for replay.
+type stream struct {
+	e          *entry
+	n          uint64
+	standalone bool
+	done       chan struct{} // closed with the final event
+	replay     int
+	sendFn     func([]byte) error
+
+	mu    sync.Mutex
+	seq   uint64
+	ring  []event // at most replay events; oldest at start once full
+	start int
+	final bool
+	sink  sink
+}
+
+type event struct {
+	seq   uint64
+	frame []byte
+}
+
+// send is the session's sender while this standalone stream has a sink.
+func (s *stream) send(msg []byte) error { return s.emit(msg, false) }
+
+// emit frames data as the stream's next event, keeps it for replay and
+// hands it to the sink. final marks the last event (the response); nil
+// data with final ends the stream without an event.
+func (s *stream) emit(data []byte, final bool) error {
+	var idb [41]byte
+	s.mu.Lock()
+	if s.final {
+		s.mu.Unlock()
+		return errStreamEnded
+	}
+	if data == nil && final { // end without an event
+		s.final = true
+		close(s.done)
+		s.mu.Unlock()
+		s.e.retire(s)
+		return nil
+	}
+	if s.standalone && s.sink == nil {
+		s.mu.Unlock()
+		return sake.ErrNoStream
+	}
+	s.seq++
+	frame := appendEvent(make([]byte, 0, len(data)+48), appendEventID(idb[:0], s.n, s.seq), data)
+	s.keep(event{seq: s.seq, frame: frame})
+	if s.sink != nil && !s.sink.deliver(frame) {
+		s.detachLocked()
+	}
+	if final {
+		s.final = true
+		close(s.done)
+	}
+	s.mu.Unlock()
+	if final {
+		s.e.retire(s)
+	}
+	return nil
+}
+
+// keep adds an event to the ring, dropping the oldest when it is full.
+func (s *stream) keep(ev event) {
+	if s.replay <= 0 {
+		return
+	}
+	if len(s.ring) < s.replay {
+		s.ring = append(s.ring, ev)
+		return
+	}
+	s.ring[s.start] = ev
+	s.start = (s.start + 1) % len(s.ring)
+}
+
+// attach makes sk the stream's sink, evicting the previous one. With
+// resume it returns the kept events after seq after; lost says some of
+// them are no longer kept. prime is the id of the stream's latest event,
+// for a priming event. final says the stream has ended: sk was not
+// attached and the replay is all there is. ok is false when after is an
+// id the stream never issued.
+func (s *stream) attach(sk sink, resume bool, after uint64) (replay [][]byte, prime []byte, final, lost, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if resume {
+		if after > s.seq {
+			return nil, nil, false, false, false
+		}
+		oldest := s.seq + 1
+		for i := range s.ring {
+			ev := s.ring[(s.start+i)%len(s.ring)]
+			if i == 0 {
+				oldest = ev.seq
+			}
+			if ev.seq > after {
+				replay = append(replay, ev.frame)
+			}
+		}
+		lost = oldest > after+1
+	}
+	prime = appendEventID(nil, s.n, s.seq)
+	if s.final {
+		return replay, prime, true, lost, true
+	}
+	if s.sink != nil {
+		s.sink.evict()
+	}
+	s.sink = sk
+	if s.standalone {
+		s.e.sess.SetSender(s.sendFn)
+	}
+	return replay, prime, false, lost, true
+}
+
+// detach removes sk if it is still the stream's sink.
+func (s *stream) detach(sk sink) {
+	s.mu.Lock()
+	if s.sink == sk {
+		s.detachLocked()
+	}
+	s.mu.Unlock()
+}
+
+func (s *stream) detachLocked() {
+	s.sink.evict()
+	s.sink = nil
+	if s.standalone {
+		s.e.sess.SetSender(nil)
+	}
+}
+
+// getSink is a GET response waiting for a stream's events: they queue in
+// out, and the GET's goroutine writes them. A sink that falls behind is
+// evicted; its client reconnects with Last-Event-ID and the ring fills the
+// gap.
+type getSink struct {
+	out  chan []byte
+	stop chan struct{}
+	once sync.Once
+}
+
+func newGetSink() *getSink {
+	return &getSink{out: make(chan []byte, 64), stop: make(chan struct{})}
+}
+
+func (g *getSink) deliver(frame []byte) bool {
+	select {
+	case g.out <- frame:
+		return true
+	default:
+		return false
+	}
+}
+
+func (g *getSink) evict() { g.once.Do(func() { close(g.stop) }) }
+
+// lookup returns the live session with that id owned by owner, or nil.
+func (h *Handler) lookup(id, owner string) *entry {
+	h.mu.RLock()
+	e := h.sessions[id]
+	h.mu.RUnlock()
+	if e == nil {
+		return nil
+	}
+	if e.sess.Closed() { // closed behind our back (Server.Shutdown)
+		h.remove(e)
+		return nil
+	}
+	if e.owner != owner {
+		return nil
+	}
+	return e
+}
+
+// add keeps a session initialize created. It fails when the handler is
+// closed or at its session limit; the caller then closes the session.
+func (h *Handler) add(sess *sake.Session, owner string) (*entry, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, errClosed
+	}
+	if h.cfg.maxSessions > 0 && len(h.sessions) >= h.cfg.maxSessions {
+		return nil, errTooMany
+	}
+	e := &entry{sess: sess, owner: owner, closed: make(chan struct{}), replay: h.cfg.replay}
+	h.sessions[sess.ID()] = e
+	if !h.janitorOn && h.cfg.idleTimeout > 0 {
+		h.janitorOn = true
+		h.wg.Add(1)
+		go h.janitor()
+	}
+	return e, nil
+}
+
+var (
+	errClosed  = errors.New("plug: the handler is closed")
+	errTooMany = errors.New("plug: too many sessions")
+)
+
+// remove forgets a session and closes it.
+func (h *Handler) remove(e *entry) {
+	h.mu.Lock()
+	if h.sessions[e.sess.ID()] == e {
+		delete(h.sessions, e.sess.ID())
+	}
+	h.mu.Unlock()
+	e.close()
+}
+
+// janitor closes idle sessions until the handler closes.
+func (h *Handler) janitor() {
+	defer h.wg.Done()
+	every := min(max(h.cfg.idleTimeout/4, time.Second), time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.done:
+			return
+		case now := <-t.C:
+			h.sweep(now)
+		}
+	}
+}
+
+// sweep closes the sessions idle since before now minus the timeout, and
+// forgets those already closed.
+func (h *Handler) sweep(now time.Time) {
+	var idle []*entry
+	h.mu.RLock()
+	for _, e := range h.sessions {
+		if e.sess.Closed() || (e.busy.Load() == 0 && now.Sub(e.sess.LastUsed()) > h.cfg.idleTimeout) {
+			idle = append(idle, e)
+		}
+	}
+	h.mu.RUnlock()
+	for _, e := range idle {
+		h.cfg.logger.Debug("plug: closing an idle session", "idle", now.Sub(e.sess.LastUsed()).Round(time.Second))
+		h.remove(e)
+	}
+}

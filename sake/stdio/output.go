@@ -1,0 +1,84 @@
+package stdio
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+)
+
+// errClosed is what writes return once Serve has finished with the
+// output, for example a broadcast racing with the end of the connection.
+var errClosed = errors.New("stdio: the connection is closed")
+
+// output serialises the messages written to the client: each is one line,
+// and the buffer is flushed before the last writer in line lets go of the
+// lock, so nothing waits in the buffer while the writer is idle.
+type output struct {
+	waiting atomic.Int32 // writers waiting for mu
+
+	mu     sync.Mutex
+	bw     *bufio.Writer
+	err    error // the first write error; every later write returns it
+	closed bool
+	fail   func(error) // told the first write error, under mu
+}
+
+func newOutput(w io.Writer, fail func(error)) *output {
+	return &output{bw: bufio.NewWriterSize(w, 64<<10), fail: fail}
+}
+
+// write sends msg and a newline. A raw newline inside msg would split it
+// in two for the client; in JSON text it can only be insignificant
+// whitespace, so it becomes a space.
+func (o *output) write(msg []byte) error {
+	if bytes.IndexByte(msg, '\n') >= 0 {
+		msg = bytes.ReplaceAll(msg, []byte{'\n'}, []byte{' '})
+	}
+	o.waiting.Add(1)
+	o.mu.Lock()
+	o.waiting.Add(-1)
+	defer o.mu.Unlock()
+	if o.err != nil {
+		return o.err
+	}
+	if o.closed {
+		return errClosed
+	}
+	_, err := o.bw.Write(msg)
+	if err == nil {
+		err = o.bw.WriteByte('\n')
+	}
+	// A writer that finds others waiting leaves the flush to the last of
+	// them, which always comes (it counted itself before locking).
+	if err == nil && o.waiting.Load() == 0 {
+		err = o.bw.Flush()
+	}
+	if err != nil {
+		o.err = err
+		o.fail(err)
+	}
+	return err
+}
+
+// close flushes what is buffered and refuses later writes.
+func (o *output) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err == nil && !o.closed {
+		if err := o.bw.Flush(); err != nil {
+			o.err = err
+			o.fail(err)
+		}
+	}
+	o.closed = true
+}
+
+// failure returns the first write error, if any.
+func (o *output) failure() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err
+}

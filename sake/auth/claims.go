@@ -14,9 +14,10 @@ import (
 // scp; acr; auth_time; and all the claims.
 func identityFromClaims(claims map[string]any) *sake.Identity {
 	id := &sake.Identity{
-		Subject: stringClaim(claims, "sub"),
-		ACR:     stringClaim(claims, "acr"),
-		Claims:  claims,
+		FromToken: true,
+		Subject:   stringClaim(claims, "sub"),
+		ACR:       stringClaim(claims, "acr"),
+		Claims:    claims,
 	}
 	for _, name := range [...]string{"client_id", "azp", "cid"} {
 		if s := stringClaim(claims, name); s != "" {

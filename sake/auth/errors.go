@@ -10,18 +10,18 @@ import (
 // Error codes carried in the error parameter of a WWW-Authenticate challenge
 // (RFC 6750 §3.1, RFC 9470 §3, RFC 9449 §7.1).
 const (
-	// CodeInvalidRequest: the Authorization header is malformed (400).
+	// CodeInvalidRequest means the Authorization header is malformed (400).
 	CodeInvalidRequest = "invalid_request"
-	// CodeInvalidToken: the token is expired, revoked, malformed, not for
-	// this resource, or otherwise not acceptable (401).
+	// CodeInvalidToken means the token is expired, revoked, malformed, not
+	// for this resource, or otherwise not acceptable (401).
 	CodeInvalidToken = "invalid_token"
-	// CodeInsufficientScope: the token is valid but lacks a scope (403).
+	// CodeInsufficientScope means the token is valid but lacks a scope (403).
 	CodeInsufficientScope = "insufficient_scope"
-	// CodeInsufficientUserAuthentication: the sign-in behind the token is
-	// too weak or too old (401, RFC 9470).
+	// CodeInsufficientUserAuthentication means the sign-in behind the
+	// token is too weak or too old (401, RFC 9470).
 	CodeInsufficientUserAuthentication = "insufficient_user_authentication"
-	// CodeInvalidDPoPProof: the DPoP proof is missing or invalid (401,
-	// RFC 9449).
+	// CodeInvalidDPoPProof means the DPoP proof is missing or invalid
+	// (401, RFC 9449).
 	CodeInvalidDPoPProof = "invalid_dpop_proof"
 )
 

@@ -151,5 +151,10 @@ func wantAuthError(t *testing.T, err error, status int, code string) *Error {
 	if e.Status != status || e.Code != code {
 		t.Fatalf("err = %d %q (%v), want %d %q", e.Status, e.Code, e.Unwrap(), status, code)
 	}
+	t.Logf("cause: %v", e.Unwrap())
 	return e
 }
+
+var jwtRS256 = jwt.SigningMethodRS256
+
+var jwtES256 = jwt.SigningMethodES256

@@ -142,9 +142,6 @@ func (in *Introspector) check(claims map[string]any, now time.Time) (time.Time, 
 	if iss, ok := claims["iss"].(string); ok && in.Issuer != "" && iss != in.Issuer {
 		return time.Time{}, InvalidToken(errors.New("introspection: token from another issuer"))
 	}
-	if !hasExp {
-		exp = time.Time{}
-	}
 	return exp, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
-	"maps"
 )
 
 // KeySource supplies the public key that verifies a token signed with alg
@@ -51,7 +50,7 @@ type staticKeys map[string]any
 func (s staticKeys) Key(_ context.Context, kid, alg string) (any, error) {
 	k, ok := s[kid]
 	if !ok && kid == "" && len(s) == 1 {
-		for _, only := range maps.All(s) {
+		for _, only := range s {
 			k, ok = only, true
 		}
 	}

@@ -5,9 +5,10 @@ import (
 	"time"
 )
 
-// ReplayCache remembers DPoP proof identifiers. Seen records key until the
+// ReplayCache remembers DPoP proof identifiers. Seen records jti until the
 // given time and reports whether it was already recorded and not yet
-// expired. Implementations must be safe for concurrent use; a server running
+// expired. VerifyDPoPProof passes the proof's jti qualified by its key
+// thumbprint ("<jkt>:<jti>"), so clients cannot collide with each other. Implementations must be safe for concurrent use; a server running
 // several instances shares one (for example in Redis) so that a proof cannot
 // be replayed against a sibling.
 type ReplayCache interface {
@@ -45,6 +46,7 @@ type memoryReplay struct {
 	head  int
 }
 
+// Seen implements ReplayCache.
 func (c *memoryReplay) Seen(key string, until time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

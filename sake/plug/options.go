@@ -34,6 +34,7 @@ type config struct {
 	maxSessions int
 	replay      int
 	identify    func(r *http.Request) (*sake.Identity, error)
+	metadataURL string
 	logger      *slog.Logger
 	keepAlive   time.Duration
 }

@@ -131,7 +131,13 @@ func (p *postWriter) finish(r *http.Request, reply *sake.Reply, in *sake.Inbound
 		p.sse.send(p.buf)
 		return
 	}
-	writeJSON(w, statusFor(reply), reply.Body)
+	status := statusFor(reply)
+	if reply.Auth != nil && h.cfg.identify != nil {
+		var challenge string
+		status, challenge = h.authFailureChallenge(r, reply.Auth)
+		w.Header().Set("WWW-Authenticate", challenge)
+	}
+	writeJSON(w, status, reply.Body)
 }
 
 // track registers a streaming POST so that Close can cancel it.

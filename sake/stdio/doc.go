@@ -32,15 +32,20 @@
 //
 // # Both eras
 //
-// The transport holds no protocol logic: every message goes to
-// sake.Server.Handle. A modern (2026-07-28) request carries its version and
-// capabilities in params._meta and is served on its own, before or after
-// any initialize, including the server/discover probe a dual-era client
-// sends first. A legacy (2025-11-25) client starts with initialize: its
-// session belongs to the connection from then on, every later message is
-// handled in it, and the server's broadcasts for it (list changes,
-// resource updates) are written to the output once the client has sent
-// notifications/initialized. A second initialize replaces the session,
+// Every message goes to sake.Server.Handle; the transport reads no more
+// of it than it needs to decide how to run it (its id, and whether it is
+// initialize, notifications/cancelled or subscriptions/listen). A modern
+// (2026-07-28) request carries its version and capabilities in
+// params._meta and is served on its own, before or after any initialize,
+// including the server/discover probe a dual-era client sends first. A
+// legacy (2025-11-25) client starts with initialize: its session belongs
+// to the connection from then on, every later message is handled in it,
+// and the server's broadcasts for it (list changes, resource updates) are
+// written to the output once the client has sent
+// notifications/initialized. A tool in a legacy session may ask the client
+// (sampling, elicitation, roots): the request goes out like a
+// notification, and the client's response is handled as soon as it is
+// read, while the tool waits. A second initialize replaces the session,
 // closing the first.
 //
 // # Concurrency
@@ -77,8 +82,9 @@
 // When the input ends (the client closes the server's stdin, its way of
 // asking it to exit), Serve stops reading, lets the running requests
 // finish and writes their responses, closes the legacy session, and
-// returns nil. Running subscriptions/listen requests, which would never
-// finish on their own, are cancelled. When the context is cancelled
+// returns nil. The requests that cannot finish without the client are
+// cancelled: subscriptions/listen, and the requests of a legacy session
+// waiting for the client's answer to a question (or asking one later). When the context is cancelled
 // (ServeStdio: on SIGINT or SIGTERM), the running requests are cancelled,
 // their late results are dropped, and Serve returns the context's error
 // once they have returned. When a write fails (the client went away),

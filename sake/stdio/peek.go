@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 )
 
-// The transport looks at three members of each message before handing it
-// to the dispatcher, to decide how to run it: id, method and, for
-// notifications/cancelled, params.requestId. It reads them the way
+// The transport looks at a few members of each message before handing it
+// to the dispatcher, to decide how to run it: id, method, whether there
+// is a result or an error and, for notifications/cancelled,
+// params.requestId. It reads them the way
 // encoding/json (and so the dispatcher) does: keys match case-insensitively
 // and the last of duplicate keys wins. The common message is read by a
 // small scanner that allocates nothing; anything unusual (escapes in keys
@@ -28,6 +29,9 @@ const (
 	// kindCancel is notifications/cancelled: the request it names is
 	// stopped, then it is handled inline.
 	kindCancel
+	// kindResponse is the client's answer to a request of the server
+	// (legacy era): handled inline.
+	kindResponse
 )
 
 // Methods the transport tells apart.
@@ -40,7 +44,7 @@ const (
 // peeked is what the transport learns about a message.
 type peeked struct {
 	kind msgKind
-	// id is the raw JSON id of a request.
+	// id is the raw JSON id of a request or a response.
 	id []byte
 	// requestID is the raw JSON params.requestId of a cancellation, nil if
 	// absent.
@@ -53,6 +57,7 @@ type peeked struct {
 // rawEnvelope holds the raw JSON values of the members peek reads.
 type rawEnvelope struct {
 	id, method, params []byte
+	answer             bool // it has a result or an error
 }
 
 // peek classifies a message. It never fails: what it cannot read is
@@ -67,6 +72,8 @@ func peek(msg []byte) peeked {
 			env.method = v
 		case equalFold(k, "params"):
 			env.params = v
+		case equalFold(k, "result") || equalFold(k, "error"):
+			env.answer = true
 		}
 	})
 	if st != scanOK {
@@ -75,7 +82,7 @@ func peek(msg []byte) peeked {
 	var method []byte
 	switch {
 	case env.method == nil || string(env.method) == "null":
-		return peeked{kind: kindInline}
+		return response(env.id, env.answer)
 	case env.method[0] != '"':
 		return peeked{kind: kindInline} // the dispatcher refuses it
 	case bytes.IndexByte(env.method, '\\') >= 0:
@@ -92,11 +99,24 @@ func peekSlow(msg []byte) peeked {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
 		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(msg, &env) != nil || env.Method == nil {
+	if json.Unmarshal(msg, &env) != nil {
 		return peeked{kind: kindInline}
 	}
+	if env.Method == nil {
+		return response(env.ID, env.Result != nil || env.Error != nil)
+	}
 	return classify([]byte(*env.Method), env.ID, env.Params)
+}
+
+// response classifies a message without a method.
+func response(id []byte, answer bool) peeked {
+	if id != nil && answer {
+		return peeked{kind: kindResponse, id: id}
+	}
+	return peeked{kind: kindInline} // the dispatcher refuses it
 }
 
 // classify decides the kind of a message with a method.

@@ -16,7 +16,9 @@ import (
 // It returns when:
 //   - r ends: reading stops, the requests still running finish and their
 //     responses are written, and Serve returns nil (or the read error, if
-//     the input failed rather than ended);
+//     the input failed rather than ended); only the requests that cannot
+//     finish without the client are cancelled (see the package
+//     documentation);
 //   - ctx is cancelled: the running requests are cancelled and their
 //     late results dropped, and Serve returns ctx.Err();
 //   - a write to w fails: the running requests are cancelled, since

@@ -109,8 +109,9 @@ func Valid(b []byte) bool {
 // contains backslash escapes, in which case it is a newly allocated,
 // unescaped copy. The value is the sub-slice of b holding the member's value
 // without surrounding whitespace; use [Kind] to tell its type and [Unquote]
-// to decode strings. Duplicate keys are passed as they come. fn must not
-// modify b and must not retain key or value beyond the lifetime of b.
+// to decode strings. Duplicate keys are passed as they come. Because key and
+// value usually alias b, fn must copy them if it keeps them after b is
+// modified or reused.
 //
 // Members first validates the whole of b, including nested values, and
 // calls fn only if b is valid: it returns a *[SyntaxError] for invalid input
@@ -210,9 +211,8 @@ type span struct {
 
 // emit calls fn for the member at sp.
 func emit(b []byte, sp span, fn func(key, value []byte) error) error {
-	// The key ends at the last quote before the value; only whitespace and a
-	// colon can lie between them, and neither can be part of a JSON string's
-	// closing sequence.
+	// Only whitespace and a colon lie between the key's closing quote and the
+	// value, so the last quote before the value closes the key.
 	ke := bytes.LastIndexByte(b[sp.key+1:sp.value], '"') + sp.key + 1
 	key := b[sp.key+1 : ke]
 	if bytes.IndexByte(key, '\\') >= 0 {
@@ -437,7 +437,7 @@ func specialMask(v uint64) uint64 {
 	)
 	q := v ^ (lo * '"')
 	bs := v ^ (lo * '\\')
-	return ((q - lo) &^ q | (bs - lo) &^ bs | (v - lo*0x20) &^ v) & hi
+	return ((q-lo)&^q | (bs-lo)&^bs | (v-lo*0x20)&^v) & hi
 }
 
 // str scans a string starting at the opening quote b[i] and returns the

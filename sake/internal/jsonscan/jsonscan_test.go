@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -793,5 +794,36 @@ func BenchmarkUnquote(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestSpecialMask(t *testing.T) {
+	t.Parallel()
+	interesting := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', '\\', 'a', 0x7f, 0x80, 0x81, 0x9f, 0xa0, 0xa2, 0xdc, 0xff}
+	r := rand.New(rand.NewPCG(3, 4))
+	var w [8]byte
+	for range 1 << 20 {
+		for k := range w {
+			if r.IntN(2) == 0 {
+				w[k] = interesting[r.IntN(len(interesting))]
+			} else {
+				w[k] = byte(r.Uint32())
+			}
+		}
+		want := 8
+		for k, c := range w {
+			if strSpecial[c] {
+				want = k
+				break
+			}
+		}
+		got := 8
+		if m := specialMask(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56); m != 0 {
+			got = bits.TrailingZeros64(m) >> 3
+		}
+		if got != want {
+			t.Fatalf("specialMask(% x): first special byte %d, want %d", w, got, want)
+		}
 	}
 }

@@ -1,0 +1,117 @@
+package plug_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/plug"
+)
+
+type guarded struct{}
+
+func (guarded) Declare(d *sake.Declarations) {
+	d.Tool("Read").Scopes("files:read")
+	d.Tool("Wipe").Scopes("files:read", "files:write")
+	d.Tool("Purge").Authentication([]string{"urn:mfa"}, time.Minute)
+}
+
+func (guarded) Read(ctx *sake.Context) (string, error)  { return "read by " + ctx.Identity().Subject, nil }
+func (guarded) Wipe(ctx *sake.Context) (string, error)  { return "wiped", nil }
+func (guarded) Purge(ctx *sake.Context) (string, error) { return "purged", nil }
+
+const testSecret = "0123456789abcdef0123456789abcdef"
+
+func authServer(t *testing.T) (*httptest.Server, *auth.Issuer) {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(nil)
+	resource := "http://" + ts.Listener.Addr().String() + "/mcp"
+	v, err := auth.NewJWTVerifier(auth.JWTConfig{Issuer: "https://issuer.test", Audience: []string{resource}, HMACSecret: []byte(testSecret)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := plug.New(sake.MustNew(guarded{}), plug.Authorization(v, auth.MetadataURL(resource), "files:read"))
+	t.Cleanup(h.Close)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	ts.Config.Handler = mux
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts, &auth.Issuer{Issuer: "https://issuer.test", Secret: []byte(testSecret), Audience: resource}
+}
+
+func callWith(t *testing.T, ts *httptest.Server, token, tool string) (*http.Response, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
+}
+
+func TestAuthorizationChallenges(t *testing.T) {
+	t.Parallel()
+	ts, iss := authServer(t)
+	meta := auth.MetadataURL(iss.Audience)
+	reader, _ := iss.Issue("ana", "app", []string{"files:read"}, "", time.Time{}, "")
+	mfa, _ := iss.Issue("ana", "app", []string{"files:read"}, "urn:mfa", time.Now(), "")
+	staleMFA, _ := iss.Issue("ana", "app", []string{"files:read"}, "urn:mfa", time.Now().Add(-time.Hour), "")
+	expired, _ := (&auth.Issuer{Issuer: iss.Issuer, Secret: iss.Secret, Audience: iss.Audience,
+		Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }, TTL: time.Minute}).Issue("ana", "app", []string{"files:read"}, "", time.Time{}, "")
+	otherAudience, _ := (&auth.Issuer{Issuer: iss.Issuer, Secret: iss.Secret, Audience: "https://elsewhere/mcp"}).Issue("ana", "app", []string{"files:read"}, "", time.Time{}, "")
+
+	cases := []struct {
+		name, token, tool string
+		status            int
+		challenge         string
+	}{
+		{"no token", "", "read", 401, `Bearer scope="files:read", resource_metadata="` + meta + `"`},
+		{"malformed token", "not-a-jwt", "read", 401, `Bearer error="invalid_token"`},
+		{"expired token", expired, "read", 401, `error="invalid_token"`},
+		{"wrong audience", otherAudience, "read", 401, `error="invalid_token"`},
+		{"missing scope", reader, "wipe", 403, `Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="` + meta + `"`},
+		{"weak sign-in", reader, "purge", 401, `Bearer error="insufficient_user_authentication", acr_values="urn:mfa", max_age="60", resource_metadata="` + meta + `"`},
+		{"stale sign-in", staleMFA, "purge", 401, `error="insufficient_user_authentication"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := callWith(t, ts, tc.token, tc.tool)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, body)
+			}
+			if got := resp.Header.Get("WWW-Authenticate"); !strings.Contains(got, tc.challenge) {
+				t.Errorf("WWW-Authenticate = %q, want it to contain %q", got, tc.challenge)
+			}
+			if strings.Contains(body, tc.token) && tc.token != "" {
+				t.Error("the response echoes the token")
+			}
+		})
+	}
+	for tool, token := range map[string]string{"read": reader, "purge": mfa} {
+		resp, body := callWith(t, ts, token, tool)
+		if resp.StatusCode != 200 || strings.Contains(body, `"error":`) || strings.Contains(body, `"isError":true`) {
+			t.Errorf("%s with a good token: %d %s", tool, resp.StatusCode, body)
+		}
+	}
+	resp, body := callWith(t, ts, reader, "read")
+	if resp.StatusCode != 200 || !strings.Contains(body, "read by ana") {
+		t.Errorf("identity not passed to the tool: %d %s", resp.StatusCode, body)
+	}
+}

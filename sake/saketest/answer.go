@@ -169,5 +169,7 @@ func (c *Client) answerServerRequest(id json.RawMessage, method string, params j
 	} else {
 		msg = []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + string(res) + `}`)
 	}
-	c.srv.Handle(c.context(), msg, c.inbound())
+	if _, err := c.exchange(c.context(), msg); err != nil {
+		c.t.Errorf("saketest: answering %s: %v", method, err)
+	}
 }

@@ -34,6 +34,8 @@ type Client struct {
 	notifications []Notification
 	asked         []Ask
 	info          SessionInfo
+	legacyVersion string
+	http          *httpTransport
 }
 
 // Notification is a notification the server sent during a call.
@@ -67,6 +69,9 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 		opt(&o)
 	}
 	srv, ok := impl.(*sake.Server)
+	if !ok && o.handler != nil && impl == nil {
+		ok = true // the host's stack serves; no server value to build
+	}
 	if !ok {
 		var err error
 		serverOpts := append([]sake.Option{sake.Logger(testLogger(t))}, o.serverOpts...)
@@ -89,6 +94,13 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 		m = strconv.AppendQuote(m, string(o.logLevel))
 	}
 	c.meta = m
+	if o.handler != nil {
+		ht, err := newHTTPTransport(t, &o)
+		if err != nil {
+			t.Fatalf("saketest: %v", err)
+		}
+		c.http = ht
+	}
 	if err := c.connect(); err != nil {
 		t.Fatalf("saketest: the server refused the connection: %v", err)
 	}
@@ -122,7 +134,10 @@ func (c *Client) connect() error {
 	if err != nil {
 		return err
 	}
-	reply := c.srv.Handle(context.Background(), body, c.inbound())
+	reply, err := c.exchange(context.Background(), body)
+	if err != nil {
+		return err
+	}
 	raw, err := decodeReply(reply.Body)
 	if err != nil {
 		return err
@@ -138,13 +153,19 @@ func (c *Client) connect() error {
 	}
 	c.mu.Lock()
 	c.session = reply.Session
+	c.legacyVersion = r.ProtocolVersion
 	c.mu.Unlock()
 	c.info = SessionInfo{Era: sake.EraLegacy, ProtocolVersion: r.ProtocolVersion, ServerInfo: r.ServerInfo,
 		Capabilities: r.Capabilities, Instructions: r.Instructions}
 	if reply.Session != nil {
 		c.info.SessionID = reply.Session.ID()
 	}
-	c.srv.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), c.inbound())
+	if c.http != nil {
+		c.info.SessionID = c.http.sessionID()
+	}
+	if _, err := c.exchange(context.Background(), []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
+		return err
+	}
 	if c.opts.logLevel != "" {
 		if _, err := c.Request("logging/setLevel", map[string]any{"level": c.opts.logLevel}); err != nil {
 			return err
@@ -168,6 +189,9 @@ func (c *Client) Close() {
 	c.mu.Unlock()
 	if sess != nil {
 		sess.Close()
+	}
+	if c.http != nil {
+		c.http.close()
 	}
 }
 
@@ -264,7 +288,10 @@ func (c *Client) Request(method string, params any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	reply := c.srv.Handle(c.context(), body, c.inbound())
+	reply, err := c.exchange(c.context(), body)
+	if err != nil {
+		return nil, err
+	}
 	raw, err := decodeReply(reply.Body)
 	for round := 0; err == nil && bytes.Contains(raw, []byte(`"input_required"`)); round++ {
 		var ir struct {
@@ -297,7 +324,9 @@ func (c *Client) Request(method string, params any) (json.RawMessage, error) {
 		if body, err = c.encode(method, retry); err != nil {
 			return nil, err
 		}
-		reply = c.srv.Handle(c.context(), body, c.inbound())
+		if reply, err = c.exchange(c.context(), body); err != nil {
+			return nil, err
+		}
 		raw, err = decodeReply(reply.Body)
 	}
 	return raw, err
@@ -310,7 +339,20 @@ const maxRounds = 10
 // and returns the reply as the dispatcher made it: for tests of malformed
 // messages.
 func (c *Client) Send(msg []byte) sake.Reply {
-	return c.srv.Handle(c.context(), msg, c.inbound())
+	reply, err := c.exchange(c.context(), msg)
+	if err != nil {
+		c.t.Errorf("saketest: Send: %v", err)
+	}
+	return reply
+}
+
+// exchange carries one message to the server: into its dispatcher, or
+// through the host's HTTP stack with Handler.
+func (c *Client) exchange(ctx context.Context, body []byte) (sake.Reply, error) {
+	if c.http != nil {
+		return c.http.post(ctx, c, body)
+	}
+	return c.srv.Handle(ctx, body, c.inbound()), nil
 }
 
 func (c *Client) context() context.Context {

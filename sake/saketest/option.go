@@ -1,9 +1,11 @@
 package saketest
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/auth"
 )
 
 // Option configures a test client.
@@ -29,6 +31,12 @@ type options struct {
 	acr       string
 	authTime  time.Time
 	baseURL   string
+
+	handler http.Handler
+	path    string
+	headers http.Header
+	issuer  *auth.Issuer
+	dpop    bool
 }
 
 // Principal sets the host's principal, what components see as
@@ -108,3 +116,38 @@ func LogLevel(level sake.LogLevel) Option { return func(o *options) { o.logLevel
 func ServerOptions(opts ...sake.Option) Option {
 	return func(o *options) { o.serverOpts = append(o.serverOpts, opts...) }
 }
+
+// Handler sends every request through h, the host's HTTP stack (a chi
+// router with its middleware and authorization, or a plug.Handler), in
+// process, at path (default "/mcp"), as a real client sends it over HTTP.
+// The stack computes the caller from the request, so Principal does not
+// apply; with Scopes and TokenIssuer the client sends a real access token
+// for Subject. Pass the *sake.Server behind the stack as Connect's impl to
+// Listen to it, or nil.
+func Handler(h http.Handler, path string) Option {
+	return func(o *options) {
+		if path == "" {
+			path = "/mcp"
+		}
+		o.handler, o.path = h, path
+	}
+}
+
+// Header adds a header to every HTTP request sent with Handler.
+func Header(key, value string) Option {
+	return func(o *options) {
+		if o.headers == nil {
+			o.headers = http.Header{}
+		}
+		o.headers.Add(key, value)
+	}
+}
+
+// TokenIssuer makes a client with Handler and Scopes send access tokens
+// minted by iss: the issuer whose secret the endpoint's verifier shares.
+func TokenIssuer(iss *auth.Issuer) Option { return func(o *options) { o.issuer = iss } }
+
+// DPoP binds the client's token to a key it signs a DPoP proof with for
+// every request (RFC 9449), for endpoints that require sender-constrained
+// tokens.
+func DPoP() Option { return func(o *options) { o.dpop = true } }

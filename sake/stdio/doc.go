@@ -33,8 +33,9 @@
 // # Both eras
 //
 // Every message goes to sake.Server.Handle; the transport reads no more
-// of it than it needs to decide how to run it (its id, and whether it is
-// initialize, notifications/cancelled or subscriptions/listen). A modern
+// of it than it needs to decide how to run it: its id, and whether it is
+// a request, a response, initialize, notifications/cancelled or
+// subscriptions/listen. A modern
 // (2026-07-28) request carries its version and capabilities in
 // params._meta and is served on its own, before or after any initialize,
 // including the server/discover probe a dual-era client sends first. A

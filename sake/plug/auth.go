@@ -82,4 +82,3 @@ func (h *Handler) authFailureChallenge(r *http.Request, f *sake.AuthFailure) (in
 	}
 	return e.Status, e.Challenge(scheme, h.cfg.metadataURL)
 }
-

@@ -21,7 +21,9 @@ func (guarded) Declare(d *sake.Declarations) {
 	d.Tool("Purge").Authentication([]string{"urn:mfa"}, time.Minute)
 }
 
-func (guarded) Read(ctx *sake.Context) (string, error)  { return "read by " + ctx.Identity().Subject, nil }
+func (guarded) Read(ctx *sake.Context) (string, error) {
+	return "read by " + ctx.Identity().Subject, nil
+}
 func (guarded) Wipe(ctx *sake.Context) (string, error)  { return "wiped", nil }
 func (guarded) Purge(ctx *sake.Context) (string, error) { return "purged", nil }
 

@@ -1,7 +1,6 @@
 package sake
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -83,24 +82,9 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 		in = &Inbound{}
 	}
 	var env envelope
-	var paramsErr *json.UnmarshalTypeError
-	if err := json.Unmarshal(msg, &env); err != nil {
-		var ute *json.UnmarshalTypeError
-		switch {
-		case !errors.As(err, &ute):
-			return s.errorReply(nil, EraUnknown, &Error{Code: CodeParseError, Message: "Parse error: the message is not valid JSON"})
-		case ute.Field == "":
-			m := "Invalid request: a JSON-RPC message must be a JSON object"
-			if t := bytes.TrimLeft(msg, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-				m = "Invalid request: batches are not supported; send one JSON-RPC message at a time"
-			}
-			return s.errorReply(nil, EraUnknown, &Error{Code: CodeInvalidRequest, Message: m})
-		case ute.Field == "params" || strings.HasPrefix(ute.Field, "params."):
-			paramsErr = ute
-		default:
-			return s.errorReply(idOrNull(env.ID), EraUnknown, &Error{Code: CodeInvalidRequest,
-				Message: "Invalid request: " + ute.Field + " must not be " + ute.Value})
-		}
+	paramsErr := decodeMessage(msg, &env)
+	if paramsErr != nil && paramsErr.code != CodeInvalidParams {
+		return s.errorReply(idOrNull(env.ID), EraUnknown, &Error{Code: paramsErr.code, Message: paramsErr.message})
 	}
 	if env.JSONRPC != "2.0" {
 		return s.errorReply(idOrNull(env.ID), EraUnknown, &Error{Code: CodeInvalidRequest, Message: `Invalid request: "jsonrpc" must be "2.0"`})
@@ -129,7 +113,7 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 		return Reply{Era: era, Method: method}
 	}
 	if paramsErr != nil {
-		r := s.errorReply(env.ID, era, InvalidParams("Invalid params: %s must not be %s", paramsErr.Field, paramsErr.Value))
+		r := s.errorReply(env.ID, era, InvalidParams("%s", paramsErr.message))
 		r.Method = method
 		return r
 	}
@@ -144,17 +128,19 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		key := string(env.ID)
-		if f.track(key, cancel) {
-			defer f.untrack(key)
+		if e := f.track(key, cancel); e != nil {
+			defer f.untrack(key, e)
 		}
 		defer cancel()
 	}
 	res, err := s.handler(ctx, req)
 	var reply Reply
-	if ae, af, ok := authError(err); ok {
+	if err == nil {
+		reply = s.resultReply(req, res)
+	} else if ae, af, ok := authError(err); ok {
 		reply = s.errorReply(env.ID, era, ae)
 		reply.Auth = af
-	} else if err != nil {
+	} else {
 		var e *Error
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			// The client went away or cancelled: nobody reads this answer.
@@ -164,8 +150,6 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 			e = &Error{Code: CodeInternalError, Message: "Internal error"}
 		}
 		reply = s.errorReply(env.ID, era, e)
-	} else {
-		reply = s.resultReply(req, res)
 	}
 	reply.Method, reply.Session = method, req.newSession
 	return reply
@@ -194,7 +178,7 @@ func (s *Server) prepare(req *Request, in *Inbound) error {
 		if req.ClientCapabilities == nil {
 			req.ClientCapabilities = &ClientCapabilities{}
 		}
-		req.ClientInfo = p.ClientInfo
+		req.clientInfo = p.ClientInfo
 		req.ProtocolVersion = p.ProtocolVersion
 		return nil
 	}
@@ -203,7 +187,7 @@ func (s *Server) prepare(req *Request, in *Inbound) error {
 		req.Session = sess
 		req.ProtocolVersion = sess.version
 		req.ClientCapabilities = &sess.capabilities
-		req.ClientInfo = &sess.clientInfo
+		req.clientInfo = &sess.clientInfo
 		return nil
 	}
 	if in.SessionNotFound {
@@ -254,7 +238,6 @@ func (s *Server) prepareModern(req *Request, in *Inbound) error {
 	}
 	req.ProtocolVersion = version
 	req.ClientCapabilities = m.ClientCapabilities
-	req.ClientInfo = m.ClientInfo
 	return nil
 }
 
@@ -366,8 +349,15 @@ func (s *Server) notification(method string, p *Params, in *Inbound, era Era) {
 			in.Session.initialized.Store(true)
 		}
 	case "notifications/cancelled":
-		if f := flightOf(in.Session, in); f != nil && len(p.RequestID) > 0 {
-			f.Cancel(string(p.RequestID))
+		// The request may be a session's (legacy) or the connection's
+		// (modern over stdio): look in both.
+		if len(p.RequestID) > 0 {
+			id := string(p.RequestID)
+			if in.Session == nil || !in.Session.flight.Cancel(id) {
+				if in.InFlight != nil {
+					in.InFlight.Cancel(id)
+				}
+			}
 		}
 	}
 }

@@ -45,7 +45,10 @@ func (s *Session) deliver(id json.RawMessage, result json.RawMessage, errRaw jso
 		return false
 	}
 	var out outgoing
-	if errRaw != nil {
+	// The message's buffer is reused once Handle returns: keep copies.
+	result = append(json.RawMessage(nil), result...)
+	errRaw = append(json.RawMessage(nil), errRaw...)
+	if len(errRaw) > 0 {
 		var e Error
 		if json.Unmarshal(errRaw, &e) != nil {
 			e = Error{Code: CodeInternalError, Message: "the client answered with a malformed error"}

@@ -24,8 +24,6 @@ type Request struct {
 	// ClientCapabilities are the capabilities in force for this request:
 	// from _meta (modern) or from initialize (legacy). Never nil.
 	ClientCapabilities *ClientCapabilities
-	// ClientInfo is what the client said it is, if it said.
-	ClientInfo *Implementation
 	// Identity is the caller, nil when anonymous.
 	Identity *Identity
 	// Session is the legacy session, nil in the modern era.
@@ -37,6 +35,17 @@ type Request struct {
 
 	in         *Inbound
 	newSession *Session
+	clientInfo *Implementation
+}
+
+// ClientInfo returns what the client said it is, or nil if it said
+// nothing: from _meta in the modern era, from initialize in the legacy one.
+// It is self-reported; never base a security decision on it.
+func (r *Request) ClientInfo() *Implementation {
+	if r.clientInfo == nil && r.Era == EraModern {
+		r.clientInfo = r.Params.Meta.info()
+	}
+	return r.clientInfo
 }
 
 // Handler handles one request and returns its result, or an error that

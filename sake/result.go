@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 )
 
 // ToolResult is the full result of a tool call. A tool may return one to
@@ -58,20 +60,97 @@ func (r *ToolResult) DecodeStructured(v any) error {
 
 // UnmarshalJSON decodes a tools/call result.
 func (r *ToolResult) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Content           contentList     `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		IsError           bool            `json:"isError"`
-		Meta              Meta            `json:"_meta"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	*r = ToolResult{}
+	var inner error
+	err := jsonscan.Members(b, func(key, v []byte) error {
+		switch string(key) {
+		case "content":
+			r.Content, inner = decodeContents(v)
+		case "structuredContent":
+			if jsonscan.Kind(v) != jsonscan.Null {
+				r.StructuredContent = json.RawMessage(append([]byte(nil), v...))
+			}
+		case "isError":
+			r.IsError = jsonscan.Kind(v) == jsonscan.True
+		case "_meta":
+			r.Meta, inner = decodeResultMeta(v)
+		}
+		return inner
+	})
+	if err != nil {
 		return err
 	}
-	*r = ToolResult{Content: w.Content, IsError: w.IsError, Meta: w.Meta}
-	if len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null" {
-		r.StructuredContent = w.StructuredContent
+	if r.Content == nil {
+		r.Content = []Content{}
 	}
 	return nil
+}
+
+// decodeResultMeta decodes a result's _meta without the server's own
+// serverInfo, which describes the server, not the result.
+func decodeResultMeta(v []byte) (Meta, error) {
+	var m Meta
+	err := jsonscan.Members(v, func(key, raw []byte) error {
+		if string(key) == metaServerInfo {
+			return nil
+		}
+		x, err := decodeAny(raw)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			m = Meta{}
+		}
+		m[string(key)] = x
+		return nil
+	})
+	return m, err
+}
+
+// decodeContents decodes an array of content blocks; text blocks without
+// extras take a fast path.
+func decodeContents(v []byte) ([]Content, error) {
+	if jsonscan.Kind(v) != jsonscan.Array {
+		return nil, fmt.Errorf("content must be an array")
+	}
+	var out []Content
+	err := jsonscan.Elements(v, func(raw []byte) error {
+		c, err := decodeBlock(raw)
+		if err != nil {
+			return fmt.Errorf("content[%d]: %w", len(out), err)
+		}
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+func decodeBlock(raw []byte) (Content, error) {
+	var typ, text []byte
+	simple := true
+	_ = jsonscan.Members(raw, func(key, v []byte) error {
+		switch string(key) {
+		case "type":
+			typ = v
+		case "text":
+			text = v
+		default:
+			simple = false
+		}
+		return nil
+	})
+	if simple && string(typ) == `"text"` && text != nil {
+		s, err := jsonscan.Unquote(text)
+		if err != nil {
+			return nil, err
+		}
+		return &TextContent{Text: s}, nil
+	}
+	var w wireContent
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, err
+	}
+	return w.content()
 }
 
 // MarshalJSON encodes the result as it goes on the wire (without

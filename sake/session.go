@@ -168,26 +168,33 @@ func (s *Session) Send(msg []byte) error {
 // passes one in Inbound. The zero value is ready to use.
 type InFlight struct {
 	mu     sync.Mutex
-	m      map[string]func()
+	m      map[string]*flight
 	closed bool
 }
 
-func (f *InFlight) track(id string, cancel func()) bool {
+// flight is one tracked request; its identity lets a request untrack only
+// itself when a client reuses an id.
+type flight struct{ cancel func() }
+
+func (f *InFlight) track(id string, cancel func()) *flight {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return false
+		return nil
 	}
 	if f.m == nil {
-		f.m = make(map[string]func())
+		f.m = make(map[string]*flight)
 	}
-	f.m[id] = cancel
-	return true
+	e := &flight{cancel: cancel}
+	f.m[id] = e
+	return e
 }
 
-func (f *InFlight) untrack(id string) {
+func (f *InFlight) untrack(id string, e *flight) {
 	f.mu.Lock()
-	delete(f.m, id)
+	if f.m[id] == e {
+		delete(f.m, id)
+	}
 	f.mu.Unlock()
 }
 
@@ -195,12 +202,12 @@ func (f *InFlight) untrack(id string) {
 // reports whether there was one.
 func (f *InFlight) Cancel(id string) bool {
 	f.mu.Lock()
-	cancel := f.m[id]
+	e := f.m[id]
 	f.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if e != nil {
+		e.cancel()
 	}
-	return cancel != nil
+	return e != nil
 }
 
 // CancelAll cancels every running request and refuses new ones: the
@@ -211,7 +218,7 @@ func (f *InFlight) CancelAll() {
 	f.m = nil
 	f.closed = true
 	f.mu.Unlock()
-	for _, cancel := range m {
-		cancel()
+	for _, e := range m {
+		e.cancel()
 	}
 }

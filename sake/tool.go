@@ -202,9 +202,9 @@ func (t *tool) invoke(c *Context, args json.RawMessage) (res *ToolResult, err er
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	var generic any
-	if err := json.Unmarshal(args, &generic); err != nil {
-		return nil, InvalidParams("arguments are not valid JSON: %v", err)
+	generic, err := decodeAny(args)
+	if err != nil {
+		return nil, InvalidParams("Invalid params: arguments are not valid JSON: %v", err)
 	}
 	if err := t.input.validator.Validate(generic); err != nil {
 		return ErrorResult("Invalid arguments for tool %s: %v", t.name, err), nil
@@ -243,6 +243,20 @@ func describeDecodeError(err error) string {
 	return err.Error()
 }
 
+// textBlock holds a one-text-block result in one allocation.
+type textBlock struct {
+	res     ToolResult
+	content [1]Content
+	text    TextContent
+}
+
+func textResult(s string) *ToolResult {
+	b := &textBlock{text: TextContent{Text: s}}
+	b.content[0] = &b.text
+	b.res.Content = b.content[:]
+	return &b.res
+}
+
 // toResult converts a tool's return value into a ToolResult.
 func (t *tool) toResult(v reflect.Value) (*ToolResult, error) {
 	if t.call.result == nil {
@@ -250,7 +264,7 @@ func (t *tool) toResult(v reflect.Value) (*ToolResult, error) {
 	}
 	switch x := v.Interface().(type) {
 	case string:
-		return &ToolResult{Content: []Content{&TextContent{Text: x}}}, nil
+		return textResult(x), nil
 	case *ToolResult:
 		if x == nil {
 			return &ToolResult{Content: []Content{}}, nil

@@ -115,6 +115,7 @@ type envelope struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Method  *string         `json:"method"`
+	method  string
 	Params  *Params         `json:"params"`
 	Result  json.RawMessage `json:"result"`
 	Error   json.RawMessage `json:"error"`
@@ -172,6 +173,8 @@ type RequestMeta struct {
 	ClientCapabilities *ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
 	ClientInfo         *Implementation     `json:"io.modelcontextprotocol/clientInfo"`
 	LogLevel           *LogLevel           `json:"io.modelcontextprotocol/logLevel"`
+
+	clientInfo []byte // raw, decoded into ClientInfo on demand
 }
 
 // CompleteRef names what completion/complete completes.

@@ -11,22 +11,25 @@ import (
 // nil for none). A tool that answered with isError returns its result and
 // a *sake.ToolError; a JSON-RPC error returns a *sake.Error.
 func (c *Client) CallTool(name string, args any) (*sake.ToolResult, error) {
-	params := map[string]any{"name": name}
-	if args != nil {
-		params["arguments"] = args
-	}
-	raw, err := c.Request("tools/call", params)
+	params := callParams{Name: name, Arguments: args}
+	raw, err := c.Request("tools/call", &params)
 	if err != nil {
 		return nil, err
 	}
 	var res sake.ToolResult
-	if err := json.Unmarshal(raw, &res); err != nil {
+	if err := res.UnmarshalJSON(raw); err != nil {
 		return nil, fmt.Errorf("saketest: tools/call result: %w", err)
 	}
 	if res.IsError {
 		return &res, &sake.ToolError{Result: &res}
 	}
 	return &res, nil
+}
+
+// callParams are the params of tools/call.
+type callParams struct {
+	Name      string `json:"name"`
+	Arguments any    `json:"arguments,omitempty"`
 }
 
 // Page is one page of a list.

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 )
 
 // ErrClosed is returned by calls on a client after Close.
@@ -36,6 +37,7 @@ type Client struct {
 	info          SessionInfo
 	legacyVersion string
 	http          *httpTransport
+	in            *sake.Inbound // reused while the session and identity stay the same
 }
 
 // Notification is a notification the server sent during a call.
@@ -206,13 +208,20 @@ func (c *Client) Notifications() []Notification {
 func (c *Client) inbound() *sake.Inbound {
 	c.mu.Lock()
 	sess := c.session
+	cached := c.in
 	c.mu.Unlock()
+	if cached != nil && cached.Session == sess && c.opts.principal == nil {
+		return cached
+	}
 	in := &sake.Inbound{Session: sess, Notify: c.record, Identity: c.identity(), BaseURL: c.opts.baseURL}
 	if !c.opts.returnPanics {
 		in.OnPanic = func(r any, stack []byte) {
 			c.t.Errorf("saketest: panic in the server: %v\n%s", r, stack)
 		}
 	}
+	c.mu.Lock()
+	c.in = in
+	c.mu.Unlock()
 	return in
 }
 
@@ -405,18 +414,28 @@ func decodeReply(body []byte) (json.RawMessage, error) {
 	if body == nil {
 		return nil, errors.New("saketest: the server sent no response")
 	}
-	var r struct {
-		Result json.RawMessage `json:"result"`
-		Error  *sake.Error     `json:"error"`
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
+	var result, errRaw []byte
+	err := jsonscan.Members(body, func(key, v []byte) error {
+		switch string(key) {
+		case "result":
+			result = v
+		case "error":
+			errRaw = v
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("saketest: the response is not JSON-RPC: %w", err)
 	}
-	if r.Error != nil {
-		return nil, sake.AuthErrorFrom(r.Error)
+	if errRaw != nil {
+		var e sake.Error
+		if err := json.Unmarshal(errRaw, &e); err != nil {
+			return nil, fmt.Errorf("saketest: the error response is malformed: %w", err)
+		}
+		return nil, sake.AuthErrorFrom(&e)
 	}
-	if r.Result == nil {
+	if result == nil {
 		return nil, fmt.Errorf("saketest: the response has neither result nor error: %s", body)
 	}
-	return r.Result, nil
+	return result, nil
 }

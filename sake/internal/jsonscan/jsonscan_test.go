@@ -827,3 +827,30 @@ func TestSpecialMask(t *testing.T) {
 		}
 	}
 }
+
+func TestElements(t *testing.T) {
+	t.Parallel()
+	var got []string
+	err := Elements([]byte(` [1, "a" ,{"b":[2]}, [] ,null] `), func(v []byte) error {
+		got = append(got, string(v))
+		return nil
+	})
+	if err != nil || strings.Join(got, "|") != `1|"a"|{"b":[2]}|[]|null` {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	if err := Elements([]byte(`[]`), func([]byte) error { t.Error("called"); return nil }); err != nil {
+		t.Error(err)
+	}
+	if err := Elements([]byte(`{}`), nil); err != ErrNotArray {
+		t.Errorf("object: %v", err)
+	}
+	var se *SyntaxError
+	if err := Elements([]byte(`[1,]`), nil); !errors.As(err, &se) {
+		t.Errorf("trailing comma: %v", err)
+	}
+	stop := errors.New("stop")
+	n := 0
+	if err := Elements([]byte(`[1,2,3]`), func([]byte) error { n++; return stop }); err != stop || n != 1 {
+		t.Errorf("stop: %v after %d", err, n)
+	}
+}

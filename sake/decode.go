@@ -296,4 +296,3 @@ func (m *RequestMeta) info() *Implementation {
 	}
 	return m.ClientInfo
 }
-

@@ -23,6 +23,12 @@ var ErrClosed = errors.New("saketest: the client is closed")
 // Client is a test client connected to a server in memory. Its methods
 // are safe for concurrent use.
 type Client struct {
+	*state
+	ctx context.Context // nil: the test's context
+}
+
+// state is what a client and its WithContext copies share.
+type state struct {
 	t    testing.TB
 	srv  *sake.Server
 	opts options
@@ -81,7 +87,7 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 			t.Fatalf("saketest: %v", err)
 		}
 	}
-	c := &Client{t: t, srv: srv, opts: o}
+	c := &Client{state: &state{t: t, srv: srv, opts: o}}
 	caps, err := json.Marshal(o.capabilities)
 	if err != nil {
 		t.Fatalf("saketest: capabilities: %v", err)
@@ -297,7 +303,7 @@ func (c *Client) Request(method string, params any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	reply, err := c.exchange(c.context(), body)
+	reply, err := c.call(body)
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +339,7 @@ func (c *Client) Request(method string, params any) (json.RawMessage, error) {
 		if body, err = c.encode(method, retry); err != nil {
 			return nil, err
 		}
-		if reply, err = c.exchange(c.context(), body); err != nil {
+		if reply, err = c.call(body); err != nil {
 			return nil, err
 		}
 		raw, err = decodeReply(reply.Body)
@@ -355,6 +361,41 @@ func (c *Client) Send(msg []byte) sake.Reply {
 	return reply
 }
 
+// call sends one request and waits for its reply. When the client's
+// context ends first, the request is cancelled as a real client cancels
+// it: a legacy client sends notifications/cancelled, a modern one closes
+// its stream (the request's context ends); either way the late reply is
+// dropped and the call returns the context's error.
+func (c *Client) call(body []byte) (sake.Reply, error) {
+	ctx := c.context()
+	if c.ctx == nil || !c.opts.legacy {
+		reply, err := c.exchange(ctx, body)
+		if err == nil && ctx.Err() != nil {
+			return sake.Reply{}, ctx.Err()
+		}
+		return reply, err
+	}
+	var peek struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(body, &peek)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			msg := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(peek.ID) + `,"reason":"the test cancelled the call"}}`)
+			_, _ = c.exchange(context.Background(), msg)
+		case <-done:
+		}
+	}()
+	reply, err := c.exchange(context.WithoutCancel(ctx), body)
+	if err == nil && ctx.Err() != nil {
+		return sake.Reply{}, ctx.Err()
+	}
+	return reply, err
+}
+
 // exchange carries one message to the server: into its dispatcher, or
 // through the host's HTTP stack with Handler.
 func (c *Client) exchange(ctx context.Context, body []byte) (sake.Reply, error) {
@@ -365,10 +406,21 @@ func (c *Client) exchange(ctx context.Context, body []byte) (sake.Reply, error) 
 }
 
 func (c *Client) context() context.Context {
+	if c.ctx != nil {
+		return c.ctx
+	}
 	if tc, ok := c.t.(interface{ Context() context.Context }); ok {
 		return tc.Context()
 	}
 	return context.Background()
+}
+
+// WithContext returns a client whose calls run under ctx: cancelling it
+// cancels the call in progress, as a client closing its stream (modern) or
+// sending notifications/cancelled (legacy) does. It shares everything else
+// (session, records) with c.
+func (c *Client) WithContext(ctx context.Context) *Client {
+	return &Client{state: c.state, ctx: ctx}
 }
 
 // identity builds the simulated caller of one request.

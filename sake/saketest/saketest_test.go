@@ -1,6 +1,7 @@
 package saketest_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -420,3 +421,39 @@ type recorder struct {
 
 func (r *recorder) Errorf(format string, args ...any) { r.msg = fmt.Sprintf(format, args...) }
 func (r *recorder) Helper()                           {}
+
+type waiter struct {
+	started chan struct{}
+	stopped chan error
+}
+
+func (w *waiter) Wait(ctx *sake.Context) (string, error) {
+	close(w.started)
+	<-ctx.Done()
+	w.stopped <- ctx.Err()
+	return "too late", nil
+}
+
+func TestCancellationReachesTheTool(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, era saketest.Option) {
+		w := &waiter{started: make(chan struct{}), stopped: make(chan error, 1)}
+		c := saketest.Connect(t, w, era)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			<-w.started
+			cancel()
+		}()
+		res, err := c.WithContext(ctx).CallTool("wait", nil)
+		if !errors.Is(err, context.Canceled) || res != nil {
+			t.Fatalf("cancelled call = %v, %v; want the late result dropped", res, err)
+		}
+		if err := <-w.stopped; !errors.Is(err, context.Canceled) {
+			t.Errorf("the tool saw %v", err)
+		}
+		// The client goes on working after a cancelled call.
+		if err := c.Ping(); err != nil {
+			t.Error(err)
+		}
+	})
+}

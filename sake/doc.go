@@ -1,0 +1,73 @@
+// Package sake builds Model Context Protocol servers from Go values.
+//
+// A server is a struct: its exported methods that take a context first
+// become tools, their argument structs become JSON Schemas, and a Declare
+// method says the rest (descriptions, annotations, which methods are
+// resources, prompts and completions, and what each requires of its
+// caller). New reflects a type once and caches what it learns, so building
+// a server per request costs a map lookup.
+//
+//	type Greeter struct{}
+//
+//	type GreetArgs struct {
+//		Name string `json:"name" jsonschema:"description=Who to greet"`
+//	}
+//
+//	func (Greeter) Greet(ctx *sake.Context, a GreetArgs) (string, error) {
+//		return "Hello, " + a.Name + "!", nil
+//	}
+//
+//	srv, err := sake.New(Greeter{})
+//
+// # One dispatcher, two eras
+//
+// Server.Handle answers every JSON-RPC message of both protocol eras: the
+// stateless 2026-07-28 revision, where each request carries its version and
+// client capabilities in params._meta, and the handshake era (2025-11-25,
+// 2025-06-18, 2025-03-26, 2024-11-05), where initialize opens a Session.
+// Each message is decoded once and classified by what it carries: modern
+// _meta (or a modern MCP-Protocol-Version header) means modern; initialize,
+// or a session, means legacy. The transports (sake/plug for Streamable
+// HTTP, sake/stdio) and the test client (sake/saketest) all call Handle;
+// none of them interprets JSON-RPC.
+//
+// In the modern era every result carries resultType, the six cacheable
+// results carry ttlMs and cacheScope, and _meta names the server. The
+// legacy era gets the shapes of its revision: no resultType, -32002 for an
+// unknown resource, server-initiated requests on the session.
+//
+// # Asking the client
+//
+// Tool, resource and prompt code asks the user (Context.Elicit), the
+// client's model (Context.Sample) or the client's roots (Context.ListRoots)
+// with one call, whatever the era. In the legacy era the call sends a
+// request on the session and waits for the answer. In the modern era it
+// returns ErrInputRequired: the tool returns that error, the dispatcher
+// answers with an input_required result listing every question asked and a
+// requestState signed with the server's secret, bound to the caller and
+// the request, and expiring; when the client retries with the answers the
+// tool runs again and each question finds its answer by key. Work done
+// before the first question is repeated on each round: keep it free of
+// side effects, or keep its results in the request state with Context.Keep.
+//
+// # Authorization
+//
+// A component may require OAuth scopes and an authentication level
+// (ToolDef.Scopes, ToolDef.Authentication, and the server-wide
+// RequireScopes and RequireAuthentication). Requirements apply to callers
+// whose Identity comes from an access token; a call that fails them returns
+// *InsufficientScopeError (every scope the component needs, so that one
+// new authorization covers them) or *InsufficientAuthenticationError
+// (RFC 9470 acr_values and max_age), which sake/plug turns into 403 and
+// 401 challenges. Lists show every component, whatever the caller's
+// scopes, so that a client can discover a tool and step up when it calls
+// it; the lists are therefore the same for everyone and cacheable as
+// "public".
+//
+// # Errors
+//
+// A tool's error becomes a result with isError set, which the model reads;
+// invalid arguments too, with a message naming each field. A *Error
+// becomes a JSON-RPC error. A panic in user code becomes an error result,
+// is logged, and the server goes on.
+package sake

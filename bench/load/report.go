@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// summary is the medians of one configuration over its runs.
+type summary struct {
+	cfg              config
+	runs, measured   int
+	rps              float64 // median
+	rpsMin, rpsMax   float64
+	p50, p99         time.Duration // medians
+	rssMaxKiB        int64
+	errs             int64
+	na               []string // distinct reasons of runs that could not be measured
+	measuredAnything bool
+}
+
+// summarize reduces the runs of every configuration to medians.
+func summarize(cfgs []config, results map[string][]runResult) []summary {
+	var out []summary
+	for _, c := range cfgs {
+		s := summary{cfg: c}
+		var rps []float64
+		var p50, p99 []time.Duration
+		for _, r := range results[c.String()] {
+			s.runs++
+			if r.na != "" {
+				if !slices.Contains(s.na, r.na) {
+					s.na = append(s.na, r.na)
+				}
+				continue
+			}
+			s.measured++
+			rps = append(rps, r.rps)
+			p50 = append(p50, r.p50)
+			p99 = append(p99, r.p99)
+			s.rssMaxKiB = max(s.rssMaxKiB, r.rssKiB)
+			s.errs += r.errs
+		}
+		if s.measured > 0 {
+			s.measuredAnything = true
+			s.rps = median(rps)
+			s.rpsMin, s.rpsMax = slices.Min(rps), slices.Max(rps)
+			s.p50 = median(p50)
+			s.p99 = median(p99)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// median returns the median of v (the mean of the middle two for an even
+// count); v is sorted in place.
+func median[T float64 | time.Duration](v []T) T {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// printSummary prints the table of medians and the ratios.
+func printSummary(sums []summary, o options) {
+	fmt.Printf("\n## Medians over %d repetition(s): %d clients, %s per run\n\n", o.reps, o.conc, o.dur)
+	fmt.Println("| config | runs | rps median (min–max) | p50 ms | p99 ms | peak RSS MiB | errors | note |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, s := range sums {
+		note := s.cfg.srv.note(s.cfg.path)
+		if len(s.na) > 0 {
+			note = joinNote(note, "n/a: "+strings.Join(s.na, "; "))
+		}
+		note = strings.ReplaceAll(note, "|", "\\|")
+		if !s.measuredAnything {
+			fmt.Printf("| %s | %d/%d | n/a | n/a | n/a | n/a | – | %s |\n", s.cfg, s.measured, s.runs, note)
+			continue
+		}
+		fmt.Printf("| %s | %d/%d | %.0f (%.0f–%.0f) | %.3f | %.3f | %.1f | %d | %s |\n",
+			s.cfg, s.measured, s.runs, s.rps, s.rpsMin, s.rpsMax, ms(s.p50), ms(s.p99),
+			float64(s.rssMaxKiB)/1024, s.errs, note)
+	}
+
+	rps := func(srv, path string) float64 {
+		for _, s := range sums {
+			if s.cfg.srv.name == srv && s.cfg.path.name == path && s.measuredAnything {
+				return s.rps
+			}
+		}
+		return 0
+	}
+	ratio := func(a, b float64) string {
+		if a == 0 || b == 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.2f", a/b)
+	}
+
+	fmt.Println("\n## Ratios of median rps (higher favours the first name)")
+	fmt.Println()
+	fmt.Print("| ratio |")
+	for _, p := range allPaths {
+		fmt.Printf(" %s |", p.name)
+	}
+	fmt.Print("\n|---|")
+	for range allPaths {
+		fmt.Print("---|")
+	}
+	fmt.Println()
+	for _, peer := range []string{"mcpgo", "gosdk"} {
+		fmt.Printf("| sake/%s |", labelOf(peer))
+		for _, p := range allPaths {
+			fmt.Printf(" %s |", ratio(rps("sake", p.name), rps(peer, p.name)))
+		}
+		fmt.Println()
+	}
+
+	fmt.Println()
+	fmt.Println("| modern/legacy | http | stdio |")
+	fmt.Println("|---|---|---|")
+	for _, srv := range allServers {
+		name := srv.label
+		if srv.name == "gosdk" {
+			name += " (http: stateless vs stateful handler)"
+		}
+		fmt.Printf("| %s | %s | %s |\n", name,
+			ratio(rps(srv.name, "http-modern"), rps(srv.name, "http-legacy")),
+			ratio(rps(srv.name, "stdio-modern"), rps(srv.name, "stdio-legacy")))
+	}
+	fmt.Println("\nThe machine is shared and noisy: compare numbers only within this output.")
+}
+
+func labelOf(name string) string {
+	for _, s := range allServers {
+		if s.name == name {
+			return s.label
+		}
+	}
+	return name
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

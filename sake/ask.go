@@ -322,7 +322,7 @@ func (c *Context) Kept(key string, v any) bool {
 // malformed handles an answer of the wrong shape: in the modern era the
 // question is asked again; in the legacy era the error stands.
 func (c *Context) malformed(key, method string, params any, err error) error {
-	if c.req.Era != EraModern {
+	if c.req.Era != EraModern && c.task == nil {
 		return err
 	}
 	b, merr := json.Marshal(params)
@@ -344,7 +344,7 @@ func (c *Context) ask(key, method string, params any) (json.RawMessage, error) {
 	if key == "" {
 		return nil, errors.New("sake: a question needs a non-empty key")
 	}
-	if c.req.Era == EraModern {
+	if c.req.Era == EraModern || c.task != nil {
 		r := c.round()
 		if raw, ok := r.answers[key]; ok {
 			return raw, nil

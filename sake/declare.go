@@ -75,6 +75,10 @@ func (a ToolAnnotations) empty() bool {
 // ToolDef describes a tool: for a method (Declarations.Tool) or for a
 // function (NewTool). Its setters return the ToolDef so calls chain.
 type ToolDef struct {
+	task         TaskMode
+	taskTTL      time.Duration
+	taskPoll     time.Duration
+	taskByCode   bool
 	require      Requirement
 	method       string
 	fn           any
@@ -307,3 +311,37 @@ func (p *PromptDef) Authentication(acrValues []string, maxAge time.Duration) *Pr
 	p.require.ACRValues, p.require.MaxAge = acrValues, maxAge
 	return p
 }
+
+// TaskMode says whether a tool runs as a task its caller polls.
+type TaskMode uint8
+
+// The task modes.
+const (
+	// TaskNever runs the tool in the request (the default).
+	TaskNever TaskMode = iota
+	// TaskOptional runs the tool as a task when the client can take one
+	// (it declared the tasks extension, or, in the legacy era, asked with
+	// params.task), and in the request otherwise.
+	TaskOptional
+	// TaskRequired runs the tool only as a task; a client that cannot
+	// take one gets an error (-32021 in the modern era, -32601 in the
+	// legacy one).
+	TaskRequired
+)
+
+// Task makes the tool run as a task (see TaskMode); the server needs a
+// task manager (the Tasks option).
+func (t *ToolDef) Task(mode TaskMode) *ToolDef { t.task = mode; return t }
+
+// TaskTiming sets how long the tool's tasks are kept (ttl, from their
+// creation) and how often clients should poll them; zero keeps the task
+// manager's defaults.
+func (t *ToolDef) TaskTiming(ttl, pollInterval time.Duration) *ToolDef {
+	t.taskTTL, t.taskPoll = ttl, pollInterval
+	return t
+}
+
+// TaskStartedByCode says the tool becomes a task only when its code calls
+// Context.StartTask: questions asked before are answered in the request
+// (input_required rounds), the rest of the work runs as a task.
+func (t *ToolDef) TaskStartedByCode() *ToolDef { t.taskByCode = true; return t }

@@ -12,6 +12,7 @@ type listenFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	TaskIDs               []string `json:"taskIds,omitempty"`
 }
 
 func (f *listenFilter) wants(b Broadcast) bool {
@@ -52,6 +53,13 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 	if !reg.hasResources() {
 		f.ResourcesListChanged, f.ResourceSubscriptions = false, nil
 	}
+	if len(f.TaskIDs) > 0 {
+		if s.opts.tasks == nil {
+			f.TaskIDs = nil
+		} else if !req.ClientCapabilities.HasExtension(TaskExtension) {
+			return nil, missingTaskExtension()
+		}
+	}
 	notify := req.in.Notify
 	if notify == nil {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "subscriptions/listen needs a transport that streams"}
@@ -66,6 +74,22 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 		}
 	})
 	defer stop()
+	taskEvents := make(chan *Task, 64)
+	if len(f.TaskIDs) > 0 {
+		ids := map[string]bool{}
+		for _, id := range f.TaskIDs {
+			ids[id] = true
+		}
+		stopTasks := s.opts.tasks.Subscribe(req.Identity.Owner(), func(t *Task) {
+			if ids[t.ID] {
+				select {
+				case taskEvents <- t:
+				default:
+				}
+			}
+		})
+		defer stopTasks()
+	}
 	ack := []byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"` + metaSubscriptionID + `":`)
 	ack = append(ack, req.ID...)
 	ack = append(ack, `},"notifications":`...)
@@ -81,6 +105,13 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 			return &listenClosed{id: req.ID}, nil
 		case b := <-events:
 			notify(broadcastJSON(b, req.ID))
+		case t := <-taskEvents:
+			msg := []byte(`{"jsonrpc":"2.0","method":"notifications/tasks","params":{`)
+			msg = appendDetailed(msg, t)
+			msg = append(msg, `,"_meta":{"`+metaSubscriptionID+`":`...)
+			msg = append(msg, req.ID...)
+			msg = append(msg, "}}}"...)
+			notify(msg)
 		}
 	}
 }

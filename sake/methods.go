@@ -10,6 +10,7 @@ type method struct {
 	modern bool // served in the 2026-07-28 era
 	legacy bool // served in the handshake era
 	needs  func(*registry) bool
+	tasks  bool   // needs a task manager
 	what   string // the capability, for the error when needs fails
 }
 
@@ -21,6 +22,7 @@ func init() {
 	}
 	resources := func(m *method) *method { m.needs, m.what = (*registry).hasResources, "resources"; return m }
 	prompts := func(m *method) *method { m.needs, m.what = (*registry).hasPrompts, "prompts"; return m }
+	tasks := func(m *method) *method { m.tasks, m.what = true, "tasks"; return m }
 	completions := func(m *method) *method {
 		m.needs, m.what = (*registry).hasCompletion, "completions"
 		return m
@@ -41,6 +43,11 @@ func init() {
 		"prompts/get":              prompts(both((*Server).getPrompt)),
 		"completion/complete":      completions(both((*Server).complete)),
 		"subscriptions/listen":     {fn: (*Server).listen, modern: true},
+		"tasks/get":                tasks(both((*Server).tasksGet)),
+		"tasks/update":             tasks(&method{fn: (*Server).tasksUpdate, modern: true}),
+		"tasks/cancel":             tasks(both((*Server).tasksCancel)),
+		"tasks/result":             tasks(&method{fn: (*Server).tasksResult, legacy: true}),
+		"tasks/list":               tasks(&method{fn: (*Server).tasksList, legacy: true}),
 	}
 }
 
@@ -51,7 +58,7 @@ func (s *Server) route(ctx context.Context, req *Request) (any, error) {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + req.Method}
 	}
 	reg := s.reg.Load()
-	if m.needs != nil && !m.needs(reg) {
+	if (m.needs != nil && !m.needs(reg)) || (m.tasks && s.opts.tasks == nil) {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + req.Method,
 			Data: map[string]string{"reason": "the server does not offer " + m.what}}
 	}
@@ -72,7 +79,11 @@ func (s *Server) newContext(ctx context.Context, req *Request) *Context {
 }
 
 func (s *Server) discover(_ context.Context, _ *Request, reg *registry) (any, error) {
-	return &discoverResult{caps: reg.capabilities, instructions: s.opts.instructions}, nil
+	caps := reg.capabilities
+	if s.opts.tasks != nil {
+		caps = append(append(caps[:len(caps)-1:len(caps)-1], `,"extensions":{"`+TaskExtension+`":{}}`...), '}')
+	}
+	return &discoverResult{caps: caps, instructions: s.opts.instructions}, nil
 }
 
 func (s *Server) initialize(_ context.Context, req *Request, reg *registry) (any, error) {
@@ -88,7 +99,11 @@ func (s *Server) initialize(_ context.Context, req *Request, reg *registry) (any
 	sess.srv = s
 	s.sessions.Store(sess.id, sess)
 	req.newSession = sess
-	return &initializeResult{version: version, caps: reg.legacyCaps, info: s.info, instructions: s.opts.instructions}, nil
+	caps := reg.legacyCaps
+	if s.opts.tasks != nil && version >= "2025-11-25" {
+		caps = append(append(caps[:len(caps)-1:len(caps)-1], `,"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`...), '}')
+	}
+	return &initializeResult{version: version, caps: caps, info: s.info, instructions: s.opts.instructions}, nil
 }
 
 func ping(*Server, context.Context, *Request, *registry) (any, error) { return emptyResult{}, nil }
@@ -146,6 +161,9 @@ func (s *Server) page(kind byte, key string, n int, item func(int) []byte, curso
 }
 
 func (s *Server) listTools(_ context.Context, req *Request, reg *registry) (any, error) {
+	if req.Era != EraModern && s.opts.tasks != nil {
+		return s.page(kindTools, "tools", len(reg.tools), func(i int) []byte { return reg.tools[i].legacyJSON }, req.Params.Cursor)
+	}
 	return s.page(kindTools, "tools", len(reg.tools), func(i int) []byte { return reg.tools[i].listJSON }, req.Params.Cursor)
 }
 
@@ -176,6 +194,11 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 	if req.Era == EraModern && req.in.Headers != nil {
 		if err := checkParamHeaders(t, p.Arguments, req.in.Headers); err != nil {
 			return nil, err
+		}
+	}
+	if t.task != TaskNever && s.opts.tasks != nil {
+		if res, handled, err := s.callTask(ctx, req, t); handled {
+			return res, err
 		}
 	}
 	c, err := s.callContext(ctx, req)

@@ -24,7 +24,12 @@ type options struct {
 	askTimeout           time.Duration
 	now                  func() time.Time
 	require              Requirement
+	tasks                TaskManager
 }
+
+// Tasks gives the server a task manager (see sake/tasks), so tools
+// declared with ToolDef.Task run as tasks.
+func Tasks(m TaskManager) Option { return func(o *options) { o.tasks = m } }
 
 // RequireScopes is the server-wide default: every tool, resource and prompt
 // that declares no scopes of its own requires these.

@@ -67,6 +67,9 @@ type Context struct {
 	req *Request
 	srv *Server
 	rnd *round // modern multi-round state, nil until used
+
+	task      *taskRun     // set while the call runs as a task
+	startTask func() error // escalates a TaskStartedByCode call
 }
 
 // Request returns the request being handled.

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake/internal/validate"
 )
@@ -14,6 +15,11 @@ import (
 // tool is a compiled tool: its callable, schemas, validator and the JSON it
 // is listed with, all computed once.
 type tool struct {
+	task       TaskMode
+	taskTTL    time.Duration
+	taskPoll   time.Duration
+	taskByCode bool
+	legacyJSON []byte // listJSON with execution.taskSupport, for the legacy era
 	require    Requirement
 	name       string
 	call       callable
@@ -52,7 +58,8 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 	if !toolNameRE.MatchString(def.name) {
 		return nil, fmt.Errorf("tool name %q is not 1 to 128 of A-Z a-z 0-9 _ . -", def.name)
 	}
-	t := &tool{name: def.name, call: c, require: def.require}
+	t := &tool{name: def.name, call: c, require: def.require, task: def.task, taskTTL: def.taskTTL,
+		taskPoll: def.taskPoll, taskByCode: def.taskByCode}
 	switch {
 	case def.inputSchema != nil:
 		ts, err := compileSchema(def.inputSchema)
@@ -79,6 +86,14 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 		return nil, err
 	}
 	t.listJSON, err = toolListJSON(def, t)
+	t.legacyJSON = t.listJSON
+	if err == nil && t.task != TaskNever {
+		support := `"optional"`
+		if t.task == TaskRequired {
+			support = `"required"`
+		}
+		t.legacyJSON = append(append(t.listJSON[:len(t.listJSON)-1:len(t.listJSON)-1], `,"execution":{"taskSupport":`+support+`}`...), '}')
+	}
 	return t, err
 }
 
@@ -218,6 +233,9 @@ func (t *tool) invoke(c *Context, args json.RawMessage) (res *ToolResult, err er
 	}
 	out, callErr, panicked := c.srv.safeCall(c, &t.call, arg, "tool "+t.name)
 	if panicked {
+		if c.task != nil {
+			return nil, &Error{Code: CodeInternalError, Message: "Tool " + t.name + " failed with an internal error."}
+		}
 		return ErrorResult("Tool %s failed with an internal error.", t.name), nil
 	}
 	if callErr != nil {

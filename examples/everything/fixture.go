@@ -78,6 +78,7 @@ func (e *Everything) Declare(d *sake.Declarations) {
 	d.Prompt("TestPromptWithEmbeddedResource").Name("test_prompt_with_embedded_resource").Description("A prompt with an embedded resource.")
 	d.Prompt("TestPromptWithImage").Name("test_prompt_with_image").Description("A prompt with an image.")
 	d.Prompt("TestInputRequiredResultPrompt").Name("test_input_required_result_prompt").Description("A prompt that asks the user for context.")
+	e.declareTasks(d)
 }
 
 // TestSimpleText returns text.

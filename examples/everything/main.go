@@ -20,13 +20,15 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/stdio"
+	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address at /mcp instead of stdio")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, err := sake.New(&Everything{}, sake.Name("sake-everything", "1.0.0"), sake.Logger(logger))
+	tm := tasks.New(tasks.Logger(logger))
+	srv, err := sake.New(&Everything{}, sake.Name("sake-everything", "1.0.0"), sake.Logger(logger), sake.Tasks(tm))
 	if err != nil {
 		logger.Error("cannot build the server", "err", err)
 		os.Exit(1)

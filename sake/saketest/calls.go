@@ -11,10 +11,16 @@ import (
 // nil for none). A tool that answered with isError returns its result and
 // a *sake.ToolError; a JSON-RPC error returns a *sake.Error.
 func (c *Client) CallTool(name string, args any) (*sake.ToolResult, error) {
-	params := callParams{Name: name, Arguments: args}
-	raw, err := c.Request("tools/call", &params)
+	raw, err := c.Request("tools/call", c.callParams(name, args))
 	if err != nil {
 		return nil, err
+	}
+	if isTask(raw) {
+		t, err := decodeTask(raw)
+		if err != nil {
+			return nil, err
+		}
+		return c.followTask(t)
 	}
 	var res sake.ToolResult
 	if err := res.UnmarshalJSON(raw); err != nil {
@@ -30,6 +36,7 @@ func (c *Client) CallTool(name string, args any) (*sake.ToolResult, error) {
 type callParams struct {
 	Name      string `json:"name"`
 	Arguments any    `json:"arguments,omitempty"`
+	Task      any    `json:"task,omitempty"`
 }
 
 // Page is one page of a list.

@@ -44,6 +44,7 @@ type state struct {
 	legacyVersion string
 	http          *httpTransport
 	in            *sake.Inbound // reused while the session and identity stay the same
+	taskTools     map[string]bool
 }
 
 // Notification is a notification the server sent during a call.
@@ -88,7 +89,15 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 		}
 	}
 	c := &Client{state: &state{t: t, srv: srv, opts: o}}
-	caps, err := json.Marshal(o.capabilities)
+	modernCaps := o.capabilities
+	if !o.noTasks && !modernCaps.HasExtension(sake.TaskExtension) {
+		ext := map[string]json.RawMessage{sake.TaskExtension: json.RawMessage(`{}`)}
+		for k, v := range modernCaps.Extensions {
+			ext[k] = v
+		}
+		modernCaps.Extensions = ext
+	}
+	caps, err := json.Marshal(modernCaps)
 	if err != nil {
 		t.Fatalf("saketest: capabilities: %v", err)
 	}

@@ -37,7 +37,19 @@ type options struct {
 	headers http.Header
 	issuer  *auth.Issuer
 	dpop    bool
+
+	noTasks     bool
+	taskTimeout time.Duration
 }
+
+// WithoutTasks makes a modern client leave the tasks extension out of its
+// capabilities (it is declared by default), to test tools that run as
+// tasks with a client that cannot take one.
+func WithoutTasks() Option { return func(o *options) { o.noTasks = true } }
+
+// TaskTimeout sets how long CallTool waits for a task to finish (default
+// 30 seconds).
+func TaskTimeout(d time.Duration) Option { return func(o *options) { o.taskTimeout = d } }
 
 // Principal sets the host's principal, what components see as
 // ctx.Principal(): the caller as the application knows it.

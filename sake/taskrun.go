@@ -1,0 +1,541 @@
+package sake
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// taskRun is a call running as a task.
+type taskRun struct {
+	ctl  TaskControl
+	task *Task
+}
+
+// Tasks returns the server's task manager, or nil.
+func (s *Server) Tasks() TaskManager { return s.opts.tasks }
+
+// StartTask turns the rest of the call into a task, for a tool declared
+// with ToolDef.TaskStartedByCode: the client receives the task at once and
+// polls it, and the code goes on in the background. Questions asked after
+// StartTask park the task until the client answers them. When the client
+// cannot take a task (it did not declare the tasks extension) and the tool
+// allows it, StartTask does nothing and the call goes on in the request.
+// Calling it again, or in a call that already is a task, does nothing.
+func (c *Context) StartTask() error {
+	if c.task != nil || c.startTask == nil {
+		return nil
+	}
+	return c.startTask()
+}
+
+// TaskID returns the id of the task the call runs as, or "".
+func (c *Context) TaskID() string {
+	if c.task == nil {
+		return ""
+	}
+	return c.task.task.ID
+}
+
+func missingTaskExtension() *Error {
+	return &Error{Code: CodeMissingRequiredClientCapability,
+		Message: "Server requires the " + TaskExtension + " extension for this request",
+		Data:    map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TaskExtension: map[string]any{}}}}}
+}
+
+// detached copies what a task keeps of its request: the message's buffer
+// is reused once Handle returns.
+func (r *Request) detached() *Request {
+	d := *r
+	d.Message = nil
+	d.ID = append(json.RawMessage(nil), r.ID...)
+	p := *r.Params
+	p.Arguments = append(json.RawMessage(nil), p.Arguments...)
+	p.InputResponses = nil
+	p.Notifications = nil
+	p.Task = append(json.RawMessage(nil), p.Task...)
+	p.RequestID = nil
+	if p.Meta != nil {
+		m := *p.Meta
+		m.ProgressToken = nil // tasks send no progress notifications
+		m.clientInfo = append([]byte(nil), m.clientInfo...)
+		p.Meta = &m
+	}
+	d.Params = &p
+	d.in = &Inbound{Identity: r.in.Identity, BaseURL: r.in.BaseURL, OnPanic: r.in.OnPanic}
+	return &d
+}
+
+// callTask runs a tool declared as a task. handled is false when the call
+// should run in the request instead.
+func (s *Server) callTask(ctx context.Context, req *Request, t *tool) (res any, handled bool, err error) {
+	m := s.opts.tasks
+	opts := TaskOptions{Tool: t.name, TTL: t.taskTTL, PollInterval: t.taskPoll}
+	if req.Era == EraModern {
+		if !req.ClientCapabilities.HasExtension(TaskExtension) {
+			if t.task == TaskRequired {
+				return nil, true, missingTaskExtension()
+			}
+			return nil, false, nil
+		}
+		if t.taskByCode {
+			res, err := s.callEscalating(ctx, req, t, opts)
+			return res, true, err
+		}
+	} else {
+		if len(req.Params.Task) == 0 || string(req.Params.Task) == "null" {
+			if t.task == TaskRequired {
+				return nil, true, &Error{Code: CodeMethodNotFound, Message: "Tool " + t.name + " runs only as a task: call it with params.task"}
+			}
+			return nil, false, nil
+		}
+		var hint struct {
+			TTL *int64 `json:"ttl"`
+		}
+		if json.Unmarshal(req.Params.Task, &hint) == nil && hint.TTL != nil && *hint.TTL > 0 {
+			opts.TTL = time.Duration(*hint.TTL) * time.Millisecond
+		}
+	}
+	owner := req.Identity.Owner()
+	task, ctl, err := m.Create(ctx, owner, opts)
+	if err != nil {
+		return nil, true, taskCreateError(err)
+	}
+	d := req.detached()
+	c := &Context{Context: ctl.Context(), req: d, srv: s, task: &taskRun{ctl: ctl, task: task}}
+	args := d.Params.Arguments
+	go s.runTask(c, t, args)
+	return &createdTask{task: task}, true, nil
+}
+
+func taskCreateError(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternalError, Message: "The task could not be created: " + err.Error()}
+}
+
+// callEscalating runs a TaskStartedByCode tool in its own goroutine: it
+// answers in the request until the code calls StartTask, and as a task
+// after.
+func (s *Server) callEscalating(ctx context.Context, req *Request, t *tool, opts TaskOptions) (any, error) {
+	c, err := s.callContext(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	d := req.detached()
+	// The call's context follows the request until the call becomes a
+	// task, then the task.
+	callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stopFollowing := context.AfterFunc(ctx, cancel)
+	c.Context = callCtx
+	c.req = d
+	type outcome struct {
+		res *ToolResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	started := make(chan *Task, 1)
+	var once sync.Once
+	c.startTask = func() error {
+		var startErr error
+		once.Do(func() {
+			task, ctl, err := s.opts.tasks.Create(callCtx, d.Identity.Owner(), opts)
+			if err != nil {
+				startErr = taskCreateError(err)
+				return
+			}
+			stopFollowing()
+			context.AfterFunc(ctl.Context(), cancel)
+			c.req.in = &Inbound{Identity: d.in.Identity, BaseURL: d.in.BaseURL, OnPanic: d.in.OnPanic}
+			c.task = &taskRun{ctl: ctl, task: task}
+			started <- task
+		})
+		return startErr
+	}
+	args := d.Params.Arguments
+	go func() {
+		res, err := t.invoke(c, args)
+		if c.task != nil {
+			s.finishTask(c, t, args, res, err)
+			cancel()
+			return
+		}
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		stopFollowing()
+		cancel()
+		return s.finishRound(req, c, o.res, o.err)
+	case task := <-started:
+		return &createdTask{task: task}, nil
+	}
+}
+
+// runTask runs a tool as a task from the start.
+func (s *Server) runTask(c *Context, t *tool, args json.RawMessage) {
+	res, err := t.invoke(c, args)
+	s.finishTask(c, t, args, res, err)
+}
+
+// finishTask reports what the tool returned; questions park the task and
+// the tool runs again with the answers, as many rounds as it asks.
+func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *ToolResult, err error) {
+	ctl := c.task.ctl
+	seq := 0
+	for errors.Is(err, ErrInputRequired) && c.rnd != nil && len(c.rnd.asked) > 0 {
+		wire := make(map[string]json.RawMessage, len(c.rnd.asked))
+		keys := make(map[string]string, len(c.rnd.asked))
+		for key, q := range c.rnd.asked {
+			seq++
+			wk := key + "-" + strconv.Itoa(seq)
+			b, _ := json.Marshal(q)
+			wire[wk], keys[wk] = b, key
+		}
+		answers, werr := ctl.NeedInput(wire)
+		if werr != nil {
+			return // cancelled or expired: the manager has the final status
+		}
+		if c.rnd.answers == nil {
+			c.rnd.answers = map[string]json.RawMessage{}
+		}
+		for wk, a := range answers {
+			if key, ok := keys[wk]; ok {
+				c.rnd.answers[key] = a
+			}
+		}
+		c.rnd.asked = nil
+		res, err = t.invoke(c, args)
+	}
+	if err != nil {
+		if ae, _, ok := authError(err); ok {
+			ctl.Fail(ae)
+			return
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			if c.Context.Err() != nil {
+				return
+			}
+			e = &Error{Code: CodeInternalError, Message: err.Error()}
+		}
+		ctl.Fail(e)
+		return
+	}
+	b, merr := res.MarshalJSON()
+	if merr != nil {
+		ctl.Fail(&Error{Code: CodeInternalError, Message: "the result could not be encoded: " + merr.Error()})
+		return
+	}
+	ctl.Complete(b, res.IsError)
+}
+
+// createdTask is the answer to a tools/call that became a task.
+type createdTask struct{ task *Task }
+
+func (r *createdTask) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	if w.era == EraModern {
+		dst = append(dst, '{')
+		dst = appendTaskFields(dst, r.task, true)
+		return w.tail(dst, false, nil, cacheNone, "task")
+	}
+	dst = append(dst, `{"task":{`...)
+	dst = appendTaskFields(dst, r.task, false)
+	return w.tail(append(dst, '}'), false, nil, cacheNone, "")
+}
+
+const taskTimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// appendTaskFields writes the Task members without braces, with the
+// modern (ttlMs, pollIntervalMs) or legacy (ttl, pollInterval) names.
+func appendTaskFields(dst []byte, t *Task, modern bool) []byte {
+	dst = append(dst, `"taskId":`...)
+	dst = appendString(dst, t.ID)
+	dst = append(dst, `,"status":`...)
+	dst = appendString(dst, t.Status)
+	dst = appendOptString(dst, "statusMessage", t.StatusMessage)
+	dst = append(dst, `,"createdAt":`...)
+	dst = appendString(dst, t.CreatedAt.UTC().Format(taskTimeLayout))
+	dst = append(dst, `,"lastUpdatedAt":`...)
+	dst = appendString(dst, t.LastUpdatedAt.UTC().Format(taskTimeLayout))
+	ttlKey, pollKey := `,"ttl":`, `,"pollInterval":`
+	if modern {
+		ttlKey, pollKey = `,"ttlMs":`, `,"pollIntervalMs":`
+	}
+	dst = append(dst, ttlKey...)
+	if t.TTL > 0 {
+		dst = strconv.AppendInt(dst, t.TTL.Milliseconds(), 10)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	if t.PollInterval > 0 {
+		dst = append(dst, pollKey...)
+		dst = strconv.AppendInt(dst, max(t.PollInterval.Milliseconds(), 1), 10)
+	}
+	return dst
+}
+
+// detailedTask is the modern tasks/get result, and the params of
+// notifications/tasks.
+type detailedTask struct{ task *Task }
+
+func appendDetailed(dst []byte, t *Task) []byte {
+	dst = appendTaskFields(dst, t, true)
+	switch t.Status {
+	case TaskInputRequired:
+		if len(t.InputRequests) > 0 {
+			dst = append(dst, `,"inputRequests":{`...)
+			first := true
+			for _, k := range sortedKeys(t.InputRequests) {
+				dst = appendKey(dst, k, first)
+				dst = append(dst, t.InputRequests[k]...)
+				first = false
+			}
+			dst = append(dst, '}')
+		}
+	case TaskCompleted:
+		if len(t.Result) > 1 {
+			dst = append(dst, `,"result":`...)
+			dst = append(dst, t.Result[:len(t.Result)-1]...)
+			if len(t.Result) > 2 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `"resultType":"complete"}`...)
+		}
+	case TaskFailed:
+		if t.Error != nil {
+			b, _ := json.Marshal(t.Error)
+			dst = append(dst, `,"error":`...)
+			dst = append(dst, b...)
+		}
+	}
+	return dst
+}
+
+func (r *detailedTask) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	dst = append(dst, '{')
+	dst = appendDetailed(dst, r.task)
+	return w.tail(dst, false, nil, cacheNone, "")
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+// legacyTask is the 2025-11-25 Task result (tasks/get, tasks/cancel).
+type legacyTask struct{ task *Task }
+
+func (r *legacyTask) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	dst = append(dst, '{')
+	dst = appendTaskFields(dst, r.task, false)
+	return w.tail(dst, false, nil, cacheNone, "")
+}
+
+// legacyTaskList is the tasks/list result.
+type legacyTaskList struct {
+	tasks []*Task
+	next  string
+}
+
+func (r *legacyTaskList) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	dst = append(dst, `{"tasks":[`...)
+	for i, t := range r.tasks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '{')
+		dst = appendTaskFields(dst, t, false)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	dst = appendOptString(dst, "nextCursor", r.next)
+	return w.tail(dst, false, nil, cacheNone, "")
+}
+
+// relatedResult is a legacy tasks/result: the tool's result with the
+// related-task _meta.
+type relatedResult struct{ task *Task }
+
+func (r *relatedResult) appendResult(dst []byte, _ *resultWriter) ([]byte, error) {
+	res := r.task.Result
+	if len(res) < 2 {
+		res = []byte(`{"content":[]}`)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(res, &obj); err != nil {
+		return dst, err
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := obj["_meta"]; ok {
+		_ = json.Unmarshal(m, &meta)
+	}
+	rel, _ := json.Marshal(map[string]string{"taskId": r.task.ID})
+	meta["io.modelcontextprotocol/related-task"] = rel
+	obj["_meta"], _ = json.Marshal(meta)
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// task methods
+
+func (s *Server) taskFor(ctx context.Context, req *Request) (*Task, error) {
+	if req.Params.TaskID == "" {
+		return nil, InvalidParams("Invalid params: %s needs a taskId", req.Method)
+	}
+	t, err := s.opts.tasks.Get(ctx, req.Identity.Owner(), req.Params.TaskID)
+	return t, taskError(err)
+}
+
+func taskError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrTaskNotFound) {
+		return &Error{Code: CodeInvalidParams, Message: "Task not found", Data: map[string]string{"reason": "unknown or expired taskId"}}
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternalError, Message: "Internal error"}
+}
+
+func (s *Server) requireTaskExtension(req *Request) error {
+	if req.Era == EraModern && !req.ClientCapabilities.HasExtension(TaskExtension) {
+		return missingTaskExtension()
+	}
+	return nil
+}
+
+func (s *Server) tasksGet(ctx context.Context, req *Request, _ *registry) (any, error) {
+	if err := s.requireTaskExtension(req); err != nil {
+		return nil, err
+	}
+	t, err := s.taskFor(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.Era == EraModern {
+		return &detailedTask{task: t}, nil
+	}
+	return &legacyTask{task: t}, nil
+}
+
+func (s *Server) tasksUpdate(ctx context.Context, req *Request, _ *registry) (any, error) {
+	if err := s.requireTaskExtension(req); err != nil {
+		return nil, err
+	}
+	if req.Params.TaskID == "" {
+		return nil, InvalidParams("Invalid params: tasks/update needs a taskId")
+	}
+	var responses map[string]json.RawMessage
+	if raw := req.Params.InputResponses; len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &responses); err != nil {
+			return nil, InvalidParams("Invalid params: inputResponses must be an object of answers keyed as the inputRequests were")
+		}
+		for k, v := range responses {
+			responses[k] = append(json.RawMessage(nil), v...)
+		}
+	}
+	if err := s.opts.tasks.Answer(ctx, req.Identity.Owner(), req.Params.TaskID, responses); err != nil {
+		return nil, taskError(err)
+	}
+	return emptyResult{}, nil
+}
+
+func (s *Server) tasksCancel(ctx context.Context, req *Request, _ *registry) (any, error) {
+	if err := s.requireTaskExtension(req); err != nil {
+		return nil, err
+	}
+	if req.Era != EraModern {
+		t, err := s.taskFor(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if t.Terminal() {
+			return nil, InvalidParams("Task %s has already finished (%s)", t.ID, t.Status)
+		}
+	}
+	t, err := s.opts.tasks.Cancel(ctx, req.Identity.Owner(), req.Params.TaskID)
+	if err != nil {
+		return nil, taskError(err)
+	}
+	if req.Era == EraModern {
+		return emptyResult{}, nil
+	}
+	return &legacyTask{task: t}, nil
+}
+
+func (s *Server) tasksList(ctx context.Context, req *Request, _ *registry) (any, error) {
+	cursor := ""
+	if req.Params.Cursor != nil {
+		cursor = *req.Params.Cursor
+	}
+	tasks, next, err := s.opts.tasks.List(ctx, req.Identity.Owner(), cursor, s.opts.pageSize)
+	if err != nil {
+		return nil, InvalidParams("Invalid cursor")
+	}
+	return &legacyTaskList{tasks: tasks, next: next}, nil
+}
+
+// tasksResult (legacy) waits for the task to finish, asking the client on
+// this request's stream whatever the task needs meanwhile.
+func (s *Server) tasksResult(ctx context.Context, req *Request, _ *registry) (any, error) {
+	owner, id := req.Identity.Owner(), req.Params.TaskID
+	if id == "" {
+		return nil, InvalidParams("Invalid params: tasks/result needs a taskId")
+	}
+	c := s.newContext(ctx, req)
+	for {
+		t, err := s.opts.tasks.Wait(ctx, owner, id, func(t *Task) bool {
+			return t.Terminal() || (t.Status == TaskInputRequired && len(t.InputRequests) > 0)
+		})
+		if err != nil {
+			return nil, taskError(err)
+		}
+		if t.Terminal() {
+			if t.Status == TaskFailed && t.Error != nil {
+				return nil, t.Error
+			}
+			if t.Status == TaskCancelled {
+				return nil, &Error{Code: CodeInternalError, Message: "Task " + t.ID + " was cancelled"}
+			}
+			return &relatedResult{task: t}, nil
+		}
+		answers := map[string]json.RawMessage{}
+		for key, raw := range t.InputRequests {
+			var q struct {
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			}
+			if json.Unmarshal(raw, &q) != nil {
+				continue
+			}
+			a, err := c.askSession(q.Method, q.Params)
+			if err != nil {
+				return nil, err
+			}
+			answers[key] = a
+		}
+		if err := s.opts.tasks.Answer(ctx, owner, id, answers); err != nil {
+			return nil, taskError(err)
+		}
+	}
+}

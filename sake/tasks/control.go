@@ -1,0 +1,229 @@
+package tasks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// control is the sake.TaskControl of one task created by a Manager.
+type control struct {
+	m  *Manager
+	id string
+	// ctx is the task's context; cancel ends it with a cause.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	// storeCtx carries the Create context's values, without its
+	// cancellation, to the store calls the work's reports make.
+	storeCtx context.Context
+	// finished is set once the task is terminal or gone; done is closed
+	// then.
+	finished atomic.Bool
+	done     chan struct{}
+
+	// mu guards the input round in progress: the keys asked for, the
+	// answers delivered so far, and ready, closed when every key has its
+	// answer.
+	mu      sync.Mutex
+	waiting bool
+	want    map[string]json.RawMessage
+	got     map[string]json.RawMessage
+	ready   chan struct{}
+}
+
+var _ sake.TaskControl = (*control)(nil)
+
+func newControl(m *Manager, parent context.Context, id string) *control {
+	base := context.WithoutCancel(parent)
+	ctx, cancel := context.WithCancelCause(base)
+	return &control{
+		m:        m,
+		id:       id,
+		ctx:      ctx,
+		cancel:   cancel,
+		storeCtx: base,
+		done:     make(chan struct{}),
+	}
+}
+
+// Context implements sake.TaskControl. context.Cause tells why it ended.
+func (c *control) Context() context.Context { return c.ctx }
+
+// update applies fn to the stored task unless it is terminal, and reports
+// the change. It returns nil when the change was stored, errNoChange when
+// fn had nothing to change, ErrTaskFinished when the task is terminal or
+// gone (it is then released), or the store's error (logged).
+func (c *control) update(fn func(*sake.Task) error) error {
+	t, err := c.m.store.Update(c.storeCtx, c.id, func(t *sake.Task) error {
+		if t.Terminal() {
+			return ErrTaskFinished
+		}
+		return fn(t)
+	})
+	switch {
+	case err == nil:
+		c.m.changed(t)
+		return nil
+	case errors.Is(err, errNoChange):
+		return err
+	case errors.Is(err, ErrTaskFinished), errors.Is(err, sake.ErrTaskNotFound):
+		// Cancelled, or expired, or finished by another replica.
+		c.m.release(c, errDone)
+		return ErrTaskFinished
+	default:
+		c.m.cfg.logger.Error("tasks: storing a task's state", "task", c.id, "error", err)
+		return err
+	}
+}
+
+// finish makes the task terminal through fn and releases it: the work has
+// ended, whatever the store says.
+func (c *control) finish(fn func(*sake.Task)) {
+	if c.finished.Load() {
+		return
+	}
+	now := c.m.now()
+	t, err := c.m.store.Update(c.storeCtx, c.id, func(t *sake.Task) error {
+		if t.Terminal() {
+			return ErrTaskFinished
+		}
+		fn(t)
+		t.InputRequests = nil
+		t.LastUpdatedAt = now
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrTaskFinished) && !errors.Is(err, sake.ErrTaskNotFound) {
+		c.m.cfg.logger.Error("tasks: storing a finished task", "task", c.id, "error", err)
+	}
+	c.m.release(c, errDone)
+	if err == nil {
+		c.m.changed(t)
+	}
+}
+
+// NeedInput implements sake.TaskControl. It returns ErrTaskFinished at
+// once when the task is terminal, and the context's error when the
+// context has ended or ends before every answer has come.
+func (c *control) NeedInput(requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	if c.finished.Load() {
+		return nil, ErrTaskFinished
+	}
+	if err := c.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(requests) == 0 {
+		return map[string]json.RawMessage{}, nil
+	}
+	// Be ready for answers before the requests become visible.
+	c.mu.Lock()
+	if c.waiting {
+		c.mu.Unlock()
+		return nil, errors.New("tasks: NeedInput called while another NeedInput waits")
+	}
+	ready := make(chan struct{})
+	c.waiting, c.want, c.got, c.ready = true, requests, make(map[string]json.RawMessage, len(requests)), ready
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.waiting, c.want, c.got, c.ready = false, nil, nil, nil
+		c.mu.Unlock()
+	}()
+
+	now := c.m.now()
+	if err := c.update(func(t *sake.Task) error {
+		t.Status = sake.TaskInputRequired
+		t.InputRequests = cloneRequests(requests)
+		t.LastUpdatedAt = now
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+
+	select {
+	case <-ready:
+	case <-c.ctx.Done():
+		return nil, c.ctx.Err()
+	}
+	c.mu.Lock()
+	answers := c.got
+	c.mu.Unlock()
+
+	// Answer resumed the task when it took the last answer; this is for a
+	// store changed behind the manager's back.
+	now = c.m.now()
+	_ = c.update(func(t *sake.Task) error {
+		if t.Status == sake.TaskWorking && t.InputRequests == nil {
+			return errNoChange
+		}
+		t.Status = sake.TaskWorking
+		t.InputRequests = nil
+		t.LastUpdatedAt = now
+		return nil
+	})
+	return answers, nil
+}
+
+// deliver gives the round in progress the answers Answer took from the
+// stored task, and wakes NeedInput when the last one has come.
+func (c *control) deliver(answers map[string]json.RawMessage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.waiting || len(c.got) == len(c.want) {
+		return
+	}
+	for k, v := range answers {
+		if _, ok := c.want[k]; !ok {
+			continue
+		}
+		if _, ok := c.got[k]; !ok {
+			c.got[k] = bytes.Clone(v)
+		}
+	}
+	if len(c.got) == len(c.want) {
+		close(c.ready)
+	}
+}
+
+// Progress implements sake.TaskControl.
+func (c *control) Progress(message string) {
+	if c.finished.Load() {
+		return
+	}
+	now := c.m.now()
+	_ = c.update(func(t *sake.Task) error {
+		t.StatusMessage = message
+		t.LastUpdatedAt = now
+		return nil
+	})
+}
+
+// Complete implements sake.TaskControl. The status message is cleared.
+func (c *control) Complete(result json.RawMessage, isError bool) {
+	result = bytes.Clone(result)
+	c.finish(func(t *sake.Task) {
+		t.Status = sake.TaskCompleted
+		t.StatusMessage = ""
+		t.Result = result
+		t.ResultIsError = isError
+	})
+}
+
+// Fail implements sake.TaskControl. The error's message becomes the status
+// message too (the legacy task shape has no error field); a nil err is a
+// -32603 error.
+func (c *control) Fail(err *sake.Error) {
+	if err == nil {
+		err = &sake.Error{Code: sake.CodeInternalError, Message: "task failed"}
+	}
+	e := *err
+	c.finish(func(t *sake.Task) {
+		t.Status = sake.TaskFailed
+		t.StatusMessage = e.Message
+		t.Error = &e
+	})
+}

@@ -1,0 +1,330 @@
+package tasks
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// Errors of the manager.
+var (
+	// ErrTooMany is returned by Create when MaxRunning tasks are running.
+	ErrTooMany = errors.New("tasks: too many running tasks")
+	// ErrClosed is returned by Create after Shutdown.
+	ErrClosed = errors.New("tasks: manager shut down")
+	// ErrTaskFinished is returned by TaskControl.NeedInput once the task
+	// is terminal (completed, failed, cancelled) or gone.
+	ErrTaskFinished = errors.New("tasks: task has finished")
+)
+
+// Causes of the end of a task's context (context.Cause).
+var (
+	errCancelled = errors.New("tasks: task cancelled by the client")
+	errExpired   = errors.New("tasks: task expired")
+	errShutdown  = errors.New("tasks: server shutting down")
+	errDone      = errors.New("tasks: task finished")
+)
+
+// errNoChange aborts a store update that would change nothing.
+var errNoChange = errors.New("tasks: no change")
+
+// cancelledMessage is the status message of a task cancelled by its owner.
+const cancelledMessage = "Cancelled by the client"
+
+// Manager keeps tasks in a Store and runs their life cycle. It implements
+// sake.TaskManager. Build it with New; its zero value is not usable.
+type Manager struct {
+	cfg   config
+	store Store
+
+	mu       sync.Mutex
+	closed   bool
+	pending  int                 // Creates between reserving a slot and storing the task
+	running  map[string]*control // non-terminal tasks created here, by id
+	watchers map[string]*watcher // Waits in progress, by task id
+	subs     map[string]map[uint64]func(*sake.Task)
+	nextSub  uint64
+
+	janitorOnce sync.Once
+	janitorStop context.CancelFunc
+	janitorDone chan struct{}
+	stopOnce    sync.Once
+
+	// waitHook, when set (by tests), is called each time Wait is about to
+	// block.
+	waitHook func()
+}
+
+var _ sake.TaskManager = (*Manager)(nil)
+
+// New returns a Manager.
+func New(opts ...Option) *Manager {
+	cfg := newConfig(opts)
+	return &Manager{
+		cfg:      cfg,
+		store:    cfg.store,
+		running:  make(map[string]*control),
+		watchers: make(map[string]*watcher),
+		subs:     make(map[string]map[uint64]func(*sake.Task)),
+	}
+}
+
+// now is the manager's clock in UTC, to the millisecond.
+func (m *Manager) now() time.Time {
+	return m.cfg.now().UTC().Truncate(time.Millisecond)
+}
+
+// ttl is the TTL a task gets when ttl is asked for.
+func (m *Manager) ttl(ttl time.Duration) time.Duration {
+	if ttl <= 0 {
+		ttl = m.cfg.defaultTTL
+		if ttl < 0 {
+			return 0
+		}
+	}
+	if m.cfg.maxTTL > 0 && ttl > m.cfg.maxTTL {
+		ttl = m.cfg.maxTTL
+	}
+	return ttl
+}
+
+// Create implements sake.TaskManager. The task's context (TaskControl.Context)
+// keeps ctx's values but not its cancellation: it ends when the task is
+// cancelled, expires or finishes, or the manager shuts down.
+func (m *Manager) Create(ctx context.Context, owner string, opts sake.TaskOptions) (*sake.Task, sake.TaskControl, error) {
+	m.mu.Lock()
+	switch {
+	case m.closed:
+		m.mu.Unlock()
+		return nil, nil, ErrClosed
+	case m.cfg.maxRunning > 0 && len(m.running)+m.pending >= m.cfg.maxRunning:
+		m.mu.Unlock()
+		return nil, nil, ErrTooMany
+	}
+	m.pending++
+	m.mu.Unlock()
+	m.janitorOnce.Do(m.startJanitor)
+
+	now := m.now()
+	poll := opts.PollInterval
+	if poll <= 0 {
+		poll = m.cfg.pollInterval
+	}
+	t := &sake.Task{
+		ID:            newID(),
+		Owner:         owner,
+		Tool:          opts.Tool,
+		Status:        sake.TaskWorking,
+		CreatedAt:     now,
+		LastUpdatedAt: now,
+		TTL:           m.ttl(opts.TTL),
+		PollInterval:  poll,
+	}
+	err := m.store.Create(ctx, t)
+
+	m.mu.Lock()
+	m.pending--
+	if err != nil {
+		m.mu.Unlock()
+		return nil, nil, err
+	}
+	if m.closed {
+		m.mu.Unlock()
+		// Shutdown began while the task was being stored: nobody will run
+		// it.
+		_ = m.store.Delete(context.WithoutCancel(ctx), t.ID)
+		return nil, nil, ErrClosed
+	}
+	c := newControl(m, ctx, t.ID)
+	m.running[t.ID] = c
+	m.mu.Unlock()
+	return t, c, nil
+}
+
+// visible reports whether owner may see t at now.
+func visible(t *sake.Task, owner string, now time.Time) bool {
+	return t.Owner == owner && !expired(t, now)
+}
+
+// Get implements sake.TaskManager. A task that has expired is not found,
+// even before the janitor deletes it.
+func (m *Manager) Get(ctx context.Context, owner, id string) (*sake.Task, error) {
+	t, err := m.store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !visible(t, owner, m.now()) {
+		return nil, sake.ErrTaskNotFound
+	}
+	return t, nil
+}
+
+// Answer implements sake.TaskManager. Answered keys leave the task's
+// InputRequests at once; when none is left the task is working again and
+// the work's NeedInput returns every answer. Answers for a task that does
+// not await input are ignored.
+func (m *Manager) Answer(ctx context.Context, owner, id string, responses map[string]json.RawMessage) error {
+	now := m.now()
+	var accepted map[string]json.RawMessage
+	t, err := m.store.Update(ctx, id, func(t *sake.Task) error {
+		accepted = nil
+		if !visible(t, owner, now) {
+			return sake.ErrTaskNotFound
+		}
+		if t.Status != sake.TaskInputRequired {
+			return errNoChange
+		}
+		for k, v := range responses {
+			if _, ok := t.InputRequests[k]; ok {
+				if accepted == nil {
+					accepted = make(map[string]json.RawMessage)
+				}
+				accepted[k] = v
+				delete(t.InputRequests, k)
+			}
+		}
+		if accepted == nil {
+			return errNoChange
+		}
+		if len(t.InputRequests) == 0 {
+			t.Status = sake.TaskWorking
+			t.InputRequests = nil
+		}
+		t.LastUpdatedAt = now
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNoChange):
+		return nil
+	case err != nil:
+		return err
+	}
+	if c := m.control(id); c != nil {
+		c.deliver(accepted)
+	}
+	m.changed(t)
+	return nil
+}
+
+// Cancel implements sake.TaskManager: a task not yet terminal becomes
+// cancelled at once and its context ends; a terminal task is returned as
+// it is.
+func (m *Manager) Cancel(ctx context.Context, owner, id string) (*sake.Task, error) {
+	now := m.now()
+	var unchanged *sake.Task
+	t, err := m.store.Update(ctx, id, func(t *sake.Task) error {
+		unchanged = nil
+		if !visible(t, owner, now) {
+			return sake.ErrTaskNotFound
+		}
+		if t.Terminal() {
+			unchanged = t
+			return errNoChange
+		}
+		t.Status = sake.TaskCancelled
+		t.StatusMessage = cancelledMessage
+		t.InputRequests = nil
+		t.LastUpdatedAt = now
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNoChange):
+		return unchanged, nil
+	case err != nil:
+		return nil, err
+	}
+	if c := m.control(id); c != nil {
+		c.cancel(errCancelled) // the cause, should the work finish meanwhile
+		m.release(c, errCancelled)
+	}
+	m.changed(t)
+	return t, nil
+}
+
+// List implements sake.TaskManager. The cursor is the id of the last task
+// of the previous page; a cursor that is not one of owner's tasks (it may
+// have expired since) is a -32602 *sake.Error. limit <= 0 means 100, and
+// at most 1000 tasks come at once.
+// Expired tasks not yet swept are left out, so a page may be shorter than
+// limit and still have a next one.
+func (m *Manager) List(ctx context.Context, owner, cursor string, limit int) ([]*sake.Task, string, error) {
+	if limit <= 0 {
+		limit = defaultPageSize
+	}
+	limit = min(limit, maxPageSize)
+	page, err := m.store.List(ctx, owner, cursor, limit+1)
+	if errors.Is(err, sake.ErrTaskNotFound) {
+		return nil, "", sake.InvalidParams("invalid cursor")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(page) > limit {
+		page = page[:limit]
+		next = page[limit-1].ID
+	}
+	now := m.now()
+	out := page[:0]
+	for _, t := range page {
+		if !expired(t, now) {
+			out = append(out, t)
+		}
+	}
+	return out, next, nil
+}
+
+// Running returns how many tasks created by this manager are running (not
+// terminal) now.
+func (m *Manager) Running() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.running)
+}
+
+// control returns the running control of task id, or nil.
+func (m *Manager) control(id string) *control {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.running[id]
+}
+
+// release frees c's running slot and ends its context with cause, once:
+// the task is terminal or gone.
+func (m *Manager) release(c *control, cause error) {
+	if !c.finished.CompareAndSwap(false, true) {
+		return
+	}
+	m.mu.Lock()
+	if m.running[c.id] == c {
+		delete(m.running, c.id)
+	}
+	m.mu.Unlock()
+	c.cancel(cause)
+	close(c.done)
+}
+
+// newID returns a random (version 4) UUID.
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand since Go 1.24)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], b[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], b[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], b[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:], b[10:])
+	return string(s[:])
+}

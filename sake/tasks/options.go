@@ -1,0 +1,96 @@
+package tasks
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Defaults of a Manager built without options.
+const (
+	defaultMaxRunning   = 64
+	defaultTTL          = time.Hour
+	defaultMaxTTL       = 24 * time.Hour
+	defaultPollInterval = time.Second
+	defaultPageSize     = 100
+	maxPageSize         = 1000
+	sweepInterval       = time.Minute
+)
+
+// config is what the options set.
+type config struct {
+	store        Store
+	maxRunning   int
+	defaultTTL   time.Duration
+	maxTTL       time.Duration
+	pollInterval time.Duration
+	now          func() time.Time
+	logger       *slog.Logger
+}
+
+// Option configures a Manager.
+type Option func(*config)
+
+// WithStore keeps tasks in s instead of a fresh NewMemoryStore.
+func WithStore(s Store) Option {
+	return func(c *config) { c.store = s }
+}
+
+// MaxRunning limits how many tasks of the manager may be running (not yet
+// terminal) at once; Create beyond it returns ErrTooMany. The default is
+// 64; n <= 0 removes the limit.
+func MaxRunning(n int) Option {
+	return func(c *config) { c.maxRunning = n }
+}
+
+// DefaultTTL is the TTL of a task created without one (TaskOptions.TTL 0).
+// The default is one hour; a negative d means such tasks never expire.
+func DefaultTTL(d time.Duration) Option {
+	return func(c *config) { c.defaultTTL = d }
+}
+
+// MaxTTL caps every TTL a task gets. The default is 24 hours; d <= 0
+// removes the cap.
+func MaxTTL(d time.Duration) Option {
+	return func(c *config) { c.maxTTL = d }
+}
+
+// DefaultPollInterval is the poll interval suggested to clients of tasks
+// created without one. The default is one second.
+func DefaultPollInterval(d time.Duration) Option {
+	return func(c *config) { c.pollInterval = d }
+}
+
+// Clock replaces time.Now, for tests that move time to expire tasks.
+func Clock(now func() time.Time) Option {
+	return func(c *config) { c.now = now }
+}
+
+// Logger receives what the manager cannot report to a caller: store
+// failures while a task's work reports, janitor sweeps, tasks failed by
+// Shutdown. The default discards.
+func Logger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+func newConfig(opts []Option) config {
+	c := config{
+		maxRunning:   defaultMaxRunning,
+		defaultTTL:   defaultTTL,
+		maxTTL:       defaultMaxTTL,
+		pollInterval: defaultPollInterval,
+		now:          time.Now,
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.store == nil {
+		c.store = NewMemoryStore()
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}

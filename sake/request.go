@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strconv"
 )
 
 // Request is one JSON-RPC request as the dispatcher decoded it, what
@@ -108,9 +109,21 @@ func (c *Context) ProgressToken() json.RawMessage {
 }
 
 // Progress reports progress to the client when the request asked for it
-// (with a progress token); otherwise it does nothing. progress should
+// (with a progress token); otherwise it does nothing. In a call that runs
+// as a task it sets the task's status message instead. progress should
 // increase with every call; total is 0 when unknown.
 func (c *Context) Progress(progress, total float64, message string) {
+	if c.task != nil {
+		// A task reports through its status message, which tasks/get shows.
+		if message == "" {
+			message = strconv.FormatFloat(progress, 'f', -1, 64)
+			if total > 0 {
+				message += " of " + strconv.FormatFloat(total, 'f', -1, 64)
+			}
+		}
+		c.task.ctl.Progress(message)
+		return
+	}
 	p := c.req.Params
 	if p.Meta == nil || len(p.Meta.ProgressToken) == 0 || c.req.in == nil || c.req.in.Notify == nil {
 		return

@@ -199,7 +199,10 @@ func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *Tool
 		}
 		answers, werr := ctl.NeedInput(wire)
 		if werr != nil {
-			return // cancelled or expired: the manager has the final status
+			// Cancelled, expired or shutting down. A task the client
+			// cancelled is already final and ignores this.
+			ctl.Fail(&Error{Code: CodeInternalError, Message: "The task stopped while waiting for input: " + werr.Error()})
+			return
 		}
 		if c.rnd.answers == nil {
 			c.rnd.answers = map[string]json.RawMessage{}
@@ -219,9 +222,8 @@ func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *Tool
 		}
 		var e *Error
 		if !errors.As(err, &e) {
-			if c.Context.Err() != nil {
-				return
-			}
+			// Also when the task's context ended: a task the client
+			// cancelled is already final and ignores this.
 			e = &Error{Code: CodeInternalError, Message: err.Error()}
 		}
 		ctl.Fail(e)

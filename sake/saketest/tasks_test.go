@@ -250,65 +250,71 @@ func TestClientWithoutTheExtension(t *testing.T) {
 
 func TestTaskTTLExpiry(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	srv, m, _ := taskServer(t, tasks.Clock(clock))
-	c := saketest.Connect(t, srv)
-	_, task, err := c.CallToolAsync("quick", nil)
-	if err != nil || task == nil {
-		t.Fatalf("%+v %v", task, err)
-	}
-	if got, err := c.AwaitTask(task.ID, 10*time.Second); err != nil || got.Status != sake.TaskCompleted {
-		t.Fatalf("%+v %v", got, err)
-	}
-	mu.Lock()
-	now = now.Add(48 * time.Hour)
-	mu.Unlock()
-	if _, err := m.Sweep(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var e *sake.Error
-	if _, err := c.GetTask(task.ID); !errors.As(err, &e) || e.Code != sake.CodeInvalidParams {
-		t.Errorf("expired task: %v", err)
-	}
+	both(t, func(t *testing.T, era saketest.Option) {
+		var mu sync.Mutex
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+		srv, m, _ := taskServer(t, tasks.Clock(clock))
+		c := saketest.Connect(t, srv, era)
+		_, task, err := c.CallToolAsync("quick", nil)
+		if err != nil || task == nil {
+			t.Fatalf("%+v %v", task, err)
+		}
+		if got, err := c.AwaitTask(task.ID, 10*time.Second); err != nil || got.Status != sake.TaskCompleted {
+			t.Fatalf("%+v %v", got, err)
+		}
+		mu.Lock()
+		now = now.Add(48 * time.Hour)
+		mu.Unlock()
+		if _, err := m.Sweep(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var e *sake.Error
+		if _, err := c.GetTask(task.ID); !errors.As(err, &e) || e.Code != sake.CodeInvalidParams {
+			t.Errorf("expired task: %v", err)
+		}
+	})
 }
 
 func TestTaskConcurrencyLimit(t *testing.T) {
 	t.Parallel()
-	srv, _, e := taskServer(t, tasks.MaxRunning(1))
-	c := saketest.Connect(t, srv)
-	_, first, err := c.CallToolAsync("export", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = c.CallToolAsync("export", nil)
-	var re *sake.Error
-	if !errors.As(err, &re) {
-		t.Fatalf("second task beyond the limit: %v", err)
-	}
-	close(e.release)
-	if got, err := c.AwaitTask(first.ID, 10*time.Second); err != nil || got.Status != sake.TaskCompleted {
-		t.Fatalf("%+v %v", got, err)
-	}
+	both(t, func(t *testing.T, era saketest.Option) {
+		srv, _, e := taskServer(t, tasks.MaxRunning(1))
+		c := saketest.Connect(t, srv, era)
+		_, first, err := c.CallToolAsync("export", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = c.CallToolAsync("export", nil)
+		var re *sake.Error
+		if !errors.As(err, &re) {
+			t.Fatalf("second task beyond the limit: %v", err)
+		}
+		close(e.release)
+		if got, err := c.AwaitTask(first.ID, 10*time.Second); err != nil || got.Status != sake.TaskCompleted {
+			t.Fatalf("%+v %v", got, err)
+		}
+	})
 }
 
 func TestShutdownWithRunningTasks(t *testing.T) {
 	t.Parallel()
-	srv, m, e := taskServer(t)
-	c := saketest.Connect(t, srv)
-	_, task, err := c.CallToolAsync("export", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-e.started
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := m.Shutdown(ctx); err != nil {
-		t.Fatalf("shutdown: %v", err)
-	}
-	got, err := m.Get(context.Background(), "", task.ID)
-	if err != nil || !got.Terminal() {
-		t.Errorf("after shutdown: %+v %v", got, err)
-	}
+	both(t, func(t *testing.T, era saketest.Option) {
+		srv, m, e := taskServer(t)
+		c := saketest.Connect(t, srv, era)
+		_, task, err := c.CallToolAsync("export", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-e.started
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := m.Shutdown(ctx); err != nil {
+			t.Fatalf("shutdown: %v", err)
+		}
+		got, err := m.Get(context.Background(), "", task.ID)
+		if err != nil || !got.Terminal() {
+			t.Errorf("after shutdown: %+v %v", got, err)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 )
 
 // ErrInputRequired is returned by Elicit, ElicitURL, Sample and ListRoots
@@ -126,34 +127,23 @@ func (c *Context) Elicit(key, message string, form any) (ElicitAction, error) {
 	if err != nil {
 		return "", err
 	}
-	if caps := c.req.ClientCapabilities; caps == nil || !caps.Elicitation.SupportsForm() {
-		return "", missingCapability(c.req.Era, "elicitation", map[string]any{"elicitation": map[string]any{}})
-	}
-	params := map[string]any{"mode": "form", "message": message, "requestedSchema": schema}
-	if c.req.Era != EraModern && c.req.ProtocolVersion < "2025-11-25" {
-		delete(params, "mode")
-	}
-	raw, err := c.ask(key, "elicitation/create", params)
-	if err != nil {
-		return "", err
-	}
-	action, err := decodeElicit(raw, form)
-	if err != nil {
-		return "", c.malformed(key, "elicitation/create", params, err)
-	}
-	return action, nil
+	return c.elicitForm(key, message, schema, form)
 }
 
 // ElicitSchema is Elicit with a requested schema given verbatim (for
 // enums with titles, multi-select and other shapes a struct cannot say).
 // On accept the answers are decoded into answers (a pointer), if not nil.
 func (c *Context) ElicitSchema(key, message string, schema json.RawMessage, answers any) (ElicitAction, error) {
+	return c.elicitForm(key, message, schema, answers)
+}
+
+func (c *Context) elicitForm(key, message string, schema, answers any) (ElicitAction, error) {
 	if caps := c.req.ClientCapabilities; caps == nil || !caps.Elicitation.SupportsForm() {
 		return "", missingCapability(c.req.Era, "elicitation", map[string]any{"elicitation": map[string]any{}})
 	}
 	params := map[string]any{"mode": "form", "message": message, "requestedSchema": schema}
 	if c.req.Era != EraModern && c.req.ProtocolVersion < "2025-11-25" {
-		delete(params, "mode")
+		delete(params, "mode") // the mode came with 2025-11-25
 	}
 	raw, err := c.ask(key, "elicitation/create", params)
 	if err != nil {
@@ -259,10 +249,13 @@ func decodeElicit(raw json.RawMessage, form any) (ElicitAction, error) {
 
 // elicitSchemaFor reflects the requested schema of an elicitation form,
 // keeping only what the protocol allows in it.
-func elicitSchemaFor(form any) (map[string]any, error) {
+func elicitSchemaFor(form any) (json.RawMessage, error) {
 	t := reflect.TypeOf(form)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, fmt.Errorf("sake: Elicit needs a pointer to a struct, not %T", form)
+	}
+	if v, ok := elicitSchemas.Load(t); ok {
+		return v.(json.RawMessage), nil
 	}
 	ts, err := schemaFor(t.Elem())
 	if err != nil {
@@ -292,8 +285,16 @@ func elicitSchemaFor(form any) (map[string]any, error) {
 	if len(full.Required) > 0 {
 		out["required"] = full.Required
 	}
-	return out, nil
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	elicitSchemas.Store(t, json.RawMessage(b))
+	return b, nil
 }
+
+// elicitSchemas caches the requested schema of each form type.
+var elicitSchemas sync.Map
 
 // Keep saves a value in the request state, so a modern tool that runs
 // again after its questions are answered finds it with Kept. Values must

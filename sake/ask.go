@@ -271,24 +271,29 @@ func elicitSchemaFor(form any) (json.RawMessage, error) {
 	allowed := map[string]bool{"type": true, "title": true, "description": true, "minLength": true, "maxLength": true,
 		"format": true, "minimum": true, "maximum": true, "default": true, "enum": true, "enumNames": true,
 		"oneOf": true, "items": true, "minItems": true, "maxItems": true}
-	props := map[string]any{}
-	for name, p := range full.Properties {
+	// Properties keep the struct's field order: clients show the form in it.
+	b := []byte(`{"type":"object","properties":{`)
+	for i, name := range ts.order {
 		q := map[string]any{}
-		for k, v := range p {
+		for k, v := range full.Properties[name] {
 			if allowed[k] {
 				q[k] = v
 			}
 		}
-		props[name] = q
+		pj, err := json.Marshal(q)
+		if err != nil {
+			return nil, err
+		}
+		b = appendKey(b, name, i == 0)
+		b = append(b, pj...)
 	}
-	out := map[string]any{"type": "object", "properties": props}
+	b = append(b, '}')
 	if len(full.Required) > 0 {
-		out["required"] = full.Required
+		rj, _ := json.Marshal(full.Required)
+		b = append(b, `,"required":`...)
+		b = append(b, rj...)
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, err
-	}
+	b = append(b, '}')
 	elicitSchemas.Store(t, json.RawMessage(b))
 	return b, nil
 }

@@ -143,12 +143,9 @@ func decodeParams(v []byte, p *Params) *decodeError {
 		if jsonscan.Kind(raw) == jsonscan.Null {
 			return
 		}
-		s, ok := str(raw)
-		if !ok {
-			fail(paramError(name, "a string"))
-			return
-		}
-		*dst = &s
+		var v string
+		strField(&v, name, raw)
+		*dst = &v
 	}
 	viaJSON := func(dst any, name, want string, raw []byte) {
 		if jsonscan.Kind(raw) == jsonscan.Null {

@@ -318,3 +318,25 @@ func TestShutdownWithRunningTasks(t *testing.T) {
 		}
 	})
 }
+
+func TestLegacyClientWithoutTaskParam(t *testing.T) {
+	t.Parallel()
+	srv, _, _ := taskServer(t)
+	c := saketest.Connect(t, srv, saketest.Legacy())
+	// A required task tool called without params.task is refused.
+	_, err := c.Request("tools/call", map[string]any{"name": "broken"})
+	var e *sake.Error
+	if !errors.As(err, &e) || e.Code != sake.CodeMethodNotFound {
+		t.Fatalf("required task without params.task: %v", err)
+	}
+	// An optional one runs in the request.
+	raw, err := c.Request("tools/call", map[string]any{"name": "quick"})
+	if err != nil || !strings.Contains(string(raw), `"quick"`) || strings.Contains(string(raw), `"task"`) {
+		t.Fatalf("optional task without params.task: %s %v", raw, err)
+	}
+	// The legacy listing says which tools take tasks.
+	raw, err = c.Request("tools/list", nil)
+	if err != nil || !strings.Contains(string(raw), `"execution":{"taskSupport":"required"}`) {
+		t.Errorf("tools/list: %s %v", raw, err)
+	}
+}

@@ -258,8 +258,12 @@ const taskTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 func appendTaskFields(dst []byte, t *Task, modern bool) []byte {
 	dst = append(dst, `"taskId":`...)
 	dst = appendString(dst, t.ID)
+	status := t.Status
+	if !modern && status == TaskCompleted && t.ResultIsError {
+		status = TaskFailed // 2025-11-25: a tool error fails the task
+	}
 	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, t.Status)
+	dst = appendString(dst, status)
 	dst = appendOptString(dst, "statusMessage", t.StatusMessage)
 	dst = append(dst, `,"createdAt":`...)
 	dst = appendString(dst, t.CreatedAt.UTC().Format(taskTimeLayout))

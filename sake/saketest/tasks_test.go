@@ -181,6 +181,20 @@ func TestTaskFailures(t *testing.T) {
 		if !errors.As(err, &te) || !strings.Contains(te.Error(), "the disk is full") {
 			t.Fatalf("broken = %v", err)
 		}
+		// A tool error completes the task in the modern era and fails it
+		// in the legacy one.
+		_, task, err := c.CallToolAsync("broken", nil)
+		if err != nil || task == nil {
+			t.Fatalf("async broken = %+v %v", task, err)
+		}
+		got, err := c.AwaitTask(task.ID, 10*time.Second)
+		want := sake.TaskCompleted
+		if c.Session().Era == sake.EraLegacy {
+			want = sake.TaskFailed
+		}
+		if err != nil || got.Status != want {
+			t.Errorf("status of a task whose tool failed = %+v %v, want %s", got, err, want)
+		}
 	})
 }
 

@@ -24,7 +24,11 @@ func Authorization(v auth.Verifier, resourceMetadataURL string, scopes ...string
 		c.identify = func(r *http.Request) (*sake.Identity, error) {
 			tr, err := auth.TokenRequestFrom(r)
 			if err != nil {
-				return nil, &challenge{err: auth.AsError(err), metadataURL: resourceMetadataURL}
+				ae := auth.AsError(err)
+				if ae == nil {
+					ae = auth.InvalidRequest(err)
+				}
+				return nil, &challenge{err: ae, metadataURL: resourceMetadataURL}
 			}
 			if tr.Token == "" {
 				return nil, &challenge{err: auth.MissingToken(scopes), metadataURL: resourceMetadataURL}

@@ -417,7 +417,7 @@ func (s *Server) resultReply(req *Request, res any) Reply {
 	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	b = append(b, req.ID...)
 	b = append(b, `,"result":`...)
-	w := resultWriter{s: s, era: req.Era}
+	w := resultWriter{s: s, era: req.Era, rev: revisionOf(req)}
 	b, err := w.appendResult(b, res)
 	if err != nil {
 		*bp = b

@@ -100,6 +100,9 @@ func (s *Server) initialize(_ context.Context, req *Request, reg *registry) (any
 	s.sessions.Store(sess.id, sess)
 	req.newSession = sess
 	caps := reg.legacyCaps
+	if version < "2025-03-26" {
+		caps = stripMembers(caps, "completions") // completions came with 2025-03-26
+	}
 	if s.opts.tasks != nil && version >= "2025-11-25" {
 		caps = append(append(caps[:len(caps)-1:len(caps)-1], `,"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`...), '}')
 	}
@@ -161,22 +164,26 @@ func (s *Server) page(kind byte, key string, n int, item func(int) []byte, curso
 }
 
 func (s *Server) listTools(_ context.Context, req *Request, reg *registry) (any, error) {
-	if req.Era != EraModern && s.opts.tasks != nil {
+	rev := revisionOf(req)
+	if rev == rev20251125 && s.opts.tasks != nil {
 		return s.page(kindTools, "tools", len(reg.tools), func(i int) []byte { return reg.tools[i].legacyJSON }, req.Params.Cursor)
 	}
-	return s.page(kindTools, "tools", len(reg.tools), func(i int) []byte { return reg.tools[i].listJSON }, req.Params.Cursor)
+	return s.page(kindTools, "tools", len(reg.tools), func(i int) []byte { return reg.tools[i].views[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) listResources(_ context.Context, req *Request, reg *registry) (any, error) {
-	return s.page(kindResources, "resources", len(reg.resources), func(i int) []byte { return reg.resources[i].listJSON }, req.Params.Cursor)
+	rev := revisionOf(req)
+	return s.page(kindResources, "resources", len(reg.resources), func(i int) []byte { return reg.resources[i].views[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) listTemplates(_ context.Context, req *Request, reg *registry) (any, error) {
-	return s.page(kindTemplates, "resourceTemplates", len(reg.templates), func(i int) []byte { return reg.templates[i].listJSON }, req.Params.Cursor)
+	rev := revisionOf(req)
+	return s.page(kindTemplates, "resourceTemplates", len(reg.templates), func(i int) []byte { return reg.templates[i].views[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) listPrompts(_ context.Context, req *Request, reg *registry) (any, error) {
-	return s.page(kindPrompts, "prompts", len(reg.prompts), func(i int) []byte { return reg.prompts[i].listJSON }, req.Params.Cursor)
+	rev := revisionOf(req)
+	return s.page(kindPrompts, "prompts", len(reg.prompts), func(i int) []byte { return reg.prompts[i].views[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any, error) {

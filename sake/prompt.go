@@ -23,6 +23,7 @@ type prompt struct {
 	call        callable
 	args        []promptArg
 	listJSON    []byte
+	views       views
 	completions map[string]*completer
 }
 
@@ -104,6 +105,7 @@ func compilePrompt(def *PromptDef, fn reflect.Value, method bool) (*prompt, erro
 		return nil, err
 	}
 	p.listJSON = append(b, '}')
+	p.views = shapeViews(p.listJSON, false)
 	return p, nil
 }
 

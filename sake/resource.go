@@ -21,6 +21,7 @@ type resource struct {
 	tmpl        *uritemplate.Template
 	call        callable
 	listJSON    []byte
+	views       views
 	completions map[string]*completer
 }
 
@@ -117,6 +118,7 @@ func compileResource(def *ResourceDef, fn reflect.Value, method bool) (*resource
 		return nil, err
 	}
 	r.listJSON = append(b, '}')
+	r.views = shapeViews(r.listJSON, false)
 	return r, nil
 }
 

@@ -44,6 +44,9 @@ func (r *ToolResult) Text() string {
 
 // DecodeStructured decodes StructuredContent into v.
 func (r *ToolResult) DecodeStructured(v any) error {
+	if r.StructuredContent == nil {
+		return fmt.Errorf("the result has no structuredContent")
+	}
 	raw, ok := r.StructuredContent.(json.RawMessage)
 	if !ok {
 		b, err := json.Marshal(r.StructuredContent)

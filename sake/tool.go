@@ -19,7 +19,8 @@ type tool struct {
 	taskTTL    time.Duration
 	taskPoll   time.Duration
 	taskByCode bool
-	legacyJSON []byte // listJSON with execution.taskSupport, for the legacy era
+	legacyJSON []byte // listJSON with execution.taskSupport, for 2025-11-25 servers with tasks
+	views      views  // listJSON shaped for each revision
 	require    Requirement
 	name       string
 	call       callable
@@ -86,6 +87,7 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 		return nil, err
 	}
 	t.listJSON, err = toolListJSON(def, t)
+	t.views = shapeViews(t.listJSON, true)
 	t.legacyJSON = t.listJSON
 	if err == nil && t.task != TaskNever {
 		support := `"optional"`

@@ -20,6 +20,7 @@ const (
 type resultWriter struct {
 	s   *Server
 	era Era
+	rev int // revision level (see revision.go)
 }
 
 // wireResult is a result the dispatcher renders itself.
@@ -76,6 +77,7 @@ func (w *resultWriter) appendResult(dst []byte, res any) ([]byte, error) {
 	case wireResult:
 		return r.appendResult(dst, w)
 	case *ToolResult:
+		r = r.forRevision(w.rev)
 		b, err := r.appendFields(dst)
 		if err != nil {
 			return dst, err

@@ -254,9 +254,13 @@ func (c *Client) record(msg []byte) {
 		c.answerServerRequest(n.ID, n.Method, n.Params)
 		return
 	}
+	note := Notification{Method: n.Method, Params: n.Params}
 	c.mu.Lock()
-	c.notifications = append(c.notifications, Notification{Method: n.Method, Params: n.Params})
+	c.notifications = append(c.notifications, note)
 	c.mu.Unlock()
+	if c.opts.onNotification != nil {
+		c.opts.onNotification(note)
+	}
 }
 
 // encode builds a request with the next id: the modern _meta (and a

@@ -40,6 +40,15 @@ type options struct {
 
 	noTasks     bool
 	taskTimeout time.Duration
+
+	onNotification func(Notification)
+}
+
+// OnNotification calls fn with every notification the server sends during
+// the client's calls (progress, log messages), as it arrives; they are
+// recorded for Notifications and AssertNotification as well.
+func OnNotification(fn func(Notification)) Option {
+	return func(o *options) { o.onNotification = fn }
 }
 
 // WithoutTasks makes a modern client leave the tasks extension out of its

@@ -457,3 +457,19 @@ func TestCancellationReachesTheTool(t *testing.T) {
 		}
 	})
 }
+
+func TestOnNotification(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, era saketest.Option) {
+		var got []string
+		c := saketest.Connect(t, reporter{}, era, saketest.OnNotification(func(n saketest.Notification) {
+			got = append(got, n.Method)
+		}))
+		if _, err := c.CallTool("work", nil); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 || got[0] != "notifications/progress" {
+			t.Errorf("seen %v", got)
+		}
+	})
+}

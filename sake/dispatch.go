@@ -31,6 +31,10 @@ type Inbound struct {
 	// OnPanic, if set, is called when user code panics while handling
 	// this message, after the panic has become an error result.
 	OnPanic func(recovered any, stack []byte)
+	// Classified, if set, is called with the message's era once the
+	// dispatcher has classified it, before any notification: a transport
+	// whose framing or cancellation depends on the era decides there.
+	Classified func(Era)
 	// InFlight tracks the connection's running requests for
 	// notifications/cancelled when there is no session (stdio in the
 	// modern era). Legacy sessions track their own.
@@ -108,6 +112,9 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 	}
 	method := *env.Method
 	era := classify(method, p, in)
+	if in.Classified != nil {
+		in.Classified(era)
+	}
 	if env.ID == nil {
 		s.notification(method, p, in, era)
 		return Reply{Era: era, Method: method}

@@ -225,6 +225,16 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p.h, p.w, p.e, p.jsonOK, p.sseOK, p.cancel = h, w, e, jsonOK, sseOK, cancel
+	if e != nil {
+		// A modern request that happens to carry a session id is still
+		// modern: no resumable framing, and a disconnect cancels it.
+		in.Classified = func(era sake.Era) {
+			if era == sake.EraModern {
+				p.e = nil
+				context.AfterFunc(r.Context(), cancel)
+			}
+		}
+	}
 	in.Notify = p.notify
 	defer h.recoverPanic(w, p)
 	reply := h.srv.Handle(ctx, body, in)

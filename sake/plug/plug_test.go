@@ -619,3 +619,22 @@ func TestParamHeaders(t *testing.T) {
 		})
 	}
 }
+
+func TestModernRequestWithASessionIDStaysModern(t *testing.T) {
+	t.Parallel()
+	ts, _, _ := serve(t, echo{})
+	sid := initialize(t, ts, legacyHeaders(""))
+	hdr := modernHeaders("tools/call", "echo")
+	hdr.Set("Mcp-Session-Id", sid)
+	body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"progressToken":"p1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"text":"streamed"}}}`
+	resp := do(t, ts, http.MethodPost, body, hdr)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("status %d, Content-Type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	br := bufio.NewReader(resp.Body)
+	for i := 0; i < 2; i++ {
+		if ev := mustEvent(t, br); ev.hasID || ev.retry != "" {
+			t.Errorf("a modern request got legacy framing: %+v", ev)
+		}
+	}
+}

@@ -138,6 +138,13 @@ func New(impl any, opts ...Option) (*Server, error) {
 		reg = bp.reg
 	}
 	s.reg.Store(reg)
+	if o.tasks == nil {
+		for _, t := range reg.tools {
+			if t.task != TaskNever {
+				s.logger.Warn("sake: tool "+t.name+" is declared as a task, but the server has no task manager (the Tasks option): it runs in the request", "tool", t.name)
+			}
+		}
+	}
 	s.info = Implementation{Name: o.name, Title: o.title, Version: o.version}
 	if s.info.Name == "" {
 		s.info.Name = snakeCase(typeName)

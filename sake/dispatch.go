@@ -85,6 +85,9 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 	if in == nil {
 		in = &Inbound{}
 	}
+	if batchAllowed(in) && isArray(msg) {
+		return s.handleBatch(ctx, msg, in)
+	}
 	var env envelope
 	paramsErr := decodeMessage(msg, &env)
 	if paramsErr != nil && paramsErr.code != CodeInvalidParams {

@@ -31,6 +31,10 @@ type Inbound struct {
 	// OnPanic, if set, is called when user code panics while handling
 	// this message, after the panic has become an error result.
 	OnPanic func(recovered any, stack []byte)
+	// CloseStream, if set, ends the connection of the request's
+	// resumable stream mid-call (SSE polling): the client reconnects with
+	// Last-Event-ID and receives the rest. It reports whether it did.
+	CloseStream func() bool
 	// Classified, if set, is called with the message's era once the
 	// dispatcher has classified it, before any notification: a transport
 	// whose framing or cancellation depends on the era decides there.

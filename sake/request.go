@@ -198,6 +198,20 @@ func (c *Context) notify(msg []byte) {
 	}
 }
 
+// CloseStream ends the connection of the request's stream while the call
+// goes on, and reports whether it could: a legacy request over Streamable
+// HTTP in a session (HTTP/1.x) switches to SSE with a priming event and a
+// retry interval, then closes; the client reconnects with Last-Event-ID
+// and receives what the call sends after, including its result. It lets a
+// long call outlive proxies that cut long responses. Elsewhere (modern
+// requests, stdio, the test client) it does nothing and returns false.
+func (c *Context) CloseStream() bool {
+	if c.task != nil || c.req.in == nil || c.req.in.CloseStream == nil {
+		return false
+	}
+	return c.req.in.CloseStream()
+}
+
 // Slog returns a *slog.Logger whose records go to the client as
 // notifications/message (subject to the client's log level) and nowhere else.
 func (c *Context) Slog() *slog.Logger { return slog.New(&clientLogHandler{c: c}) }

@@ -67,6 +67,7 @@ func (e *Everything) Declare(d *sake.Declarations) {
 	d.Tool("TestInputRequiredResultTamperedState").Name("test_input_required_result_tampered_state").Description("Refuses a request state that was altered.")
 	d.Tool("TestInputRequiredResultCapabilities").Name("test_input_required_result_capabilities").Description("Asks only what the client can answer.")
 	d.Tool("TestXMCPHeader").Name("test_x_mcp_header").Description("Takes a region mirrored in the Mcp-Param-Region header.")
+	d.Tool("TestReconnection").Name("test_reconnection").Description("Closes its stream mid-call; the result comes on the resumed stream.")
 
 	d.Resource("StaticText", "test://static-text").Name("static-text").Description("A static text resource.").MIMEType("text/plain")
 	d.Resource("StaticBinary", "test://static-binary").Name("static-binary").Description("A static binary resource.").MIMEType("image/png")
@@ -407,6 +408,14 @@ type HeaderArgs struct {
 // TestXMCPHeader echoes its region.
 func (e *Everything) TestXMCPHeader(ctx *sake.Context, a HeaderArgs) (string, error) {
 	return fmt.Sprintf("region=%s level=%d", a.Region, a.Level), nil
+}
+
+// TestReconnection closes its stream before answering (SSE polling): the
+// client resumes with Last-Event-ID and gets the result there.
+func (e *Everything) TestReconnection(ctx *sake.Context) (string, error) {
+	ctx.Progress(1, 2, "closing the stream")
+	ctx.CloseStream()
+	return "Reconnection test completed", nil
 }
 
 // StaticText is test://static-text.

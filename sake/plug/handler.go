@@ -236,6 +236,10 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	in.Notify = p.notify
+	if e != nil {
+		p.chunked = r.ProtoAtLeast(1, 1)
+		in.CloseStream = p.closeStream
+	}
 	defer h.recoverPanic(w, p)
 	reply := h.srv.Handle(ctx, body, in)
 	p.finish(r, &reply, in)

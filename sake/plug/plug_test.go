@@ -638,3 +638,57 @@ func TestModernRequestWithASessionIDStaysModern(t *testing.T) {
 		}
 	}
 }
+
+type poller struct{ closed chan bool }
+
+func (p poller) Poll(ctx *sake.Context) (string, error) {
+	p.closed <- ctx.CloseStream()
+	return "after the reconnection", nil
+}
+
+func TestCloseStreamAndResume(t *testing.T) {
+	t.Parallel()
+	p := poller{closed: make(chan bool, 1)}
+	ts, _, _ := serve(t, p)
+	sid := initialize(t, ts, legacyHeaders(""))
+	resp := do(t, ts, http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"poll"}}`, legacyHeaders(sid))
+	if resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("Content-Type %q", resp.Header.Get("Content-Type"))
+	}
+	br := bufio.NewReader(resp.Body)
+	prime := mustEvent(t, br)
+	if !prime.hasID || prime.retry == "" || prime.data != "" {
+		t.Fatalf("priming event %+v", prime)
+	}
+	// The stream ends cleanly, without the result.
+	if ev, err := readEvent(br); err != io.EOF {
+		t.Fatalf("after CloseStream: %+v, %v", ev, err)
+	}
+	if !<-p.closed {
+		t.Fatal("CloseStream reported false")
+	}
+	hdr := legacyHeaders(sid)
+	hdr.Set("Last-Event-ID", prime.id)
+	hdr.Set("Accept", "text/event-stream")
+	get := do(t, ts, http.MethodGet, "", hdr)
+	gr := bufio.NewReader(get.Body)
+	for {
+		ev := mustEvent(t, gr)
+		if ev.data == "" {
+			continue
+		}
+		r := decode(t, []byte(ev.data))
+		if string(r.ID) == "7" {
+			if !strings.Contains(string(r.Result), "after the reconnection") {
+				t.Errorf("resumed result %s", ev.data)
+			}
+			break
+		}
+	}
+	// A modern request cannot close its stream: closing it is a cancel.
+	body := `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"poll"}}`
+	resp = do(t, ts, http.MethodPost, body, modernHeaders("tools/call", "poll"))
+	if r := readJSON(t, resp, http.StatusOK); r.Error != nil || <-p.closed {
+		t.Errorf("modern CloseStream: %+v", r)
+	}
+}

@@ -21,12 +21,13 @@ type postExchange struct {
 // notifications as they come and the reply last. A known legacy session
 // makes the stream resumable (event ids, a priming event, replay).
 type postWriter struct {
-	h      *Handler
-	w      http.ResponseWriter
-	e      *entry // the legacy session, or nil
-	jsonOK bool   // Accept allows application/json
-	sseOK  bool   // Accept allows text/event-stream
-	cancel context.CancelFunc
+	h       *Handler
+	w       http.ResponseWriter
+	e       *entry // the legacy session, or nil
+	chunked bool   // the response body is chunked (HTTP/1.1)
+	jsonOK  bool   // Accept allows application/json
+	sseOK   bool   // Accept allows text/event-stream
+	cancel  context.CancelFunc
 
 	mu        sync.Mutex
 	streaming bool
@@ -80,6 +81,40 @@ func (p *postWriter) event(msg []byte, final bool) {
 		p.buf = appendEvent(p.buf[:0], nil, msg)
 		p.sse.send(p.buf)
 	}
+}
+
+// closeStream is Inbound.CloseStream: it starts the resumable stream if
+// needed (priming event with retry), then closes the connection; the
+// rest of the stream waits in its replay buffer for the client's GET with
+// Last-Event-ID. Only a legacy session's stream over HTTP/1.x can.
+func (p *postWriter) closeStream() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done || p.e == nil || !p.sseOK || (p.streaming && p.sse.failed) {
+		return false
+	}
+	if !p.streaming {
+		p.startStream()
+	}
+	if !p.sse.flush() {
+		return false
+	}
+	conn, rw, err := p.sse.rc.Hijack()
+	if err != nil {
+		return false // HTTP/2 and others: the stream stays open
+	}
+	if p.chunked {
+		// End the chunked body properly, so the client sees the stream
+		// finish rather than a broken connection.
+		_, _ = rw.WriteString("0\r\n\r\n")
+		_ = rw.Flush()
+	}
+	_ = conn.Close()
+	p.sse.failed = true
+	if p.st != nil {
+		p.st.detach(p)
+	}
+	return true
 }
 
 // deliver and evict make the POST response the sink of its own stream;

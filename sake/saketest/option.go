@@ -143,8 +143,10 @@ func ServerOptions(opts ...sake.Option) Option {
 // process, at path (default "/mcp"), as a real client sends it over HTTP.
 // The stack computes the caller from the request, so Principal does not
 // apply; with Scopes and TokenIssuer the client sends a real access token
-// for Subject. Pass the *sake.Server behind the stack as Connect's impl to
-// Listen to it, or nil.
+// for Subject. The server's questions work through the stack in both eras
+// (legacy requests arrive on the POST's stream and are answered by POST).
+// Pass the *sake.Server behind the stack as Connect's impl to Listen to it
+// and to wake AwaitTask on its task manager, or nil.
 func Handler(h http.Handler, path string) Option {
 	return func(o *options) {
 		if path == "" {

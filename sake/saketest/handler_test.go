@@ -1,0 +1,41 @@
+package saketest_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/saketest"
+)
+
+// The same questions work through the real HTTP stack: modern rounds as
+// retries, legacy requests on the POST's stream answered by later POSTs.
+func TestQuestionsThroughTheHTTPStack(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, era saketest.Option) {
+		srv := sake.MustNew(interview{})
+		h := plug.New(srv)
+		t.Cleanup(h.Close)
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", h)
+		c := saketest.Connect(t, srv, era, saketest.Handler(mux, "/mcp"),
+			saketest.OnInput(func(p saketest.ElicitParams) saketest.Answer {
+				if p.Message == "Name?" {
+					return saketest.Accept(map[string]any{"name": "Ana"})
+				}
+				return saketest.Accept(map[string]any{"color": "green"})
+			}),
+			saketest.SamplingText("Paris"),
+			saketest.Roots(sake.Root{URI: "file:///x"}))
+		res, err := c.CallTool("steps", nil)
+		if err != nil || res.Text() != "Ana likes green" {
+			t.Fatalf("steps = %v, %v", res, err)
+		}
+		res, err = c.CallTool("survey", nil)
+		if err != nil || res.Text() != "Ana|Paris|1 roots" {
+			t.Fatalf("survey = %v, %v", res, err)
+		}
+		saketest.AssertAsked(t, c, "roots/list", nil)
+	})
+}

@@ -354,26 +354,6 @@ func (w *wireContent) content() (Content, error) {
 	return nil, fmt.Errorf("unknown content type %q", w.Type)
 }
 
-// contentList decodes a JSON array of content blocks.
-type contentList []Content
-
-func (l *contentList) UnmarshalJSON(b []byte) error {
-	var ws []wireContent
-	if err := json.Unmarshal(b, &ws); err != nil {
-		return err
-	}
-	out := make([]Content, len(ws))
-	for i := range ws {
-		c, err := ws[i].content()
-		if err != nil {
-			return fmt.Errorf("content[%d]: %w", i, err)
-		}
-		out[i] = c
-	}
-	*l = out
-	return nil
-}
-
 func appendContents(dst []byte, cs []Content) ([]byte, error) {
 	dst = append(dst, '[')
 	for i, c := range cs {

@@ -99,7 +99,7 @@ func (s *Server) initialize(_ context.Context, req *Request, reg *registry) (any
 	sess.srv = s
 	s.sessions.Store(sess.id, sess)
 	req.newSession = sess
-	caps := reg.legacyCaps
+	caps := reg.capabilities
 	if version < "2025-03-26" {
 		caps = stripMembers(caps, "completions") // completions came with 2025-03-26
 	}

@@ -27,14 +27,13 @@ var (
 // callable is a function or bound method analysed once: how to pass the
 // context and the argument, and what it returns.
 type callable struct {
-	fn        reflect.Value
-	method    bool         // fn is a method expression: the receiver comes first
-	sakeCtx   bool         // the first parameter is *Context (else context.Context)
-	argType   reflect.Type // nil when the function takes no argument
-	argPtr    bool         // the argument is a pointer to argType
-	result    reflect.Type // nil when the function returns only an error
-	hasErr    bool
-	resultIdx int
+	fn      reflect.Value
+	method  bool         // fn is a method expression: the receiver comes first
+	sakeCtx bool         // the first parameter is *Context (else context.Context)
+	argType reflect.Type // nil when the function takes no argument
+	argPtr  bool         // the argument is a pointer to argType
+	result  reflect.Type // nil when the function returns only an error
+	hasErr  bool
 }
 
 // analyse checks fn's signature: a context, then at most one argument,
@@ -170,12 +169,6 @@ func snakeCase(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// methodError is one unsuitable method, for the construction error.
-type methodError struct {
-	method string
-	why    string
 }
 
 // ConstructionError lists everything wrong with a server value, the way

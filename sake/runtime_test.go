@@ -56,7 +56,7 @@ func TestPagination(t *testing.T) {
 	first, _ := c.ListToolsPage("")
 	good := first.NextCursor
 	tampered := []string{
-		good[:len(good)-1] + string("AB"[strings.IndexByte("AB", good[len(good)-1])+1&1]),
+		flipLast(good),
 		"x" + good,
 		"not base64!",
 		"",
@@ -287,4 +287,15 @@ func TestLegacyBroadcastsReachSessions(t *testing.T) {
 		t.Errorf("a closed session got %s", m)
 	default:
 	}
+}
+
+// flipLast changes the last character of a cursor to another base64url
+// character.
+func flipLast(s string) string {
+	last := s[len(s)-1]
+	repl := byte('A')
+	if last == 'A' {
+		repl = 'B'
+	}
+	return s[:len(s)-1] + string(repl)
 }

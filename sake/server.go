@@ -558,8 +558,7 @@ type registry struct {
 	toolsByName    map[string]*tool
 	resourcesByURI map[string]*resource
 	promptsByName  map[string]*prompt
-	capabilities   []byte // modern capabilities object
-	legacyCaps     []byte // legacy capabilities object
+	capabilities   []byte // the capabilities object, for both eras
 }
 
 var emptyRegistry = func() *registry {
@@ -610,8 +609,7 @@ func (r *registry) finish() error {
 	if len(dups) > 0 {
 		return fmt.Errorf("two components share a name: %s", strings.Join(dups, ", "))
 	}
-	r.capabilities = r.capabilitiesJSON(false)
-	r.legacyCaps = r.capabilitiesJSON(true)
+	r.capabilities = r.capabilitiesJSON()
 	return nil
 }
 
@@ -619,7 +617,7 @@ func (r *registry) hasResources() bool  { return len(r.resources)+len(r.template
 func (r *registry) hasPrompts() bool    { return len(r.prompts) > 0 }
 func (r *registry) hasCompletion() bool { return r.hasPrompts() || len(r.templates) > 0 }
 
-func (r *registry) capabilitiesJSON(legacy bool) []byte {
+func (r *registry) capabilitiesJSON() []byte {
 	b := []byte(`{"tools":{"listChanged":true},"logging":{}`)
 	if r.hasResources() {
 		b = append(b, `,"resources":{"subscribe":true,"listChanged":true}`...)

@@ -63,6 +63,3 @@ func (e Era) String() string {
 	}
 	return "unknown"
 }
-
-// versionAtLeast compares two YYYY-MM-DD revision strings.
-func versionAtLeast(v, min string) bool { return v >= min }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/sakemcp/sake-go/sake"
 )
@@ -33,9 +32,7 @@ func mustDecode(s string) []byte {
 }
 
 // Everything is the conformance fixture.
-type Everything struct {
-	changes atomic.Int64
-}
+type Everything struct{}
 
 // Declare describes every component.
 func (e *Everything) Declare(d *sake.Declarations) {

@@ -142,7 +142,11 @@ func TestDPoPNegative(t *testing.T) {
 		return makeProof(t, ecKey(), jwt.SigningMethodES256, bound, mod)
 	}
 	withD := jwkDoc(t, ecKey().Public(), "", "", "")
-	withD["d"] = enc(ecKey().D.Bytes())
+	raw, err := ecKey().Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withD["d"] = enc(raw)
 	hsProof := func() string {
 		tok := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"jti": "j", "htm": "POST",
 			"htu": "https://x/mcp", "iat": t0.Unix(), "ath": tokenHash(bound)})

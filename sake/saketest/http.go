@@ -52,7 +52,6 @@ type httpTransport struct {
 
 	mu      sync.Mutex
 	session string
-	version string
 }
 
 func newHTTPTransport(t testing.TB, o *options) (*httpTransport, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"sync"
 
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 )
@@ -63,7 +64,7 @@ func str(v []byte) (string, bool) {
 }
 
 // decodeMessage fills env from msg.
-func decodeMessage(msg []byte, env *envelope) *decodeError {
+func decodeMessage(msg []byte, env *envelope, params *Params, meta *RequestMeta) *decodeError {
 	var bad *decodeError
 	err := jsonscan.Members(msg, func(key, v []byte) error {
 		switch string(key) {
@@ -86,8 +87,8 @@ func decodeMessage(msg []byte, env *envelope) *decodeError {
 		case "params":
 			switch jsonscan.Kind(v) {
 			case jsonscan.Object:
-				p := &Params{}
-				if d := decodeParams(v, p); d != nil && bad == nil {
+				p := params
+				if d := decodeParams(v, p, meta); d != nil && bad == nil {
 					bad = d
 				}
 				env.Params = p
@@ -121,7 +122,7 @@ func paramError(field, want string) *decodeError {
 }
 
 // decodeParams fills p from the params object v.
-func decodeParams(v []byte, p *Params) *decodeError {
+func decodeParams(v []byte, p *Params, meta *RequestMeta) *decodeError {
 	var bad *decodeError
 	fail := func(d *decodeError) {
 		if bad == nil {
@@ -160,7 +161,7 @@ func decodeParams(v []byte, p *Params) *decodeError {
 		case "_meta":
 			switch jsonscan.Kind(raw) {
 			case jsonscan.Object:
-				m := &RequestMeta{}
+				m := meta
 				if d := decodeMeta(raw, m); d != nil {
 					fail(d)
 				}
@@ -248,11 +249,11 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 			case isEmptyObject(raw):
 				m.ClientCapabilities = emptyCapabilities
 			default:
-				var c ClientCapabilities
-				if err := json.Unmarshal(raw, &c); err != nil {
+				c, err := capabilitiesOf(raw)
+				if err != nil {
 					bad = paramError(`_meta["`+metaClientCapabilities+`"]`, "a ClientCapabilities object")
 				} else {
-					m.ClientCapabilities = &c
+					m.ClientCapabilities = c
 				}
 			}
 		case metaClientInfo:
@@ -270,6 +271,40 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 		return nil
 	})
 	return bad
+}
+
+// capsCache remembers decoded client capabilities by their JSON: a client
+// sends the same ones with every request. The decoded values are shared and
+// never modified.
+var capsCache struct {
+	sync.RWMutex
+	m map[string]*ClientCapabilities
+}
+
+// maxCachedCapabilities bounds the cache; beyond it, capabilities are
+// decoded every time.
+const maxCachedCapabilities = 512
+
+func capabilitiesOf(raw []byte) (*ClientCapabilities, error) {
+	capsCache.RLock()
+	c := capsCache.m[string(raw)]
+	capsCache.RUnlock()
+	if c != nil {
+		return c, nil
+	}
+	c = &ClientCapabilities{}
+	if err := json.Unmarshal(raw, c); err != nil {
+		return nil, err
+	}
+	capsCache.Lock()
+	if capsCache.m == nil {
+		capsCache.m = make(map[string]*ClientCapabilities)
+	}
+	if len(capsCache.m) < maxCachedCapabilities {
+		capsCache.m[string(raw)] = c
+	}
+	capsCache.Unlock()
+	return c, nil
 }
 
 func isEmptyObject(raw []byte) bool {

@@ -92,8 +92,11 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 	if batchAllowed(in) && isArray(msg) {
 		return s.handleBatch(ctx, msg, in)
 	}
-	var env envelope
-	paramsErr := decodeMessage(msg, &env)
+	// One allocation holds the request, its params, their _meta and the
+	// handlers' Context.
+	b := &exchange{}
+	env := &b.env
+	paramsErr := decodeMessage(msg, env, &b.params, &b.meta)
 	if paramsErr != nil && paramsErr.code != CodeInvalidParams {
 		return s.errorReply(idOrNull(env.ID), EraUnknown, &Error{Code: paramsErr.code, Message: paramsErr.message})
 	}
@@ -115,7 +118,7 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 	}
 	p := env.Params
 	if p == nil {
-		p = &Params{}
+		p = &b.params
 	}
 	method := *env.Method
 	era := classify(method, p, in)
@@ -131,8 +134,9 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 		r.Method = method
 		return r
 	}
-	req := &Request{ID: env.ID, Method: method, Params: p, Era: era, Identity: in.Identity,
-		BaseURL: in.BaseURL, Message: msg, in: in}
+	req := &b.req
+	*req = Request{ID: env.ID, Method: method, Params: p, Era: era, Identity: in.Identity,
+		BaseURL: in.BaseURL, Message: msg, in: in, ctx: &b.ctx}
 	if err := s.prepare(req, in); err != nil {
 		r := s.errorReply(env.ID, era, err)
 		r.Method, r.SessionNotFound = method, in.SessionNotFound && era == EraLegacy && req.Session == nil
@@ -167,6 +171,15 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 	}
 	reply.Method, reply.Session = method, req.newSession
 	return reply
+}
+
+// exchange is everything one request needs, allocated at once.
+type exchange struct {
+	env    envelope
+	params Params
+	meta   RequestMeta
+	req    Request
+	ctx    Context
 }
 
 // classify decides the era of a message from what is already decoded.

@@ -75,6 +75,11 @@ func (s *Server) authorize(r Requirement, req *Request) error {
 }
 
 func (s *Server) newContext(ctx context.Context, req *Request) *Context {
+	if c := req.ctx; c != nil {
+		req.ctx = nil
+		*c = Context{Context: ctx, req: req, srv: s}
+		return c
+	}
 	return &Context{Context: ctx, req: req, srv: s}
 }
 

@@ -37,6 +37,7 @@ type Request struct {
 	in         *Inbound
 	newSession *Session
 	clientInfo *Implementation
+	ctx        *Context // preallocated for the first Context of the request
 }
 
 // ClientInfo returns what the client said it is, or nil if it said

@@ -260,6 +260,12 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 			if jsonscan.Kind(raw) == jsonscan.Object {
 				m.clientInfo = raw
 			}
+		case "traceparent":
+			m.TraceParent, _ = str(raw)
+		case "tracestate":
+			m.TraceState, _ = str(raw)
+		case "baggage":
+			m.Baggage, _ = str(raw)
 		case metaLogLevel:
 			if s, ok := str(raw); ok {
 				l := LogLevel(s)

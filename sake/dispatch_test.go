@@ -311,3 +311,21 @@ func TestLegacySession(t *testing.T) {
 		t.Errorf("modern with stale session: %s", r.Body)
 	}
 }
+
+func TestTraceContextReachesMiddleware(t *testing.T) {
+	t.Parallel()
+	var got [3]string
+	trace := func(next sake.Handler) sake.Handler {
+		return func(ctx context.Context, req *sake.Request) (any, error) {
+			if m := req.Params.Meta; m != nil {
+				got = [3]string{m.TraceParent, m.TraceState, m.Baggage}
+			}
+			return next(ctx, req)
+		}
+	}
+	s := sake.MustNew(newNotes(), sake.Use(trace))
+	_, m := rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"k=v","baggage":"user=ana","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, nil)
+	if m["result"] == nil || got[0] != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" || got[1] != "k=v" || got[2] != "user=ana" {
+		t.Errorf("trace context = %q (%v)", got, m)
+	}
+}

@@ -174,6 +174,12 @@ type RequestMeta struct {
 	ClientInfo         *Implementation     `json:"io.modelcontextprotocol/clientInfo"`
 	LogLevel           *LogLevel           `json:"io.modelcontextprotocol/logLevel"`
 
+	// W3C Trace Context and Baggage, for middleware that continues the
+	// caller's trace.
+	TraceParent string `json:"traceparent,omitempty"`
+	TraceState  string `json:"tracestate,omitempty"`
+	Baggage     string `json:"baggage,omitempty"`
+
 	clientInfo []byte // raw, decoded into ClientInfo on demand
 }
 

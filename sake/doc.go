@@ -76,7 +76,6 @@
 // and cancelling the task ends its context. Tasks belong to the caller
 // (Identity.Owner); nobody else can see them.
 //
-//
 // # Errors
 //
 // A tool's error becomes a result with isError set, which the model reads;

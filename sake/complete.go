@@ -35,6 +35,16 @@ func acceptCompleteRequest(t reflect.Type) error {
 	return fmt.Errorf("takes %s: a completion takes a sake.CompleteRequest", t)
 }
 
+// completionResolver turns what Complete was given (a function, or a method
+// name when declared in Declare) into a completer.
+type completionResolver func(handler any) (*completer, error)
+
+// completionFunc resolves the functions given to components built at run
+// time.
+func completionFunc(handler any) (*completer, error) {
+	return compileCompleter(reflect.ValueOf(handler), false)
+}
+
 func compileCompleter(fn reflect.Value, method bool) (*completer, error) {
 	c, err := analyse(fn, method, acceptCompleteRequest)
 	if err != nil {

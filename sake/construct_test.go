@@ -121,3 +121,61 @@ func (naming) ListOpenIssues(ctx *sake.Context) error { return nil }
 func (naming) GetHTTPStatus(ctx *sake.Context) error  { return nil }
 func (naming) UserIDs(ctx *sake.Context) error        { return nil }
 func (naming) Custom(ctx *sake.Context) error         { return nil }
+
+type badCompletions struct{}
+
+type idVars struct {
+	ID string `json:"id"`
+}
+
+func (badCompletions) Declare(d *sake.Declarations) {
+	d.ResourceTemplate("Item", "items://{id}").Complete("nope", "ItemIDs").Complete("id", "ItemIdz")
+	d.Prompt("Ask").Complete("topic", "ItemIDs")
+}
+func (badCompletions) Item(ctx *sake.Context, v idVars) (string, error) { return v.ID, nil }
+func (badCompletions) ItemIDs(ctx *sake.Context, r sake.CompleteRequest) ([]string, error) {
+	return nil, nil
+}
+func (badCompletions) Ask(ctx *sake.Context) (string, error) { return "", nil }
+
+func TestCompletionDeclarationErrors(t *testing.T) {
+	t.Parallel()
+	_, err := sake.New(badCompletions{})
+	if err == nil {
+		t.Fatal("bad completions were accepted")
+	}
+	for _, want := range []string{`variable "nope"`, `argument "topic"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	s := sake.MustNew(nil)
+	err = s.AddPrompt(sake.NewPrompt("p", func(ctx *sake.Context) (string, error) { return "", nil }).
+		Complete("x", func(ctx *sake.Context, r sake.CompleteRequest) ([]string, error) { return nil, nil }))
+	if err == nil || !strings.Contains(err.Error(), `argument "x"`) {
+		t.Errorf("AddPrompt with an unknown argument: %v", err)
+	}
+	err = s.AddResource(sake.NewResourceTemplate("x://{y}", func(ctx *sake.Context, v map[string]string) (string, error) { return "", nil }).
+		Complete("y", "not a function"))
+	if err == nil {
+		t.Error("AddResource with a completion that is not a function was accepted")
+	}
+}
+
+type misspeltCompletion struct{}
+
+func (misspeltCompletion) Declare(d *sake.Declarations) {
+	d.ResourceTemplate("Item", "items://{id}").Complete("id", "ItemIdz")
+}
+func (misspeltCompletion) Item(ctx *sake.Context, v idVars) (string, error) { return v.ID, nil }
+func (misspeltCompletion) ItemIDs(ctx *sake.Context, r sake.CompleteRequest) ([]string, error) {
+	return nil, nil
+}
+
+func TestMisspeltCompletionMethod(t *testing.T) {
+	t.Parallel()
+	_, err := sake.New(misspeltCompletion{})
+	if err == nil || !strings.Contains(err.Error(), `"ItemIdz"`) || !strings.Contains(err.Error(), "did you mean ItemIDs?") {
+		t.Errorf("misspelt completion method: %v", err)
+	}
+}

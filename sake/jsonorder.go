@@ -1,12 +1,8 @@
 package sake
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 )
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // propertyOrder returns the keys of the root object's "properties" member
 // in the order they appear.

@@ -2,6 +2,7 @@ package sake
 
 import (
 	"context"
+	"slices"
 )
 
 // method is one entry of the dispatcher's method table, built once.
@@ -307,7 +308,7 @@ func (s *Server) complete(ctx context.Context, req *Request, reg *registry) (any
 			}
 			return nil, InvalidParams("Unknown resource template: %s", p.Ref.URI)
 		}
-		if !contains(res.tmpl.Vars(), p.Argument.Name) {
+		if !slices.Contains(res.tmpl.Vars(), p.Argument.Name) {
 			return nil, InvalidParams("Resource template %s has no variable %q", res.uri, p.Argument.Name)
 		}
 		ks = res.completions

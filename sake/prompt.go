@@ -53,7 +53,7 @@ func checkPromptResult(r reflect.Type) error {
 	return fmt.Errorf("returns %s: a prompt returns string, sake.Content, []sake.Content, sake.PromptMessage, []sake.PromptMessage or *sake.PromptResult", r)
 }
 
-func compilePrompt(def *PromptDef, fn reflect.Value, method bool) (*prompt, error) {
+func compilePrompt(def *PromptDef, fn reflect.Value, method bool, resolve completionResolver) (*prompt, error) {
 	c, err := analyse(fn, method, acceptPromptArg)
 	if err != nil {
 		return nil, err
@@ -106,6 +106,23 @@ func compilePrompt(def *PromptDef, fn reflect.Value, method bool) (*prompt, erro
 	}
 	p.listJSON = append(b, '}')
 	p.views = shapeViews(p.listJSON, false)
+	// Arguments with an enum complete from it unless Complete says otherwise.
+	p.completions = map[string]*completer{}
+	for _, a := range p.args {
+		if len(a.enum) > 0 {
+			p.completions[a.Name] = &completer{enum: a.enum}
+		}
+	}
+	for a, h := range def.completions {
+		if !p.hasArg(a) {
+			return nil, fmt.Errorf("Complete names argument %q, which the prompt does not have", a)
+		}
+		k, err := resolve(h)
+		if err != nil {
+			return nil, fmt.Errorf("completion of %s: %w", a, err)
+		}
+		p.completions[a] = k
+	}
 	return p, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 
 	"github.com/sakemcp/sake-go/sake/internal/uritemplate"
@@ -42,7 +43,7 @@ func checkResourceResult(r reflect.Type) error {
 	return fmt.Errorf("returns %s: a resource returns string, []byte, sake.ResourceContents or []sake.ResourceContents", r)
 }
 
-func compileResource(def *ResourceDef, fn reflect.Value, method bool) (*resource, error) {
+func compileResource(def *ResourceDef, fn reflect.Value, method bool, resolve completionResolver) (*resource, error) {
 	r := &resource{uri: def.uri, name: def.name, mimeType: def.mimeType, require: def.require}
 	var accept func(reflect.Type) error
 	if def.template {
@@ -72,7 +73,7 @@ func compileResource(def *ResourceDef, fn reflect.Value, method bool) (*resource
 			}
 		}
 		for name := range ts.props {
-			if !contains(r.tmpl.Vars(), name) {
+			if !slices.Contains(r.tmpl.Vars(), name) {
 				return nil, fmt.Errorf("%s has field %q, but URI template %q has no such variable", c.argType, name, def.uri)
 			}
 			if k, _ := ts.props[name].Type.(string); k != "string" {
@@ -119,16 +120,18 @@ func compileResource(def *ResourceDef, fn reflect.Value, method bool) (*resource
 	}
 	r.listJSON = append(b, '}')
 	r.views = shapeViews(r.listJSON, false)
-	return r, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+	r.completions = map[string]*completer{}
+	for v, h := range def.completions {
+		if r.tmpl == nil || !slices.Contains(r.tmpl.Vars(), v) {
+			return nil, fmt.Errorf("Complete names variable %q, which the URI template does not have", v)
 		}
+		k, err := resolve(h)
+		if err != nil {
+			return nil, fmt.Errorf("completion of %s: %w", v, err)
+		}
+		r.completions[v] = k
 	}
-	return false
+	return r, nil
 }
 
 // read calls the resource for uri (with the template's variables) and

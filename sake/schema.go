@@ -1,6 +1,7 @@
 package sake
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -96,7 +97,7 @@ func compileSchema(raw []byte) (*typeSchema, error) {
 		ts.required[r] = true
 	}
 	// Property order as written in the schema (invopop keeps field order).
-	dec := json.NewDecoder(bytesReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	ts.order = propertyOrder(dec)
 	return ts, nil
 }

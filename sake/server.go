@@ -222,24 +222,21 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 			}
 		}
 	}
-	completerFor := func(owner string, handler any) *completer {
+	// A completion handler is a method name or a function.
+	resolve := func(handler any) (*completer, error) {
 		name, ok := handler.(string)
 		if !ok {
-			k, err := compileCompleter(reflect.ValueOf(handler), false)
-			if err != nil {
-				fail("completion for %s: %v", owner, err)
-			}
-			return k
+			return compileCompleter(reflect.ValueOf(handler), false)
 		}
-		m, ok := method("completion", name)
+		m, ok := t.MethodByName(name)
 		if !ok {
-			return nil
+			return nil, fmt.Errorf("Complete names method %q, but %s has no exported method of that name%s", name, t, suggest(t, name))
 		}
 		k, err := compileCompleter(m.Func, true)
 		if err != nil {
-			fail("method %s (completion for %s): %v", name, owner, err)
+			return nil, fmt.Errorf("completion method %s: %w", name, err)
 		}
-		return k
+		return k, nil
 	}
 	for _, name := range decl.ignored {
 		if _, ok := method("ignored", name); ok {
@@ -284,20 +281,10 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 		if d.name == "" {
 			d.name = snakeCase(d.method)
 		}
-		r, err := compileResource(d, m.Func, true)
+		r, err := compileResource(d, m.Func, true, resolve)
 		if err != nil {
 			fail("method %s (resource %s): %v", d.method, d.uri, err)
 			continue
-		}
-		r.completions = map[string]*completer{}
-		for v, h := range d.completions {
-			if r.tmpl == nil || !contains(r.tmpl.Vars(), v) {
-				fail("resource %s: Complete names variable %q, which the URI template does not have", d.uri, v)
-				continue
-			}
-			if k := completerFor("resource template "+d.uri, h); k != nil {
-				r.completions[v] = k
-			}
 		}
 		if r.tmpl != nil {
 			reg.templates = append(reg.templates, r)
@@ -313,20 +300,10 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 		if d.name == "" {
 			d.name = snakeCase(d.method)
 		}
-		p, err := compilePrompt(d, m.Func, true)
+		p, err := compilePrompt(d, m.Func, true, resolve)
 		if err != nil {
 			fail("method %s (prompt): %v", d.method, err)
 			continue
-		}
-		p.completions = promptEnumCompleters(p)
-		for a, h := range d.completions {
-			if !p.hasArg(a) {
-				fail("prompt %s: Complete names argument %q, which the prompt does not have", p.name, a)
-				continue
-			}
-			if k := completerFor("prompt "+p.name, h); k != nil {
-				p.completions[a] = k
-			}
 		}
 		reg.prompts = append(reg.prompts, p)
 	}
@@ -337,16 +314,6 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 		return &blueprint{err: &ConstructionError{Type: t.String(), Problems: problems}}
 	}
 	return &blueprint{reg: reg}
-}
-
-func promptEnumCompleters(p *prompt) map[string]*completer {
-	ks := map[string]*completer{}
-	for _, a := range p.args {
-		if len(a.enum) > 0 {
-			ks[a.Name] = &completer{enum: a.enum}
-		}
-	}
-	return ks
 }
 
 // takesContext reports whether a method's first parameter after the
@@ -438,20 +405,9 @@ func (s *Server) AddResource(def *ResourceDef) error {
 	if def.name == "" {
 		def.name = def.uri
 	}
-	r, err := compileResource(def, reflect.ValueOf(def.fn), false)
+	r, err := compileResource(def, reflect.ValueOf(def.fn), false, completionFunc)
 	if err != nil {
 		return fmt.Errorf("sake: resource %s: %w", def.uri, err)
-	}
-	r.completions = map[string]*completer{}
-	for v, h := range def.completions {
-		if r.tmpl == nil || !contains(r.tmpl.Vars(), v) {
-			return fmt.Errorf("sake: resource %s: Complete names variable %q, which the URI template does not have", def.uri, v)
-		}
-		k, err := compileCompleter(reflect.ValueOf(h), false)
-		if err != nil {
-			return fmt.Errorf("sake: resource %s: completion of %s: %w", def.uri, v, err)
-		}
-		r.completions[v] = k
 	}
 	return s.change(ListResources, func(reg *registry) {
 		key := func(x *resource) string { return x.uri }
@@ -483,20 +439,9 @@ func (s *Server) AddPrompt(def *PromptDef) error {
 	if def.fn == nil {
 		return fmt.Errorf("sake: AddPrompt needs a prompt made with NewPrompt")
 	}
-	p, err := compilePrompt(def, reflect.ValueOf(def.fn), false)
+	p, err := compilePrompt(def, reflect.ValueOf(def.fn), false, completionFunc)
 	if err != nil {
 		return fmt.Errorf("sake: prompt %s: %w", def.name, err)
-	}
-	p.completions = promptEnumCompleters(p)
-	for a, h := range def.completions {
-		if !p.hasArg(a) {
-			return fmt.Errorf("sake: prompt %s: Complete names argument %q, which the prompt does not have", def.name, a)
-		}
-		k, err := compileCompleter(reflect.ValueOf(h), false)
-		if err != nil {
-			return fmt.Errorf("sake: prompt %s: completion of %s: %w", def.name, a, err)
-		}
-		p.completions[a] = k
 	}
 	return s.change(ListPrompts, func(r *registry) {
 		r.prompts = replaceByName(r.prompts, p, func(x *prompt) string { return x.name })

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -297,7 +299,7 @@ func appendDetailed(dst []byte, t *Task) []byte {
 		if len(t.InputRequests) > 0 {
 			dst = append(dst, `,"inputRequests":{`...)
 			first := true
-			for _, k := range sortedKeys(t.InputRequests) {
+			for _, k := range slices.Sorted(maps.Keys(t.InputRequests)) {
 				dst = appendKey(dst, k, first)
 				dst = append(dst, t.InputRequests[k]...)
 				first = false
@@ -327,19 +329,6 @@ func (r *detailedTask) appendResult(dst []byte, w *resultWriter) ([]byte, error)
 	dst = append(dst, '{')
 	dst = appendDetailed(dst, r.task)
 	return w.tail(dst, false, nil, cacheNone, "")
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }
 
 // legacyTask is the 2025-11-25 Task result (tasks/get, tasks/cancel).

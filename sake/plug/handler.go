@@ -352,10 +352,6 @@ func (h *Handler) pump(r *http.Request, e *entry, st *stream, g *getSink, sw *ss
 		case <-h.done:
 			return
 		case <-t.C:
-			if e.sess.Closed() {
-				h.remove(e)
-				return
-			}
 			if !sw.send(keepAliveFrame) {
 				return
 			}

@@ -33,6 +33,14 @@ func (s *Server) handleBatch(ctx context.Context, msg []byte, in *Inbound) Reply
 	n := 0
 	err := jsonscan.Elements(msg, func(elem []byte) error {
 		n++
+		if jsonscan.Kind(elem) == jsonscan.Array {
+			// Batches do not nest: an array element is one invalid
+			// request, decided without looking inside it, so the cost
+			// stays linear in the body however deep the nesting.
+			r := s.errorReply(nil, EraLegacy, &Error{Code: CodeInvalidRequest, Message: "Invalid request: a batch element must be a JSON-RPC message object, not an array; batches do not nest"})
+			out = appendBatch(out, r.Body)
+			return nil
+		}
 		if m, ok := peekMethod(elem); ok && m == "initialize" {
 			r := s.errorReply(idOf(elem), EraLegacy, &Error{Code: CodeInvalidRequest, Message: "Invalid request: initialize must not be part of a batch"})
 			out = appendBatch(out, r.Body)

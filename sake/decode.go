@@ -281,33 +281,49 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 
 // capsCache remembers decoded client capabilities by their JSON: a client
 // sends the same ones with every request. The decoded values are shared and
-// never modified.
+// never modified. The cache is bounded in bytes: only values of at most
+// maxCachedCapabilityBytes are kept, and when the keys held reach
+// maxCapabilityCacheBytes the cache starts over, so whatever callers send,
+// it never holds more than that (plus the decoded values of those bytes).
 var capsCache struct {
 	sync.RWMutex
-	m map[string]*ClientCapabilities
+	m     map[string]*ClientCapabilities
+	bytes int
 }
 
-// maxCachedCapabilities bounds the cache; beyond it, capabilities are
-// decoded every time.
-const maxCachedCapabilities = 512
+const (
+	// maxCachedCapabilityBytes is the largest clientCapabilities JSON the
+	// cache keeps; larger ones are decoded on every request.
+	maxCachedCapabilityBytes = 2 << 10
+	// maxCapabilityCacheBytes bounds the JSON held by the cache, process-wide.
+	maxCapabilityCacheBytes = 256 << 10
+)
 
 func capabilitiesOf(raw []byte) (*ClientCapabilities, error) {
-	capsCache.RLock()
-	c := capsCache.m[string(raw)]
-	capsCache.RUnlock()
-	if c != nil {
-		return c, nil
+	cacheable := len(raw) <= maxCachedCapabilityBytes
+	if cacheable {
+		capsCache.RLock()
+		c := capsCache.m[string(raw)]
+		capsCache.RUnlock()
+		if c != nil {
+			return c, nil
+		}
 	}
-	c = &ClientCapabilities{}
+	c := &ClientCapabilities{}
 	if err := json.Unmarshal(raw, c); err != nil {
 		return nil, err
 	}
-	capsCache.Lock()
-	if capsCache.m == nil {
-		capsCache.m = make(map[string]*ClientCapabilities)
+	if !cacheable {
+		return c, nil
 	}
-	if len(capsCache.m) < maxCachedCapabilities {
+	capsCache.Lock()
+	if capsCache.m == nil || capsCache.bytes+len(raw) > maxCapabilityCacheBytes {
+		capsCache.m = make(map[string]*ClientCapabilities)
+		capsCache.bytes = 0
+	}
+	if _, ok := capsCache.m[string(raw)]; !ok {
 		capsCache.m[string(raw)] = c
+		capsCache.bytes += len(raw)
 	}
 	capsCache.Unlock()
 	return c, nil

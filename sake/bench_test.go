@@ -2,6 +2,7 @@ package sake_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -77,5 +78,28 @@ func BenchmarkNewSeenType(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		sake.MustNew(newNotes())
+	}
+}
+
+// BenchmarkAddTools registers n tools one by one on a new server, then
+// lists them once (which builds the snapshot): linear in n.
+func BenchmarkAddTools(b *testing.B) {
+	for _, n := range []int{100, 1000, 4000} {
+		defs := make([]*sake.ToolDef, n)
+		for i := range defs {
+			defs[i] = sake.NewTool(fmt.Sprintf("tool_%05d", (i*7919)%n), func(ctx *sake.Context, a benchArgs) (string, error) { return a.Text, nil })
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s := sake.MustNew(nil)
+				for _, d := range defs {
+					if err := s.AddTool(d); err != nil {
+						b.Fatal(err)
+					}
+				}
+				s.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), nil)
+			}
+		})
 	}
 }

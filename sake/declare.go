@@ -93,7 +93,8 @@ type ToolDef struct {
 }
 
 // NewTool describes a tool served by fn, a function with a tool method's
-// signature without the receiver (see New), for Server.AddTool.
+// signature without the receiver (see New), for Server.AddTool. NewTypedTool
+// is the same with the function's types checked by the compiler.
 func NewTool(name string, fn any) *ToolDef { return &ToolDef{name: name, fn: fn} }
 
 // Name overrides the tool's name (by default the method name in

@@ -58,7 +58,7 @@ func (s *Server) route(ctx context.Context, req *Request) (any, error) {
 	if m == nil || (req.Era == EraModern && !m.modern) || (req.Era != EraModern && !m.legacy) {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + req.Method}
 	}
-	reg := s.reg.Load()
+	reg := s.comps.current()
 	if (m.needs != nil && !m.needs(reg)) || (m.tasks && s.opts.tasks == nil) {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + req.Method,
 			Data: map[string]string{"reason": "the server does not offer " + m.what}}
@@ -146,7 +146,13 @@ const (
 	kindPrompts
 )
 
-// page returns the page of n items that starts at the cursor.
+// maxPageBytes bounds the JSON of one list page: a page ends before the
+// item that would take it past this size (a page always holds at least
+// one item).
+const maxPageBytes = 4 << 20
+
+// page returns the page of n items that starts at the cursor: at most the
+// PageSize option's number of items and maxPageBytes of JSON.
 func (s *Server) page(kind byte, key string, n int, item func(int) []byte, cursor *string) (any, error) {
 	off, err := s.offset(kind, cursor)
 	if err != nil {
@@ -160,8 +166,14 @@ func (s *Server) page(kind byte, key string, n int, item func(int) []byte, curso
 		off = n
 	}
 	r := &listResult{key: key, items: make([][]byte, 0, end-off)}
+	size := 0
 	for i := off; i < end; i++ {
-		r.items = append(r.items, item(i))
+		it := item(i)
+		if size += len(it); size > maxPageBytes && i > off {
+			end = i // the page is full; the rest follows the cursor
+			break
+		}
+		r.items = append(r.items, it)
 	}
 	if end < n {
 		r.next = s.cursor(kind, end)

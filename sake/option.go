@@ -77,8 +77,11 @@ func Secret(key []byte) Option {
 }
 
 // PageSize sets how many items one page of tools/list, prompts/list,
-// resources/list and resources/templates/list holds. The default is 100;
-// 0 or less puts every item on one page.
+// resources/list and resources/templates/list holds at most. The default
+// is 1000, so most servers answer a list in one round trip; 0 or less
+// lifts the count limit. Whatever the count, a page ends before the item
+// that would take its JSON past 4 MiB (every page holds at least one
+// item), and the rest follows its cursor.
 func PageSize(n int) Option { return func(o *options) { o.pageSize = n } }
 
 // Use adds middleware around the handling of every request. The first one

@@ -6,10 +6,8 @@ import (
 	"log/slog"
 	"reflect"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 )
 
 // Server is an MCP server built from a Go value: its tools, resources,
@@ -25,8 +23,7 @@ type Server struct {
 	secret  []byte
 	handler Handler
 
-	mu  sync.Mutex // serialises changes to reg
-	reg atomic.Pointer[registry]
+	comps components // the tools, resources and prompts, as published snapshots
 
 	serverInfoMeta []byte // "io.modelcontextprotocol/serverInfo":{...}
 	listeners      listeners
@@ -106,7 +103,7 @@ var blueprints sync.Map // reflect.Type -> *blueprint
 // type: Declare is called the first time a type is seen and must describe
 // the type, not one value of it.
 func New(impl any, opts ...Option) (*Server, error) {
-	o := options{pageSize: 100, cacheScope: "public"}
+	o := options{pageSize: defaultPageSize, cacheScope: "public"}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -137,7 +134,7 @@ func New(impl any, opts ...Option) (*Server, error) {
 		}
 		reg = bp.reg
 	}
-	s.reg.Store(reg)
+	s.comps.init(reg)
 	if o.tasks == nil {
 		for _, t := range reg.tools {
 			if t.task != TaskNever {
@@ -160,6 +157,10 @@ func New(impl any, opts ...Option) (*Server, error) {
 	}
 	return s, nil
 }
+
+// defaultPageSize is how many items a list page holds unless the PageSize
+// option says otherwise.
+const defaultPageSize = 1000
 
 // MustNew is New that panics on error, for servers built at package level
 // or in tests.
@@ -370,218 +371,4 @@ func (s *Server) safeCall(c *Context, k *callable, arg reflect.Value, what strin
 	}()
 	out, err = k.call(s.impl, c, arg)
 	return out, err, false
-}
-
-// AddTool adds a tool built with NewTool, or replaces the tool of that
-// name. Clients following list changes are told.
-func (s *Server) AddTool(def *ToolDef) error {
-	if def.fn == nil {
-		return fmt.Errorf("sake: AddTool needs a tool made with NewTool")
-	}
-	t, err := compileTool(def, reflect.ValueOf(def.fn), false)
-	if err != nil {
-		return fmt.Errorf("sake: tool %s: %w", def.name, err)
-	}
-	return s.change(ListTools, func(r *registry) {
-		r.tools = replaceByName(r.tools, t, func(x *tool) string { return x.name })
-	})
-}
-
-// RemoveTool removes the named tool and reports whether it existed.
-func (s *Server) RemoveTool(name string) bool {
-	removed := false
-	_ = s.change(ListTools, func(r *registry) {
-		r.tools, removed = removeByName(r.tools, name, func(x *tool) string { return x.name })
-	})
-	return removed
-}
-
-// AddResource adds a resource or resource template built with NewResource
-// or NewResourceTemplate, replacing one with the same URI or template.
-func (s *Server) AddResource(def *ResourceDef) error {
-	if def.fn == nil {
-		return fmt.Errorf("sake: AddResource needs a resource made with NewResource or NewResourceTemplate")
-	}
-	if def.name == "" {
-		def.name = def.uri
-	}
-	r, err := compileResource(def, reflect.ValueOf(def.fn), false, completionFunc)
-	if err != nil {
-		return fmt.Errorf("sake: resource %s: %w", def.uri, err)
-	}
-	return s.change(ListResources, func(reg *registry) {
-		key := func(x *resource) string { return x.uri }
-		if r.tmpl != nil {
-			reg.templates = replaceByName(reg.templates, r, key)
-		} else {
-			reg.resources = replaceByName(reg.resources, r, key)
-		}
-	})
-}
-
-// RemoveResource removes the resource or template with that URI (or
-// template text) and reports whether it existed.
-func (s *Server) RemoveResource(uri string) bool {
-	removed := false
-	_ = s.change(ListResources, func(r *registry) {
-		key := func(x *resource) string { return x.uri }
-		var a, b bool
-		r.resources, a = removeByName(r.resources, uri, key)
-		r.templates, b = removeByName(r.templates, uri, key)
-		removed = a || b
-	})
-	return removed
-}
-
-// AddPrompt adds a prompt built with NewPrompt, replacing one of the same
-// name.
-func (s *Server) AddPrompt(def *PromptDef) error {
-	if def.fn == nil {
-		return fmt.Errorf("sake: AddPrompt needs a prompt made with NewPrompt")
-	}
-	p, err := compilePrompt(def, reflect.ValueOf(def.fn), false, completionFunc)
-	if err != nil {
-		return fmt.Errorf("sake: prompt %s: %w", def.name, err)
-	}
-	return s.change(ListPrompts, func(r *registry) {
-		r.prompts = replaceByName(r.prompts, p, func(x *prompt) string { return x.name })
-	})
-}
-
-// RemovePrompt removes the named prompt and reports whether it existed.
-func (s *Server) RemovePrompt(name string) bool {
-	removed := false
-	_ = s.change(ListPrompts, func(r *registry) {
-		r.prompts, removed = removeByName(r.prompts, name, func(x *prompt) string { return x.name })
-	})
-	return removed
-}
-
-// change copies the registry, applies edit, and publishes the copy.
-func (s *Server) change(list List, edit func(*registry)) error {
-	s.mu.Lock()
-	next := s.reg.Load().clone()
-	edit(next)
-	if err := next.finish(); err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	s.reg.Store(next)
-	s.mu.Unlock()
-	s.broadcast(Broadcast{List: list})
-	return nil
-}
-
-func replaceByName[T any](list []T, item T, key func(T) string) []T {
-	out := make([]T, 0, len(list)+1)
-	for _, x := range list {
-		if key(x) != key(item) {
-			out = append(out, x)
-		}
-	}
-	return append(out, item)
-}
-
-func removeByName[T any](list []T, name string, key func(T) string) ([]T, bool) {
-	out := make([]T, 0, len(list))
-	for _, x := range list {
-		if key(x) != name {
-			out = append(out, x)
-		}
-	}
-	return out, len(out) != len(list)
-}
-
-// registry is an immutable snapshot of the server's components. Changes
-// copy it, so requests read it without locks.
-type registry struct {
-	tools     []*tool
-	resources []*resource
-	templates []*resource
-	prompts   []*prompt
-
-	toolsByName    map[string]*tool
-	resourcesByURI map[string]*resource
-	promptsByName  map[string]*prompt
-	capabilities   []byte // the capabilities object, for both eras
-}
-
-var emptyRegistry = func() *registry {
-	r := &registry{}
-	if err := r.finish(); err != nil {
-		panic(err)
-	}
-	return r
-}()
-
-func (r *registry) clone() *registry {
-	return &registry{
-		tools:     append([]*tool(nil), r.tools...),
-		resources: append([]*resource(nil), r.resources...),
-		templates: append([]*resource(nil), r.templates...),
-		prompts:   append([]*prompt(nil), r.prompts...),
-	}
-}
-
-// finish sorts the lists, builds the indexes and the capabilities JSON.
-func (r *registry) finish() error {
-	sort.Slice(r.tools, func(i, j int) bool { return r.tools[i].name < r.tools[j].name })
-	sort.Slice(r.prompts, func(i, j int) bool { return r.prompts[i].name < r.prompts[j].name })
-	sortResources(r.resources)
-	sortResources(r.templates)
-	var dups []string
-	r.toolsByName = make(map[string]*tool, len(r.tools))
-	for _, t := range r.tools {
-		if _, ok := r.toolsByName[t.name]; ok {
-			dups = append(dups, "tool "+t.name)
-		}
-		r.toolsByName[t.name] = t
-	}
-	r.promptsByName = make(map[string]*prompt, len(r.prompts))
-	for _, p := range r.prompts {
-		if _, ok := r.promptsByName[p.name]; ok {
-			dups = append(dups, "prompt "+p.name)
-		}
-		r.promptsByName[p.name] = p
-	}
-	r.resourcesByURI = make(map[string]*resource, len(r.resources))
-	for _, res := range r.resources {
-		if _, ok := r.resourcesByURI[res.uri]; ok {
-			dups = append(dups, "resource "+res.uri)
-		}
-		r.resourcesByURI[res.uri] = res
-	}
-	if len(dups) > 0 {
-		return fmt.Errorf("two components share a name: %s", strings.Join(dups, ", "))
-	}
-	r.capabilities = r.capabilitiesJSON()
-	return nil
-}
-
-func (r *registry) hasResources() bool  { return len(r.resources)+len(r.templates) > 0 }
-func (r *registry) hasPrompts() bool    { return len(r.prompts) > 0 }
-func (r *registry) hasCompletion() bool { return r.hasPrompts() || len(r.templates) > 0 }
-
-func (r *registry) capabilitiesJSON() []byte {
-	b := []byte(`{"tools":{"listChanged":true},"logging":{}`)
-	if r.hasResources() {
-		b = append(b, `,"resources":{"subscribe":true,"listChanged":true}`...)
-	}
-	if r.hasPrompts() {
-		b = append(b, `,"prompts":{"listChanged":true}`...)
-	}
-	if r.hasCompletion() {
-		b = append(b, `,"completions":{}`...)
-	}
-	return append(b, '}')
-}
-
-// matchTemplate finds the template a URI instantiates.
-func (r *registry) matchTemplate(uri string) (*resource, map[string]string) {
-	for _, t := range r.templates {
-		if vars, ok := t.tmpl.Match(uri); ok {
-			return t, vars
-		}
-	}
-	return nil, nil
 }

@@ -335,11 +335,7 @@ func (c *Context) malformed(key, method string, params any, err error) error {
 	if merr != nil {
 		return merr
 	}
-	r := c.round()
-	if r.asked == nil {
-		r.asked = map[string]inputRequest{}
-	}
-	r.asked[key] = inputRequest{Method: method, Params: b}
+	c.question(key, method, b)
 	return fmt.Errorf("%w (%v)", ErrInputRequired, err)
 }
 
@@ -359,11 +355,8 @@ func (c *Context) ask(key, method string, params any) (json.RawMessage, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sake: question %q: %w", key, err)
 		}
-		if r.asked == nil {
-			r.asked = map[string]inputRequest{}
-		}
-		r.asked[key] = inputRequest{Method: method, Params: b}
+		c.question(key, method, b)
 		return nil, ErrInputRequired
 	}
-	return c.askSession(method, params)
+	return c.askSession(key, method, params)
 }

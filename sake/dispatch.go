@@ -39,6 +39,9 @@ type Inbound struct {
 	// dispatcher has classified it, before any notification: a transport
 	// whose framing or cancellation depends on the era decides there.
 	Classified func(Era)
+	// Transport names the transport for telemetry (Request.Transport):
+	// "http", "stdio", "memory", or a custom transport's own name.
+	Transport string
 	// InFlight tracks the connection's running requests for
 	// notifications/cancelled when there is no session (stdio in the
 	// modern era). Legacy sessions track their own.
@@ -125,27 +128,63 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 	if in.Classified != nil {
 		in.Classified(era)
 	}
-	if env.ID == nil {
-		s.notification(method, p, in, era)
-		return Reply{Era: era, Method: method}
-	}
-	if paramsErr != nil {
-		r := s.errorReply(env.ID, era, InvalidParams("%s", paramsErr.message))
-		r.Method = method
-		return r
-	}
 	req := &b.req
 	*req = Request{ID: env.ID, Method: method, Params: p, Era: era, Identity: in.Identity,
 		BaseURL: in.BaseURL, Message: msg, in: in, ctx: &b.ctx}
+	if h := s.opts.hooks; h != nil && h.Request != nil {
+		return s.observed(ctx, req, paramsErr, h)
+	}
+	return s.handleRequest(ctx, req, paramsErr, nil)
+}
+
+// observed handles a request between the Request hook's start and done.
+func (s *Server) observed(ctx context.Context, req *Request, paramsErr *decodeError, h *Hooks) Reply {
+	hctx, done := h.Request(ctx, req)
+	if hctx != nil {
+		ctx = hctx
+	}
+	if done == nil {
+		return s.handleRequest(ctx, req, paramsErr, nil)
+	}
+	var out RequestDone
+	reply := s.handleRequest(ctx, req, paramsErr, &out)
+	out.Reply = &reply
+	if out.Error == nil && reply.ErrorCode != 0 {
+		out.Error = &Error{Code: reply.ErrorCode}
+	}
+	done(out)
+	return reply
+}
+
+// handleRequest answers a decoded request or notification. out, when not
+// nil, receives the result or error for the Request hook.
+func (s *Server) handleRequest(ctx context.Context, req *Request, paramsErr *decodeError, out *RequestDone) Reply {
+	in, method, era := req.in, req.Method, req.Era
+	if req.ID == nil {
+		s.notification(method, req.Params, in, era)
+		return Reply{Era: era, Method: method}
+	}
+	if paramsErr != nil {
+		e := InvalidParams("%s", paramsErr.message)
+		if out != nil {
+			out.Error = e
+		}
+		r := s.errorReply(req.ID, era, e)
+		r.Method = method
+		return r
+	}
 	if err := s.prepare(req, in); err != nil {
-		r := s.errorReply(env.ID, era, err)
+		if out != nil {
+			out.Error, _ = err.(*Error)
+		}
+		r := s.errorReply(req.ID, era, err)
 		r.Method, r.SessionNotFound = method, in.SessionNotFound && era == EraLegacy && req.Session == nil
 		return r
 	}
 	if f := flightOf(req.Session, in); f != nil && method != "initialize" {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
-		key := string(env.ID)
+		key := string(req.ID)
 		if e := f.track(key, cancel); e != nil {
 			defer f.untrack(key, e)
 		}
@@ -153,10 +192,15 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 	}
 	res, err := s.handler(ctx, req)
 	var reply Reply
+	var answered *Error
 	if err == nil {
 		reply = s.resultReply(req, res)
+		if out != nil && reply.ErrorCode == 0 {
+			out.observeResult(res)
+		}
 	} else if ae, af, ok := authError(err); ok {
-		reply = s.errorReply(env.ID, era, ae)
+		answered = ae
+		reply = s.errorReply(req.ID, era, ae)
 		reply.Auth = af
 	} else {
 		var e *Error
@@ -164,10 +208,14 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 			// The client went away or cancelled: nobody reads this answer.
 			e = &Error{Code: CodeInternalError, Message: "Request cancelled"}
 		} else if !errors.As(err, &e) {
-			s.logger.Error("sake: request failed", "method", method, "err", err)
+			s.logger.ErrorContext(ctx, "sake: request failed", "method", method, "err", err)
 			e = &Error{Code: CodeInternalError, Message: "Internal error"}
 		}
-		reply = s.errorReply(env.ID, era, e)
+		answered = e
+		reply = s.errorReply(req.ID, era, e)
+	}
+	if out != nil && answered != nil {
+		out.Error = answered
 	}
 	reply.Method, reply.Session = method, req.newSession
 	return reply

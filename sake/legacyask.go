@@ -64,7 +64,7 @@ func (s *Session) deliver(id json.RawMessage, result json.RawMessage, errRaw jso
 // askSession sends a request to a legacy client and waits for its answer:
 // on the stream of the request being handled when it has one, else on the
 // session's own stream.
-func (c *Context) askSession(method string, params any) (json.RawMessage, error) {
+func (c *Context) askSession(key, method string, params any) (json.RawMessage, error) {
 	sess := c.req.Session
 	if sess == nil {
 		return nil, &Error{Code: CodeInvalidRequest, Message: "cannot ask the client: the request belongs to no session (initialize first)"}
@@ -75,6 +75,18 @@ func (c *Context) askSession(method string, params any) (json.RawMessage, error)
 	}
 	id, ch := sess.newOutgoing()
 	defer sess.dropOutgoing(id)
+	if h := c.srv.opts.hooks; h != nil && h.Input != nil {
+		if done := h.Input(c.Context, Question{Method: method, Key: key, RequestID: id}); done != nil {
+			res, err := c.sendAndWait(sess, id, ch, method, p)
+			done(err)
+			return res, err
+		}
+	}
+	return c.sendAndWait(sess, id, ch, method, p)
+}
+
+// sendAndWait sends a request to the client and waits for its answer.
+func (c *Context) sendAndWait(sess *Session, id string, ch chan outgoing, method string, p []byte) (json.RawMessage, error) {
 	msg := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":`)
 	msg = appendString(msg, method)
 	msg = append(msg, `,"params":`...)

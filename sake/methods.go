@@ -92,7 +92,7 @@ func (s *Server) discover(_ context.Context, _ *Request, reg *registry) (any, er
 	return &discoverResult{caps: caps, instructions: s.opts.instructions}, nil
 }
 
-func (s *Server) initialize(_ context.Context, req *Request, reg *registry) (any, error) {
+func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (any, error) {
 	p := req.Params
 	if p.ProtocolVersion == "" {
 		return nil, InvalidParams("initialize needs params.protocolVersion")
@@ -103,6 +103,9 @@ func (s *Server) initialize(_ context.Context, req *Request, reg *registry) (any
 	}
 	sess := newSession(version, p.Capabilities, p.ClientInfo)
 	sess.srv = s
+	if h := s.opts.hooks; h != nil && h.Session != nil {
+		sess.onClose = h.Session(ctx, req, sess)
+	}
 	s.sessions.Store(sess.id, sess)
 	req.newSession = sess
 	caps := reg.capabilities

@@ -17,6 +17,29 @@ type round struct {
 	answers map[string]json.RawMessage
 	kept    map[string]json.RawMessage
 	asked   map[string]inputRequest
+	waiting []func(error) // Hooks.Input of the questions asked this round
+}
+
+// question records a question asked this round.
+func (c *Context) question(key, method string, params []byte) {
+	r := c.round()
+	if r.asked == nil {
+		r.asked = map[string]inputRequest{}
+	}
+	r.asked[key] = inputRequest{Method: method, Params: params}
+	if h := c.srv.opts.hooks; h != nil && h.Input != nil {
+		if done := h.Input(c.Context, Question{Method: method, Key: key}); done != nil {
+			r.waiting = append(r.waiting, done)
+		}
+	}
+}
+
+// settle tells the Input hooks that the round's questions are settled.
+func (r *round) settle(err error) {
+	for _, done := range r.waiting {
+		done(err)
+	}
+	r.waiting = nil
 }
 
 type inputRequest struct {
@@ -195,6 +218,9 @@ func (r *inputRequiredResult) appendResult(dst []byte, w *resultWriter) ([]byte,
 // finishRound decides what a modern MRTR-capable call answers: the
 // interim result when the code stopped for input, the result otherwise.
 func (s *Server) finishRound(req *Request, c *Context, res any, err error) (any, error) {
+	if c.rnd != nil && c.rnd.waiting != nil {
+		c.rnd.settle(nil)
+	}
 	if c.rnd != nil && len(c.rnd.asked) > 0 && (errors.Is(err, ErrInputRequired) || errors.Is(err, errMalformedAnswer)) {
 		return s.inputRequired(req, c.rnd)
 	}

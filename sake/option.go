@@ -25,6 +25,7 @@ type options struct {
 	now                  func() time.Time
 	require              Requirement
 	tasks                TaskManager
+	hooks                *Hooks
 }
 
 // Tasks gives the server a task manager (see sake/tasks), so tools

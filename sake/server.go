@@ -362,7 +362,10 @@ func (s *Server) safeCall(c *Context, k *callable, arg reflect.Value, what strin
 	defer func() {
 		if r := recover(); r != nil {
 			stack := debug.Stack()
-			s.logger.Error("sake: panic in "+what, "panic", fmt.Sprint(r), "stack", string(stack))
+			s.logger.ErrorContext(c.Context, "sake: panic in "+what, "panic", fmt.Sprint(r), "stack", string(stack))
+			if h := s.opts.hooks; h != nil && h.Panic != nil {
+				h.Panic(c.Context, r, stack)
+			}
 			if in := c.req.in; in != nil && in.OnPanic != nil {
 				in.OnPanic(r, stack)
 			}

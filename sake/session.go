@@ -35,6 +35,7 @@ type Session struct {
 	nextOut       int64
 	pending       map[string]chan outgoing
 	done          chan struct{}
+	onClose       func() // from Hooks.Session
 }
 
 func newSession(version string, caps *ClientCapabilities, info *Implementation) *Session {
@@ -114,8 +115,10 @@ func (s *Session) subscribe(uri string, on bool) {
 // ends.
 func (s *Session) Close() {
 	s.mu.Lock()
+	var onClose func()
 	if !s.closed {
 		close(s.done)
+		onClose, s.onClose = s.onClose, nil
 	}
 	s.closed = true
 	s.send = nil
@@ -123,6 +126,9 @@ func (s *Session) Close() {
 	s.flight.CancelAll()
 	if s.srv != nil {
 		s.srv.sessions.Delete(s.id)
+	}
+	if onClose != nil {
+		onClose()
 	}
 }
 

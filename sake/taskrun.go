@@ -15,6 +15,29 @@ import (
 type taskRun struct {
 	ctl  TaskControl
 	task *Task
+	done func(TaskDone) // from Hooks.Task
+}
+
+// observeTask calls the Task hook for a call that just became a task.
+func (s *Server) observeTask(reqCtx context.Context, c *Context) {
+	if h := s.opts.hooks; h != nil && h.Task != nil {
+		ctx, done := h.Task(reqCtx, c.Context, c.task.task)
+		if ctx != nil {
+			c.Context = ctx
+		}
+		c.task.done = done
+	}
+}
+
+// end reports how the task's work ended to the Task hook.
+func (r *taskRun) end(d TaskDone) {
+	if r.done == nil {
+		return
+	}
+	if d.Status == TaskFailed && r.ctl.Context().Err() != nil {
+		d.Status = TaskCancelled
+	}
+	r.done(d)
 }
 
 // Tasks returns the server's task manager, or nil.
@@ -67,7 +90,7 @@ func (r *Request) detached() *Request {
 		p.Meta = &m
 	}
 	d.Params = &p
-	d.in = &Inbound{Identity: r.in.Identity, BaseURL: r.in.BaseURL, OnPanic: r.in.OnPanic}
+	d.in = &Inbound{Identity: r.in.Identity, BaseURL: r.in.BaseURL, OnPanic: r.in.OnPanic, Transport: r.in.Transport}
 	return &d
 }
 
@@ -108,6 +131,7 @@ func (s *Server) callTask(ctx context.Context, req *Request, t *tool) (res any, 
 	}
 	d := req.detached()
 	c := &Context{Context: ctl.Context(), req: d, srv: s, task: &taskRun{ctl: ctl, task: task}}
+	s.observeTask(ctx, c)
 	args := d.Params.Arguments
 	go s.runTask(c, t, args)
 	return &createdTask{task: task}, true, nil
@@ -153,8 +177,9 @@ func (s *Server) callEscalating(ctx context.Context, req *Request, t *tool, opts
 			}
 			stopFollowing()
 			context.AfterFunc(ctl.Context(), cancel)
-			c.req.in = &Inbound{Identity: d.in.Identity, BaseURL: d.in.BaseURL, OnPanic: d.in.OnPanic}
+			c.req.in = &Inbound{Identity: d.in.Identity, BaseURL: d.in.BaseURL, OnPanic: d.in.OnPanic, Transport: d.in.Transport}
 			c.task = &taskRun{ctl: ctl, task: task}
+			s.observeTask(c.Context, c)
 			started <- task
 		})
 		return startErr
@@ -200,10 +225,13 @@ func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *Tool
 			wire[wk], keys[wk] = b, key
 		}
 		answers, werr := ctl.NeedInput(wire)
+		c.rnd.settle(werr)
 		if werr != nil {
 			// Cancelled, expired or shutting down. A task the client
 			// cancelled is already final and ignores this.
-			ctl.Fail(&Error{Code: CodeInternalError, Message: "The task stopped while waiting for input: " + werr.Error()})
+			e := &Error{Code: CodeInternalError, Message: "The task stopped while waiting for input: " + werr.Error()}
+			ctl.Fail(e)
+			c.task.end(TaskDone{Status: TaskFailed, Error: e})
 			return
 		}
 		if c.rnd.answers == nil {
@@ -220,6 +248,7 @@ func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *Tool
 	if err != nil {
 		if ae, _, ok := authError(err); ok {
 			ctl.Fail(ae)
+			c.task.end(TaskDone{Status: TaskFailed, Error: ae})
 			return
 		}
 		var e *Error
@@ -229,14 +258,18 @@ func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *Tool
 			e = &Error{Code: CodeInternalError, Message: err.Error()}
 		}
 		ctl.Fail(e)
+		c.task.end(TaskDone{Status: TaskFailed, Error: e})
 		return
 	}
 	b, merr := res.MarshalJSON()
 	if merr != nil {
-		ctl.Fail(&Error{Code: CodeInternalError, Message: "the result could not be encoded: " + merr.Error()})
+		e := &Error{Code: CodeInternalError, Message: "the result could not be encoded: " + merr.Error()}
+		ctl.Fail(e)
+		c.task.end(TaskDone{Status: TaskFailed, Error: e})
 		return
 	}
 	ctl.Complete(b, res.IsError)
+	c.task.end(TaskDone{Status: TaskCompleted, ToolError: res.IsError})
 }
 
 // createdTask is the answer to a tools/call that became a task.
@@ -523,7 +556,7 @@ func (s *Server) tasksResult(ctx context.Context, req *Request, _ *registry) (an
 			if json.Unmarshal(raw, &q) != nil {
 				continue
 			}
-			a, err := c.askSession(q.Method, q.Params)
+			a, err := c.askSession(key, q.Method, q.Params)
 			if err != nil {
 				return nil, err
 			}

@@ -207,7 +207,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	x := &postExchange{}
 	in, p := &x.in, &x.out
 	readHeaders(&x.hdr, r.Header)
-	in.Identity, in.Headers, in.BaseURL = id, &x.hdr, h.baseURL(r)
+	in.Identity, in.Headers, in.BaseURL, in.Transport = id, &x.hdr, h.baseURL(r), "http"
 	ctx := r.Context()
 	var e *entry
 	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {

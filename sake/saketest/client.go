@@ -228,7 +228,7 @@ func (c *Client) inbound() *sake.Inbound {
 	if cached != nil && cached.Session == sess && c.opts.principal == nil {
 		return cached
 	}
-	in := &sake.Inbound{Session: sess, Notify: c.record, Identity: c.identity(), BaseURL: c.opts.baseURL}
+	in := &sake.Inbound{Session: sess, Notify: c.record, Identity: c.identity(), BaseURL: c.opts.baseURL, Transport: "memory"}
 	if !c.opts.returnPanics {
 		in.OnPanic = func(r any, stack []byte) {
 			c.t.Errorf("saketest: panic in the server: %v\n%s", r, stack)

@@ -79,7 +79,7 @@ func (cn *conn) dispatch(it item) (job, bool) {
 
 // inline handles a message on the loop's goroutine.
 func (cn *conn) inline(msg []byte) {
-	in := &sake.Inbound{Identity: cn.cfg.identity, Session: cn.session, Notify: cn.notify, InFlight: &cn.flight}
+	in := &sake.Inbound{Identity: cn.cfg.identity, Session: cn.session, Notify: cn.notify, InFlight: &cn.flight, Transport: "stdio"}
 	reply := cn.srv.Handle(cn.base, msg, in)
 	if reply.Session != nil {
 		cn.adopt(reply.Session)

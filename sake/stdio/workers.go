@@ -22,7 +22,7 @@ func (cn *conn) newJob(msg []byte, p peeked) job {
 	c := &call{ctx: ctx, base: cn.base, cancel: cancel, out: cn.out, calls: &cn.calls, stream: p.stream, session: cn.session}
 	j := job{c: c, id: string(p.id), msg: msg}
 	cn.calls.add(j.id, c)
-	j.in = &sake.Inbound{Identity: cn.cfg.identity, Session: cn.session, Notify: c.notify, InFlight: &cn.flight}
+	j.in = &sake.Inbound{Identity: cn.cfg.identity, Session: cn.session, Notify: c.notify, InFlight: &cn.flight, Transport: "stdio"}
 	return j
 }
 

@@ -228,6 +228,10 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 		case "progressToken":
 			switch jsonscan.Kind(raw) {
 			case jsonscan.String, jsonscan.Number:
+				if len(raw) > MaxIDBytes {
+					bad = paramError("_meta.progressToken", "a string or a number of at most 256 bytes")
+					return nil
+				}
 				m.ProgressToken = raw
 			case jsonscan.Null:
 			default:

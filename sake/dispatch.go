@@ -117,7 +117,7 @@ func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 		return s.errorReply(idOrNull(env.ID), EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: a request needs a method"})
 	}
 	if env.ID != nil && !validID(env.ID) {
-		return s.errorReply(nil, EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: the id must be a string or a number"})
+		return s.errorReply(nil, EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: the id must be a string or a number of at most " + strconv.Itoa(MaxIDBytes) + " bytes"})
 	}
 	p := env.Params
 	if p == nil {

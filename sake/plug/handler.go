@@ -36,6 +36,8 @@ type Handler struct {
 	wg        sync.WaitGroup // the janitor
 
 	base atomic.Pointer[baseURL]
+
+	replay replayBudget // bytes kept for Last-Event-ID, all sessions
 }
 
 // New returns a Handler that feeds every request to srv.
@@ -50,13 +52,15 @@ func New(srv *sake.Server, opts ...Option) *Handler {
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
 	}
-	return &Handler{
+	h := &Handler{
 		srv:      srv,
 		cfg:      cfg,
 		sessions: make(map[string]*entry),
 		active:   make(map[*postWriter]struct{}),
 		done:     make(chan struct{}),
 	}
+	h.replay.max = cfg.replayTotalBytes
+	return h
 }
 
 // Close ends every legacy session (their running requests are cancelled),
@@ -276,8 +280,14 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	resume := last != ""
 	if resume {
 		n, seq, ok := parseEventID(last)
+		issued := false
 		if ok {
-			st, after = e.stream(n), seq
+			st, issued = e.stream(n)
+			after = seq
+		}
+		if st == nil && issued {
+			h.replayLost(w, r, last)
+			return
 		}
 		if st == nil {
 			h.refuse(w, r, http.StatusBadRequest, bodyBadEventID)
@@ -292,12 +302,12 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusBadRequest, bodyBadEventID)
 		return
 	}
+	if lost {
+		h.replayLost(w, r, last)
+		return
+	}
 	if !final {
 		defer st.detach(g)
-	}
-	if lost {
-		h.cfg.logger.Warn("plug: events to replay were already dropped; raise plug.ReplayBuffer",
-			"last-event-id", last)
 	}
 	startSSE(w)
 	sw := newSSEWriter(w)
@@ -378,4 +388,12 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	}
 	h.remove(e)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// replayLost answers a resumption whose events were dropped to keep replay
+// memory within its bounds: 410, rather than a stream with a gap.
+func (h *Handler) replayLost(w http.ResponseWriter, r *http.Request, last string) {
+	h.cfg.logger.Warn("plug: events to replay were already dropped; raise plug.ReplayBuffer or plug.ReplayBytes",
+		"last-event-id", last)
+	h.refuse(w, r, http.StatusGone, bodyReplayLost)
 }

@@ -244,7 +244,7 @@ func TestReplayRing(t *testing.T) {
 		t.Fatalf("replay %q", replay)
 	}
 	// Events 1 and 2 fell out of the ring.
-	if _, _, _, lost, _ := st.attach(g, true, 0); !lost {
+	if _, _, _, lost, _ := st.attach(newGetSink(), true, 0); !lost {
 		t.Fatal("lost events not reported")
 	}
 	if _, _, _, _, ok := st.attach(g, true, 99); ok {

@@ -15,6 +15,12 @@ const (
 	DefaultSessionIdleTimeout = 30 * time.Minute // legacy sessions
 	DefaultMaxSessions        = 10000
 	DefaultReplayBuffer       = 256 // events per legacy SSE stream
+	// DefaultReplaySessionBytes bounds the replay events one legacy
+	// session keeps across its streams.
+	DefaultReplaySessionBytes = 4 << 20 // 4 MiB
+	// DefaultReplayTotalBytes bounds the replay events the handler keeps
+	// across all sessions.
+	DefaultReplayTotalBytes = 64 << 20 // 64 MiB
 )
 
 // keepAliveInterval is how often an idle GET stream gets an SSE comment, so
@@ -33,19 +39,24 @@ type config struct {
 	idleTimeout time.Duration
 	maxSessions int
 	replay      int
-	identify    func(r *http.Request) (*sake.Identity, error)
-	metadataURL string
-	logger      *slog.Logger
-	keepAlive   time.Duration
+	// replay bytes per session and per handler
+	replaySessionBytes int64
+	replayTotalBytes   int64
+	identify           func(r *http.Request) (*sake.Identity, error)
+	metadataURL        string
+	logger             *slog.Logger
+	keepAlive          time.Duration
 }
 
 func defaultConfig() config {
 	return config{
-		maxBody:     DefaultMaxBodyBytes,
-		idleTimeout: DefaultSessionIdleTimeout,
-		maxSessions: DefaultMaxSessions,
-		replay:      DefaultReplayBuffer,
-		keepAlive:   keepAliveInterval,
+		maxBody:            DefaultMaxBodyBytes,
+		idleTimeout:        DefaultSessionIdleTimeout,
+		maxSessions:        DefaultMaxSessions,
+		replay:             DefaultReplayBuffer,
+		replaySessionBytes: DefaultReplaySessionBytes,
+		replayTotalBytes:   DefaultReplayTotalBytes,
+		keepAlive:          keepAliveInterval,
 	}
 }
 
@@ -128,6 +139,25 @@ func ReplayBuffer(n int) Option {
 			n = 0
 		}
 		c.replay = n
+	}
+}
+
+// ReplayBytes bounds the memory that events kept for Last-Event-ID take:
+// perSession across the streams of one legacy session (default 4 MiB) and
+// total across all sessions of the handler (default 64 MiB). When a bound
+// is reached the oldest events under it are dropped; a client resuming from
+// before a dropped event gets 410 Gone and a JSON-RPC error, and sends its
+// request again. A value <= 0 restores its default; ReplayBuffer(0) keeps
+// no events at all.
+func ReplayBytes(perSession, total int64) Option {
+	return func(c *config) {
+		if perSession <= 0 {
+			perSession = DefaultReplaySessionBytes
+		}
+		if total <= 0 {
+			total = DefaultReplayTotalBytes
+		}
+		c.replaySessionBytes, c.replayTotalBytes = perSession, total
 	}
 }
 

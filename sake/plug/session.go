@@ -32,6 +32,13 @@ type entry struct {
 	retired    []uint64 // finished streams, oldest first
 	standalone *stream
 	replay     int
+
+	// Replay bytes: see replay.go.
+	budget         *replayBudget
+	maxReplayBytes int64
+	replayBytes    atomic.Int64
+	rmu            sync.Mutex
+	kept           fifo
 }
 
 // close ends the session and wakes every GET stream waiting on it.
@@ -39,6 +46,7 @@ func (e *entry) close() {
 	e.once.Do(func() {
 		e.sess.Close()
 		close(e.closed)
+		e.dropReplay()
 	})
 }
 
@@ -81,22 +89,29 @@ func (e *entry) standaloneStream() *stream {
 }
 
 // stream returns stream n, or nil when the session never had it or has
-// forgotten it.
-func (e *entry) stream(n uint64) *stream {
+// forgotten it; issued says the session did open it.
+func (e *entry) stream(n uint64) (s *stream, issued bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.streams[n]
+	return e.streams[n], n >= 1 && n <= e.nextStream
 }
 
 // retire records that stream s finished, forgetting the oldest finished
 // streams beyond maxRetired.
 func (e *entry) retire(s *stream) {
+	var forgotten []*stream
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.retired = append(e.retired, s.n)
 	for len(e.retired) > maxRetired {
+		if old := e.streams[e.retired[0]]; old != nil {
+			forgotten = append(forgotten, old)
+		}
 		delete(e.streams, e.retired[0])
 		e.retired = e.retired[1:]
+	}
+	e.mu.Unlock()
+	for _, old := range forgotten {
+		old.dropReplay()
 	}
 }
 
@@ -122,15 +137,10 @@ type stream struct {
 
 	mu    sync.Mutex
 	seq   uint64
-	ring  []event // at most replay events; oldest at start once full
+	ring  []*kept // at most replay events; oldest at start once full
 	start int
 	final bool
 	sink  sink
-}
-
-type event struct {
-	seq   uint64
-	frame []byte
 }
 
 // send is the session's sender while this standalone stream has a sink.
@@ -159,7 +169,7 @@ func (s *stream) emit(data []byte, final bool) error {
 	}
 	s.seq++
 	frame := appendEvent(make([]byte, 0, len(data)+48), appendEventID(idb[:0], s.n, s.seq), data)
-	s.keep(event{seq: s.seq, frame: frame})
+	s.keep(s.seq, frame)
 	if s.sink != nil && !s.sink.deliver(frame) {
 		s.detachLocked()
 	}
@@ -174,25 +184,30 @@ func (s *stream) emit(data []byte, final bool) error {
 	return nil
 }
 
-// keep adds an event to the ring, dropping the oldest when it is full.
-func (s *stream) keep(ev event) {
+// keep adds an event to the ring, dropping the oldest when it is full,
+// and charges it to the replay budgets.
+func (s *stream) keep(seq uint64, frame []byte) {
 	if s.replay <= 0 {
 		return
 	}
+	k := &kept{seq: seq, size: int64(len(frame)), e: s.e}
+	k.frame.Store(&frame)
 	if len(s.ring) < s.replay {
-		s.ring = append(s.ring, ev)
-		return
+		s.ring = append(s.ring, k)
+	} else {
+		s.ring[s.start].drop()
+		s.ring[s.start] = k
+		s.start = (s.start + 1) % len(s.ring)
 	}
-	s.ring[s.start] = ev
-	s.start = (s.start + 1) % len(s.ring)
+	s.e.account(k)
 }
 
 // attach makes sk the stream's sink, evicting the previous one. With
 // resume it returns the kept events after seq after; lost says some of
-// them are no longer kept. prime is the id of the stream's latest event,
-// for a priming event. final says the stream has ended: sk was not
-// attached and the replay is all there is. ok is false when after is an
-// id the stream never issued.
+// them are no longer kept, and then sk is not attached. prime is the id of
+// the stream's latest event, for a priming event. final says the stream
+// has ended: sk was not attached and the replay is all there is. ok is
+// false when after is an id the stream never issued.
 func (s *stream) attach(sk sink, resume bool, after uint64) (replay [][]byte, prime []byte, final, lost, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -200,17 +215,25 @@ func (s *stream) attach(sk sink, resume bool, after uint64) (replay [][]byte, pr
 		if after > s.seq {
 			return nil, nil, false, false, false
 		}
-		oldest := s.seq + 1
+		next := after + 1 // the seq the replay needs next
 		for i := range s.ring {
-			ev := s.ring[(s.start+i)%len(s.ring)]
-			if i == 0 {
-				oldest = ev.seq
+			k := s.ring[(s.start+i)%len(s.ring)]
+			f := k.frame.Load()
+			if f == nil || k.seq <= after {
+				continue
 			}
-			if ev.seq > after {
-				replay = append(replay, ev.frame)
+			if k.seq != next {
+				lost = true
 			}
+			replay = append(replay, *f)
+			next = k.seq + 1
 		}
-		lost = oldest > after+1
+		if next != s.seq+1 {
+			lost = true
+		}
+		if lost {
+			return nil, nil, false, true, true
+		}
 	}
 	prime = appendEventID(nil, s.n, s.seq)
 	if s.final {
@@ -297,7 +320,8 @@ func (h *Handler) add(sess *sake.Session, owner string) (*entry, error) {
 	if h.cfg.maxSessions > 0 && len(h.sessions) >= h.cfg.maxSessions {
 		return nil, errTooMany
 	}
-	e := &entry{sess: sess, owner: owner, closed: make(chan struct{}), replay: h.cfg.replay}
+	e := &entry{sess: sess, owner: owner, closed: make(chan struct{}), replay: h.cfg.replay,
+		budget: &h.replay, maxReplayBytes: h.cfg.replaySessionBytes}
 	h.sessions[sess.ID()] = e
 	if !h.janitorOn && h.cfg.idleTimeout > 0 {
 		h.janitorOn = true

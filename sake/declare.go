@@ -20,6 +20,7 @@ type Declarations struct {
 	tools     []*ToolDef
 	resources []*ResourceDef
 	prompts   []*PromptDef
+	views     []*ViewDef
 	ignored   []string
 }
 
@@ -90,6 +91,8 @@ type ToolDef struct {
 	meta         Meta
 	inputSchema  json.RawMessage
 	outputSchema json.RawMessage
+	view         string       // _meta.ui.resourceUri
+	visibility   []Visibility // _meta.ui.visibility
 }
 
 // NewTool describes a tool served by fn, a function with a tool method's

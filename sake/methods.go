@@ -85,10 +85,7 @@ func (s *Server) newContext(ctx context.Context, req *Request) *Context {
 }
 
 func (s *Server) discover(_ context.Context, _ *Request, reg *registry) (any, error) {
-	caps := reg.capabilities
-	if s.opts.tasks != nil {
-		caps = append(append(caps[:len(caps)-1:len(caps)-1], `,"extensions":{"`+TaskExtension+`":{}}`...), '}')
-	}
+	caps := s.withExtensions(reg.capabilities, reg, s.opts.tasks != nil)
 	return &discoverResult{caps: caps, instructions: s.opts.instructions}, nil
 }
 
@@ -115,6 +112,7 @@ func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (a
 	if s.opts.tasks != nil && version >= "2025-11-25" {
 		caps = append(append(caps[:len(caps)-1:len(caps)-1], `,"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`...), '}')
 	}
+	caps = s.withExtensions(caps, reg, false)
 	return &initializeResult{version: version, caps: caps, info: s.info, instructions: s.opts.instructions}, nil
 }
 
@@ -186,10 +184,11 @@ func (s *Server) page(kind byte, key string, n int, item func(int) []byte, curso
 
 func (s *Server) listTools(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
+	tools := reg.toolsFor(req.ClientCapabilities)
 	if rev == rev20251125 && s.opts.tasks != nil {
-		return s.page(kindTools, "tools", len(reg.tools), func(i int) []byte { return reg.tools[i].legacyJSON }, req.Params.Cursor)
+		return s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].legacyJSON }, req.Params.Cursor)
 	}
-	return s.page(kindTools, "tools", len(reg.tools), func(i int) []byte { return reg.tools[i].views[rev] }, req.Params.Cursor)
+	return s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].views[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) listResources(_ context.Context, req *Request, reg *registry) (any, error) {

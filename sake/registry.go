@@ -24,6 +24,7 @@ type registry struct {
 	templatesByURI map[string]*resource
 	promptsByName  map[string]*prompt
 	capabilities   []byte // the capabilities object, for both eras
+	apps           appsIndex
 }
 
 // components holds a server's registry. A change (AddTool and its
@@ -121,11 +122,18 @@ func (s *Server) AddTools(defs ...*ToolDef) error {
 	if len(tools) == 0 {
 		return nil
 	}
-	s.comps.edit(func(p *changes, _ *registry) {
+	var missing error
+	s.comps.edit(func(p *changes, base *registry) {
+		if missing = viewsDeclared(tools, p, base); missing != nil {
+			return
+		}
 		for _, t := range tools {
 			put(&p.tools, t.name, t)
 		}
 	})
+	if missing != nil {
+		return missing
+	}
 	s.broadcast(Broadcast{List: ListTools})
 	return nil
 }
@@ -315,6 +323,9 @@ func (r *registry) finish() error {
 	if len(dups) > 0 {
 		return fmt.Errorf("two components share a name: %s", strings.Join(dups, ", "))
 	}
+	if err := r.indexApps(); err != nil {
+		return err
+	}
 	r.capabilities = r.capabilitiesJSON()
 	return nil
 }
@@ -343,6 +354,7 @@ func (r *registry) apply(c *changes) *registry {
 	n.prompts, n.promptsByName = merge(r.prompts, r.promptsByName, c.prompts, promptName)
 	n.resources, n.resourcesByURI = merge(r.resources, r.resourcesByURI, c.resources, resourceURI)
 	n.templates, n.templatesByURI = merge(r.templates, r.templatesByURI, c.templates, resourceURI)
+	_ = n.indexApps() // views named by added tools were checked when they were added
 	n.capabilities = n.capabilitiesJSON()
 	return n
 }

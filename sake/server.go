@@ -308,6 +308,14 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 		}
 		reg.prompts = append(reg.prompts, p)
 	}
+	for _, v := range decl.views {
+		r, err := v.compile()
+		if err != nil {
+			fail("view %s: %v", v.uri, err)
+			continue
+		}
+		reg.resources = append(reg.resources, r)
+	}
 	if err := reg.finish(); err != nil {
 		problems = append(problems, err.Error())
 	}

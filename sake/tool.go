@@ -29,6 +29,8 @@ type tool struct {
 	structured bool // the result becomes structuredContent
 	headers    []paramHeader
 	listJSON   []byte
+	view       string // the ui:// resource of its view, if any
+	appOnly    bool   // visible to the app only: left out of tools/list for clients without apps
 }
 
 // paramHeader is an argument mirrored in an Mcp-Param-{Name} header.
@@ -61,6 +63,9 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 	}
 	t := &tool{name: def.name, call: c, require: def.require, task: def.task, taskTTL: def.taskTTL,
 		taskPoll: def.taskPoll, taskByCode: def.taskByCode}
+	if err := t.applyUI(def); err != nil {
+		return nil, err
+	}
 	switch {
 	case def.inputSchema != nil:
 		ts, err := compileSchema(def.inputSchema)

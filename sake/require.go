@@ -53,6 +53,9 @@ func (r Requirement) check(id *Identity, now time.Time) error {
 // WWW-Authenticate: Bearer error="insufficient_scope", scope="...".
 type InsufficientScopeError struct {
 	Scopes []string
+	// Challenge is the raw WWW-Authenticate header a client received with
+	// the error over HTTP ("" otherwise).
+	Challenge string
 }
 
 // Error implements error.
@@ -67,6 +70,9 @@ func (e *InsufficientScopeError) Error() string {
 type InsufficientAuthenticationError struct {
 	ACRValues []string
 	MaxAge    *time.Duration
+	// Challenge is the raw WWW-Authenticate header a client received with
+	// the error over HTTP ("" otherwise).
+	Challenge string
 }
 
 // Error implements error.

@@ -1,0 +1,236 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// ElicitRequest is a question the server asks the user
+// (elicitation/create).
+type ElicitRequest struct {
+	// Mode is "form" or "url".
+	Mode    string `json:"mode"`
+	Message string `json:"message"`
+	// RequestedSchema is the form's JSON Schema (form mode).
+	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	// URL is the page to open (URL mode).
+	URL string `json:"url,omitempty"`
+	// ElicitationID names a URL-mode question of the handshake era.
+	ElicitationID string `json:"elicitationId,omitempty"`
+}
+
+// ElicitResult is the user's answer.
+type ElicitResult struct {
+	Action sake.ElicitAction `json:"action"`
+	// Content is the filled-in form (a map or a struct) on accept.
+	Content any `json:"content,omitempty"`
+}
+
+// Accept answers a form with content.
+func Accept(content any) *ElicitResult { return &ElicitResult{Action: sake.Accept, Content: content} }
+
+// Decline says the user refused.
+func Decline() *ElicitResult { return &ElicitResult{Action: sake.Decline} }
+
+// Cancel says the user dismissed the question.
+func Cancel() *ElicitResult { return &ElicitResult{Action: sake.Cancel} }
+
+// answer computes the client's answer to one question of the server.
+func (c *Client) answer(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *sake.Error) {
+	fail := func(code int, format string, args ...any) (json.RawMessage, *sake.Error) {
+		return nil, sake.NewError(code, format, args...)
+	}
+	switch method {
+	case "elicitation/create":
+		if c.o.elicit == nil {
+			return fail(sake.CodeMethodNotFound, "this client does not answer elicitations")
+		}
+		var req ElicitRequest
+		if len(params) > 0 {
+			if err := json.Unmarshal(params, &req); err != nil {
+				return fail(sake.CodeInvalidParams, "elicitation/create: %v", err)
+			}
+		}
+		if req.Mode == "" {
+			req.Mode = "form"
+		}
+		res, err := c.o.elicit(ctx, &req)
+		if err != nil {
+			return fail(sake.CodeInternalError, "%v", err)
+		}
+		if res == nil {
+			res = Cancel()
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			return fail(sake.CodeInternalError, "%v", err)
+		}
+		return b, nil
+	case "sampling/createMessage":
+		if c.o.sample == nil {
+			return fail(sake.CodeMethodNotFound, "this client does not answer sampling requests")
+		}
+		req, err := decodeSampling(params)
+		if err != nil {
+			return fail(sake.CodeInvalidParams, "sampling/createMessage: %v", err)
+		}
+		res, err := c.o.sample(ctx, req)
+		if err != nil {
+			return fail(sake.CodeInternalError, "%v", err)
+		}
+		if res == nil || res.Content == nil {
+			return fail(sake.CodeInternalError, "the sampling handler returned no content")
+		}
+		content, err := json.Marshal(res.Content)
+		if err != nil {
+			return fail(sake.CodeInternalError, "%v", err)
+		}
+		role := res.Role
+		if role == "" {
+			role = sake.RoleAssistant
+		}
+		b, _ := json.Marshal(map[string]any{"role": role, "content": json.RawMessage(content), "model": res.Model, "stopReason": res.StopReason})
+		return b, nil
+	case "roots/list":
+		if c.o.roots == nil {
+			return fail(sake.CodeMethodNotFound, "this client has no roots")
+		}
+		roots, err := c.o.roots(ctx)
+		if err != nil {
+			return fail(sake.CodeInternalError, "%v", err)
+		}
+		if roots == nil {
+			roots = []sake.Root{}
+		}
+		b, _ := json.Marshal(map[string]any{"roots": roots})
+		return b, nil
+	case "ping":
+		return json.RawMessage(`{}`), nil
+	}
+	return fail(sake.CodeMethodNotFound, "this client does not answer %s", method)
+}
+
+// decodeSampling decodes sampling/createMessage params, whose messages
+// hold content of any type.
+func decodeSampling(params json.RawMessage) (*sake.SamplingRequest, error) {
+	var w struct {
+		Messages         []sake.PromptMessage `json:"messages"`
+		SystemPrompt     string               `json:"systemPrompt"`
+		MaxTokens        int                  `json:"maxTokens"`
+		Temperature      *float64             `json:"temperature"`
+		StopSequences    []string             `json:"stopSequences"`
+		ModelPreferences json.RawMessage      `json:"modelPreferences"`
+		IncludeContext   string               `json:"includeContext"`
+		Metadata         json.RawMessage      `json:"metadata"`
+	}
+	if err := json.Unmarshal(params, &w); err != nil {
+		return nil, err
+	}
+	req := &sake.SamplingRequest{SystemPrompt: w.SystemPrompt, MaxTokens: w.MaxTokens, Temperature: w.Temperature,
+		StopSequences: w.StopSequences, ModelPreferences: w.ModelPreferences, IncludeContext: w.IncludeContext, Metadata: w.Metadata}
+	for _, m := range w.Messages {
+		req.Messages = append(req.Messages, sake.SamplingMessage(m))
+	}
+	return req, nil
+}
+
+// answerAll answers the inputRequests of an input_required result.
+func (c *Client) answerAll(ctx context.Context, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(requests))
+	for key, raw := range requests {
+		var q struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(raw, &q); err != nil {
+			return nil, fmt.Errorf("client: input request %q is malformed: %w", key, err)
+		}
+		res, e := c.answer(ctx, q.Method, q.Params)
+		if e != nil {
+			return nil, fmt.Errorf("client: cannot answer the server's %s (%s): %w", q.Method, key, e)
+		}
+		out[key] = res
+	}
+	return out, nil
+}
+
+// serveRequest answers a request the server sent (handshake era), on its
+// own goroutine so that the reading of the connection goes on.
+func (c *Client) serveRequest(id json.RawMessage, method string, params json.RawMessage) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		res, e := c.answer(c.ctx, method, params)
+		msg := []byte(`{"jsonrpc":"2.0","id":`)
+		msg = append(msg, id...)
+		if e != nil {
+			eb, _ := json.Marshal(e)
+			msg = append(msg, `,"error":`...)
+			msg = append(msg, eb...)
+		} else {
+			msg = append(msg, `,"result":`...)
+			msg = append(msg, res...)
+		}
+		msg = append(msg, '}')
+		info := c.Info()
+		if err := c.t.send(c.ctx, &message{body: msg, era: info.Era, version: info.ProtocolVersion}); err != nil {
+			c.o.logger.Warn("client: answering the server failed", "method", method, "err", err)
+		}
+	}()
+}
+
+// Progress is a notifications/progress the server sent for a call.
+type Progress struct {
+	Progress float64
+	Total    *float64
+	Message  string
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context whose calls report their progress to fn.
+func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+func (c *Client) progressFor(ctx context.Context) func(Progress) {
+	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok && fn != nil {
+		return fn
+	}
+	return c.o.onProgress
+}
+
+// deliverProgress hands a progress notification to its call's handler.
+func (c *Client) deliverProgress(params json.RawMessage) bool {
+	var p struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress float64         `json:"progress"`
+		Total    *float64        `json:"total"`
+		Message  string          `json:"message"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	token, err := strconv.Unquote(string(p.Token))
+	if err != nil {
+		return false
+	}
+	c.mu.Lock()
+	fn := c.progress[token]
+	c.mu.Unlock()
+	if fn == nil {
+		return false
+	}
+	fn(Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+	return true
+}

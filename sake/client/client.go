@@ -1,0 +1,434 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+)
+
+// ErrClosed is returned by the calls of a closed client.
+var ErrClosed = errors.New("client: the client is closed")
+
+// Client is a connection to one MCP server. Its methods are safe for
+// concurrent use.
+type Client struct {
+	t Transport
+	o options
+
+	ctx    context.Context // ends on Close: the handlers of server requests run under it
+	cancel context.CancelFunc
+
+	nextID atomic.Int64
+	info   ServerInfo
+	meta   []byte // the 2026-07-28 _meta members, without braces
+
+	mu          sync.Mutex
+	closed      bool
+	progress    map[string]func(Progress)
+	subs        map[string]*Subscription // by subscription id (the listen request's id)
+	legacySubs  map[*Subscription]struct{}
+	toolHeaders map[string][]headerParam
+	taskTools   map[string]bool // handshake era: tools that support tasks
+	wg          sync.WaitGroup  // answers to server requests in flight
+	relinking   sync.Mutex      // one new handshake at a time
+}
+
+// ServerInfo is what the client learned about the server when it
+// connected.
+type ServerInfo struct {
+	// Era is sake.EraModern (2026-07-28) or sake.EraLegacy (the handshake).
+	Era sake.Era
+	// ProtocolVersion is the revision in use.
+	ProtocolVersion string
+	// Server names the server (serverInfo).
+	Server sake.Implementation
+	// Capabilities is the server's capabilities object, as sent.
+	Capabilities json.RawMessage
+	// Instructions is the server's guidance for the model.
+	Instructions string
+	// SupportedVersions is what server/discover listed (2026-07-28).
+	SupportedVersions []string
+}
+
+// HasCapability reports whether the server declared the named capability
+// (tools, resources, prompts, logging, completions, ...).
+func (s ServerInfo) HasCapability(name string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(s.Capabilities, &m) != nil {
+		return false
+	}
+	_, ok := m[name]
+	return ok
+}
+
+// HasExtension reports whether the server declared the extension id
+// (capabilities.extensions).
+func (s ServerInfo) HasExtension(id string) bool {
+	var m struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(s.Capabilities, &m) != nil {
+		return false
+	}
+	_, ok := m.Extensions[id]
+	return ok
+}
+
+// Notification is a notification the server sent.
+type Notification struct {
+	Method string
+	Params json.RawMessage
+}
+
+// Connect opens t and settles the protocol era with the server (see the
+// package documentation). ctx bounds the connection's setup only; Close
+// ends the client.
+func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.version != "" && o.version != sake.Modern && !sake.IsLegacyVersion(o.version) {
+		return nil, fmt.Errorf("client: protocol version %q is not one this client speaks (%v)", o.version, sake.SupportedVersions())
+	}
+	c := &Client{t: t, o: o, progress: map[string]func(Progress){}, subs: map[string]*Subscription{},
+		legacySubs: map[*Subscription]struct{}{}, toolHeaders: map[string][]headerParam{}}
+	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	c.meta = c.buildMeta()
+	if err := t.bind(ctx, c.incoming, &c.o); err != nil {
+		c.cancel()
+		return nil, err
+	}
+	if err := c.negotiate(ctx); err != nil {
+		c.cancel()
+		_ = t.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// buildMeta renders the members every 2026-07-28 request carries.
+func (c *Client) buildMeta() []byte {
+	caps := c.o.caps
+	if !c.o.noTasks && !caps.HasExtension(sake.TaskExtension) {
+		ext := map[string]json.RawMessage{sake.TaskExtension: json.RawMessage(`{}`)}
+		for k, v := range caps.Extensions {
+			ext[k] = v
+		}
+		caps.Extensions = ext
+	}
+	cb, _ := json.Marshal(caps)
+	ib, _ := json.Marshal(c.o.info)
+	m := []byte(`"io.modelcontextprotocol/protocolVersion":"` + sake.Modern + `","io.modelcontextprotocol/clientCapabilities":`)
+	m = append(m, cb...)
+	m = append(m, `,"io.modelcontextprotocol/clientInfo":`...)
+	m = append(m, ib...)
+	if c.o.logLevel != "" {
+		m = append(m, `,"io.modelcontextprotocol/logLevel":`...)
+		m = strconv.AppendQuote(m, string(c.o.logLevel))
+	}
+	return m
+}
+
+// Info returns what the client learned about the server.
+func (c *Client) Info() ServerInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.info
+}
+
+// Era returns the protocol era in use.
+func (c *Client) Era() sake.Era { return c.Info().Era }
+
+// Close ends the client: subscriptions end, a legacy session is deleted,
+// a command's process is stopped. Calls after it return ErrClosed.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	subs := make([]*Subscription, 0, len(c.subs))
+	for _, s := range c.subs {
+		subs = append(subs, s)
+	}
+	c.mu.Unlock()
+	for _, s := range subs {
+		s.stop()
+	}
+	c.cancel()
+	err := c.t.close()
+	c.wg.Wait()
+	return err
+}
+
+func (c *Client) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// Request sends any request and returns its raw result, after answering
+// the server's questions (input_required) as every call does: the escape
+// hatch for methods without a helper. params must encode as a JSON object
+// (or be nil); the client adds its _meta.
+func (c *Client) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return c.call(ctx, method, params, nil)
+}
+
+// callOpts are the transport details of one call.
+type callOpts struct {
+	name    string
+	hasName bool
+	params  [][2]string
+	long    bool
+	// onID learns the request's id before it is sent (subscriptions).
+	onID func(id int64)
+}
+
+// call sends a request, answering input_required rounds, and returns its
+// result.
+func (c *Client) call(ctx context.Context, method string, params any, co *callOpts) (json.RawMessage, error) {
+	p, err := encodeParams(method, params)
+	if err != nil {
+		return nil, err
+	}
+	var extra []byte
+	for round := 0; ; round++ {
+		raw, err := c.send1(ctx, method, p, extra, co)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Contains(raw, []byte(`"input_required"`)) {
+			return raw, nil
+		}
+		var ir struct {
+			ResultType    string                     `json:"resultType"`
+			InputRequests map[string]json.RawMessage `json:"inputRequests"`
+			RequestState  *string                    `json:"requestState"`
+		}
+		if json.Unmarshal(raw, &ir) != nil || ir.ResultType != "input_required" {
+			return raw, nil
+		}
+		if round+1 >= c.o.maxRounds {
+			return nil, fmt.Errorf("client: %s still asks for input after %d rounds (raise MaxInputRounds if the server needs more)", method, c.o.maxRounds)
+		}
+		answers, err := c.answerAll(ctx, ir.InputRequests)
+		if err != nil {
+			return nil, err
+		}
+		extra = extra[:0]
+		extra = append(extra, `"inputResponses":`...)
+		ab, err := json.Marshal(answers)
+		if err != nil {
+			return nil, err
+		}
+		extra = append(extra, ab...)
+		if ir.RequestState != nil {
+			extra = append(extra, `,"requestState":`...)
+			extra = strconv.AppendQuote(extra, *ir.RequestState)
+		}
+	}
+}
+
+// encodeParams encodes a request's params as a JSON object, or nil.
+func encodeParams(method string, params any) ([]byte, error) {
+	if params == nil {
+		return nil, nil
+	}
+	var p []byte
+	switch v := params.(type) {
+	case json.RawMessage:
+		p = v
+	case []byte:
+		p = v
+	default:
+		var err error
+		if p, err = json.Marshal(params); err != nil {
+			return nil, fmt.Errorf("client: params of %s: %w", method, err)
+		}
+	}
+	p = bytes.TrimSpace(p)
+	if string(p) == "null" {
+		return nil, nil
+	}
+	if len(p) < 2 || p[0] != '{' {
+		return nil, fmt.Errorf("client: the params of %s must be a JSON object, not %s", method, p)
+	}
+	return p, nil
+}
+
+// send1 sends one request of a call and decodes its response.
+func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *callOpts) (json.RawMessage, error) {
+	if c.isClosed() {
+		return nil, ErrClosed
+	}
+	id := c.nextID.Add(1)
+	info := c.Info()
+	token := ""
+	if fn := c.progressFor(ctx); fn != nil {
+		token = "p" + strconv.FormatInt(id, 10)
+		c.mu.Lock()
+		c.progress[token] = fn
+		c.mu.Unlock()
+		defer func() {
+			c.mu.Lock()
+			delete(c.progress, token)
+			c.mu.Unlock()
+		}()
+	}
+	m := &message{id: id, method: method, era: info.Era, version: info.ProtocolVersion,
+		body: c.encode(id, method, p, extra, token, info.Era)}
+	if co != nil {
+		m.name, m.hasName, m.params, m.long = co.name, co.hasName, co.params, co.long
+		if co.onID != nil {
+			co.onID(id)
+		}
+	}
+	body, err := c.t.roundTrip(ctx, m)
+	if errors.Is(err, errSessionGone) && info.Era == sake.EraLegacy {
+		// The server forgot the session: start a new one and try once more.
+		if rerr := c.relink(ctx, info.ProtocolVersion); rerr != nil {
+			return nil, fmt.Errorf("client: the server ended the session and refused a new one: %w", rerr)
+		}
+		body, err = c.t.roundTrip(ctx, m)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeResponse(body)
+}
+
+// encode builds a request: the 2026-07-28 _meta (and a progress token)
+// spliced before the params' own members.
+func (c *Client) encode(id int64, method string, p, extra []byte, token string, era sake.Era) []byte {
+	b := make([]byte, 0, 96+len(p)+len(extra)+len(c.meta))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":`...)
+	b = strconv.AppendQuote(b, method)
+	modern := era == sake.EraModern
+	hasMeta := modern || token != ""
+	members := len(p) > 2 || len(extra) > 0
+	if !hasMeta && !members {
+		return append(b, '}')
+	}
+	b = append(b, `,"params":{`...)
+	sep := false
+	if hasMeta {
+		b = append(b, `"_meta":{`...)
+		if modern {
+			b = append(b, c.meta...)
+		}
+		if token != "" {
+			if modern {
+				b = append(b, ',')
+			}
+			b = append(b, `"progressToken":`...)
+			b = strconv.AppendQuote(b, token)
+		}
+		b = append(b, '}')
+		sep = true
+	}
+	if len(p) > 2 {
+		inner := bytes.TrimSpace(p[1 : len(p)-1])
+		if len(inner) > 0 {
+			if sep {
+				b = append(b, ',')
+			}
+			b = append(b, inner...)
+			sep = true
+		}
+	}
+	if len(extra) > 0 {
+		if sep {
+			b = append(b, ',')
+		}
+		b = append(b, extra...)
+	}
+	return append(b, `}}`...)
+}
+
+// notify sends a notification.
+func (c *Client) notify(ctx context.Context, method string, params any) error {
+	p, err := encodeParams(method, params)
+	if err != nil {
+		return err
+	}
+	b := []byte(`{"jsonrpc":"2.0","method":`)
+	b = strconv.AppendQuote(b, method)
+	if len(p) > 0 {
+		b = append(b, `,"params":`...)
+		b = append(b, p...)
+	}
+	b = append(b, '}')
+	info := c.Info()
+	return c.t.send(ctx, &message{method: method, body: b, era: info.Era, version: info.ProtocolVersion})
+}
+
+// decodeResponse returns the result of a response, or its error.
+func decodeResponse(body []byte) (json.RawMessage, error) {
+	var result, errRaw []byte
+	err := jsonscan.Members(body, func(key, v []byte) error {
+		switch string(key) {
+		case "result":
+			result = v
+		case "error":
+			errRaw = v
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("client: the server's response is not JSON-RPC: %w", err)
+	}
+	if errRaw != nil {
+		var e sake.Error
+		if err := json.Unmarshal(errRaw, &e); err != nil {
+			return nil, fmt.Errorf("client: the server's error response is malformed: %w", err)
+		}
+		return nil, sake.AuthErrorFrom(&e)
+	}
+	if result == nil {
+		return nil, fmt.Errorf("client: the server's response has neither result nor error: %.200s", body)
+	}
+	return result, nil
+}
+
+// incoming receives every message the server sends besides responses.
+func (c *Client) incoming(msg []byte) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(msg, &m); err != nil {
+		c.o.logger.Warn("client: the server sent a message that is not JSON", "err", err)
+		return
+	}
+	if m.Method == "" {
+		return // a response nobody waits for (a cancelled call)
+	}
+	if m.ID != nil {
+		c.serveRequest(m.ID, m.Method, m.Params)
+		return
+	}
+	n := Notification{Method: m.Method, Params: m.Params}
+	if n.Method == "notifications/progress" && c.deliverProgress(n.Params) {
+		return
+	}
+	if c.deliverToSubscription(n) {
+		return
+	}
+	if fn := c.o.onNotification; fn != nil {
+		fn(n)
+	}
+}

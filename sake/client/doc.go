@@ -1,0 +1,64 @@
+// Package client calls Model Context Protocol servers, in both protocol
+// eras, over Streamable HTTP, stdio or in memory.
+//
+//	c, err := client.Connect(ctx, client.HTTP("https://example.com/mcp", nil))
+//	if err != nil { ... }
+//	defer c.Close()
+//	res, err := c.CallTool(ctx, "greet", map[string]any{"name": "Ada"})
+//
+// # Eras
+//
+// Connect asks the server what it speaks with server/discover and uses the
+// stateless 2026-07-28 revision when it is offered; otherwise it runs the
+// initialize handshake of 2025-11-25, accepting any revision down to
+// 2024-11-05 the server answers with. ProtocolVersion pins a revision
+// instead. In the handshake era over HTTP the client keeps the session
+// (Mcp-Session-Id), opens the standalone GET stream for the server's
+// notifications and requests, resumes broken streams with Last-Event-ID,
+// starts a new session when the server forgets the old one, and ends the
+// session with DELETE on Close.
+//
+// # Answering the server
+//
+// The handlers given with OnElicit, OnSample and Roots answer the server's
+// questions, whatever the era: a 2026-07-28 server returns an
+// input_required result, which the client answers and retries with
+// inputResponses and requestState until the call completes (at most
+// MaxInputRounds rounds); an older server sends requests during the call,
+// which the client answers on the session. The client declares a
+// capability only when it has the handler for it.
+//
+// # Errors
+//
+// Calls return errors as values: *sake.Error for a JSON-RPC error,
+// *sake.ToolError beside the result when a tool answered with isError,
+// *sake.InsufficientScopeError and *sake.InsufficientAuthenticationError
+// when the server asks for a stronger authorization (with the raw
+// challenge), and *HTTPError for a transport failure (its status, with the
+// JSON-RPC error inside when the body held one).
+//
+// # Tasks
+//
+// CallTool waits for a tool the server runs as a task: it listens for the
+// task's notifications where the server offers them and otherwise polls at
+// the interval the server asks, answering the task's questions with the
+// same handlers. StartTool returns the task instead, for GetTask,
+// UpdateTask, CancelTask and AwaitTask.
+//
+// # Authorization
+//
+// OAuth makes an HTTP transport authorize itself: on a 401 it discovers the
+// protected resource and its authorization server, identifies the client
+// (metadata document, dynamic registration or a pre-registered id), runs
+// the authorization code flow with PKCE through a browser hook (or the
+// client credentials grant), keeps tokens in a TokenStore, refreshes them
+// before they expire and steps up when the server asks for more scopes or
+// a stronger sign-in. A token is only ever sent to the resource it was
+// issued for.
+//
+// # Proxying
+//
+// Proxy builds a sake server whose tools, resources and prompts are those
+// of a remote server, forwarded through a Client with the proxy's own
+// credentials, never its callers'.
+package client

@@ -1,0 +1,42 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// HTTPError is a failure of the HTTP transport: the server answered with a
+// status that is not a JSON-RPC answer. RPC holds the JSON-RPC error of
+// the body when there was one; errors.As reaches it.
+type HTTPError struct {
+	Status int
+	Header http.Header
+	// Body is the start of the response body (at most 4 KiB).
+	Body []byte
+	RPC  *sake.Error
+}
+
+// Error implements error.
+func (e *HTTPError) Error() string {
+	if e.RPC != nil {
+		return fmt.Sprintf("client: HTTP %d: %v", e.Status, e.RPC)
+	}
+	if len(e.Body) > 0 {
+		return fmt.Sprintf("client: HTTP %d: %.200s", e.Status, e.Body)
+	}
+	return fmt.Sprintf("client: HTTP %d %s", e.Status, http.StatusText(e.Status))
+}
+
+// Unwrap returns the JSON-RPC error of the body, if any.
+func (e *HTTPError) Unwrap() error {
+	if e.RPC == nil {
+		return nil
+	}
+	return e.RPC
+}
+
+// errSessionGone says the server no longer knows the legacy session.
+var errSessionGone = errors.New("client: the server ended the session")

@@ -1,0 +1,521 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// HTTPOption configures a Streamable HTTP transport.
+type HTTPOption func(*httpTransport)
+
+// Header adds a header to every request the transport sends.
+func Header(key, value string) HTTPOption {
+	return func(h *httpTransport) { h.header.Add(key, value) }
+}
+
+// BearerToken sends token as the Authorization of every request to the
+// endpoint. For tokens that expire, use OAuth instead.
+func BearerToken(token string) HTTPOption {
+	return WithAuthorizer(staticToken(token))
+}
+
+// WithAuthorizer makes the transport authorize its requests with a: OAuth
+// builds one that runs the whole flow.
+func WithAuthorizer(a Authorizer) HTTPOption { return func(h *httpTransport) { h.auth = a } }
+
+// Authorizer gives the requests of an HTTP transport their credentials and
+// reacts to the server's challenges.
+type Authorizer interface {
+	// Authorize sets the credentials of a request to the MCP endpoint.
+	Authorize(ctx context.Context, req *http.Request) error
+	// Challenged is told of a 401 or 403 answer; it reports whether the
+	// request should be sent again (it obtained better credentials).
+	// attempt counts the challenges of this request so far, from 0.
+	Challenged(ctx context.Context, req *http.Request, resp *http.Response, attempt int) (retry bool, err error)
+}
+
+type staticToken string
+
+func (t staticToken) Authorize(_ context.Context, req *http.Request) error {
+	req.Header.Set("Authorization", "Bearer "+string(t))
+	return nil
+}
+
+func (staticToken) Challenged(context.Context, *http.Request, *http.Response, int) (bool, error) {
+	return false, nil
+}
+
+// HTTP connects to the Streamable HTTP endpoint at url through hc
+// (http.DefaultClient when nil).
+func HTTP(url string, hc *http.Client, opts ...HTTPOption) Transport {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	h := &httpTransport{url: url, hc: hc, header: http.Header{}}
+	for _, opt := range opts {
+		opt(h)
+	}
+	return h
+}
+
+type httpTransport struct {
+	url    string
+	hc     *http.Client
+	header http.Header
+	auth   Authorizer
+
+	incoming func([]byte)
+	max      int64
+	logger   interface {
+		Warn(msg string, args ...any)
+	}
+
+	mu        sync.Mutex
+	session   string
+	version   string // the negotiated handshake-era revision
+	era       sake.Era
+	getCancel context.CancelFunc
+	getDone   chan struct{}
+	closed    bool
+}
+
+func (h *httpTransport) bind(_ context.Context, incoming func([]byte), o *options) error {
+	h.incoming = incoming
+	h.max = o.maxMessage
+	h.logger = o.logger
+	return nil
+}
+
+func (h *httpTransport) established(era sake.Era, version string) {
+	h.mu.Lock()
+	h.era, h.version = era, version
+	h.mu.Unlock()
+}
+
+// newRequest builds a request to the endpoint with the headers of m.
+func (h *httpTransport) newRequest(ctx context.Context, method string, m *message) (*http.Request, error) {
+	var body io.Reader
+	if m != nil {
+		body = bytes.NewReader(m.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.url, body)
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	for k, v := range h.header {
+		req.Header[k] = v
+	}
+	h.mu.Lock()
+	session, version := h.session, h.version
+	h.mu.Unlock()
+	switch {
+	case m != nil && m.era == sake.EraModern:
+		req.Header.Set("MCP-Protocol-Version", sake.Modern)
+		if m.method != "" && m.id != 0 {
+			req.Header.Set("Mcp-Method", m.method)
+		}
+		if m.hasName {
+			req.Header.Set("Mcp-Name", headerValue(m.name))
+		}
+		for _, p := range m.params {
+			req.Header.Set(p[0], p[1])
+		}
+	default:
+		if session != "" && (m == nil || !m.handshake) {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		if version != "" && (m == nil || !m.handshake) {
+			req.Header.Set("MCP-Protocol-Version", version)
+		}
+	}
+	if m != nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	} else {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if h.auth != nil {
+		if err := h.auth.Authorize(ctx, req); err != nil {
+			return nil, err
+		}
+	}
+	return req, nil
+}
+
+// do sends a request, going through the authorizer's challenges.
+func (h *httpTransport) do(ctx context.Context, method string, m *message, edit func(*http.Request)) (*http.Response, error) {
+	for attempt := 0; ; attempt++ {
+		req, err := h.newRequest(ctx, method, m)
+		if err != nil {
+			return nil, err
+		}
+		if edit != nil {
+			edit(req)
+		}
+		resp, err := h.hc.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("client: %s %s: %w", method, h.url, err)
+		}
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+			return resp, nil
+		}
+		if h.auth != nil {
+			retry, err := h.auth.Challenged(ctx, req, resp, attempt)
+			if err != nil {
+				drain(resp)
+				return nil, err
+			}
+			if retry {
+				drain(resp)
+				continue
+			}
+		}
+		return nil, challengeError(resp)
+	}
+}
+
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+}
+
+// challengeError turns a 401 or 403 into the error a caller can act on.
+func challengeError(resp *http.Response) error {
+	defer drain(resp)
+	www := resp.Header.Get("WWW-Authenticate")
+	ch := ParseChallenge(www)
+	switch ch.Error {
+	case "insufficient_scope":
+		return &sake.InsufficientScopeError{Scopes: ch.Scopes, Challenge: www}
+	case "insufficient_user_authentication":
+		e := &sake.InsufficientAuthenticationError{ACRValues: ch.ACRValues, Challenge: www}
+		if ch.MaxAge != nil {
+			d := *ch.MaxAge
+			e.MaxAge = &d
+		}
+		return e
+	}
+	return httpError(resp)
+}
+
+// httpError reads what an unexpected answer says.
+func httpError(resp *http.Response) *HTTPError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	e := &HTTPError{Status: resp.StatusCode, Header: resp.Header, Body: body}
+	var env struct {
+		Error *sake.Error `json:"error"`
+	}
+	if json.Unmarshal(body, &env) == nil && env.Error != nil {
+		e.RPC = env.Error
+	}
+	return e
+}
+
+func isSSE(resp *http.Response) bool {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, error) {
+	if h.isClosed() {
+		return nil, ErrClosed
+	}
+	resp, err := h.do(ctx, http.MethodPost, m, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			h.cancelRequest(m)
+		}
+		return nil, err
+	}
+	if m.handshake {
+		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+			h.mu.Lock()
+			h.session = id
+			h.mu.Unlock()
+		}
+	}
+	switch {
+	case resp.StatusCode == http.StatusOK && isSSE(resp):
+		body, err := h.readStream(ctx, m, resp)
+		if err != nil && ctx.Err() != nil {
+			h.cancelRequest(m)
+			return nil, ctx.Err()
+		}
+		return body, err
+	case resp.StatusCode == http.StatusOK:
+		defer resp.Body.Close()
+		body, err := io.ReadAll(io.LimitReader(resp.Body, h.max+1))
+		if err != nil {
+			if ctx.Err() != nil {
+				h.cancelRequest(m)
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("client: reading the answer to %s: %w", m.method, err)
+		}
+		if int64(len(body)) > h.max {
+			return nil, fmt.Errorf("client: the answer to %s exceeds %d bytes (raise MaxMessageBytes)", m.method, h.max)
+		}
+		return body, nil
+	case resp.StatusCode == http.StatusNotFound && m.era == sake.EraLegacy && !m.handshake && h.hasSession():
+		drain(resp)
+		h.mu.Lock()
+		h.session = ""
+		h.mu.Unlock()
+		h.stopGET()
+		return nil, errSessionGone
+	}
+	defer drain(resp)
+	return nil, httpError(resp)
+}
+
+func (h *httpTransport) hasSession() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.session != ""
+}
+
+func (h *httpTransport) isClosed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
+}
+
+// cancelRequest tells a session's server that the client gave up on m. A
+// 2026-07-28 request is cancelled by closing its stream, which is done.
+func (h *httpTransport) cancelRequest(m *message) {
+	if m.era != sake.EraLegacy || m.id == 0 || m.handshake {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = h.send(ctx, &message{body: cancelled(m.id, "the caller cancelled the call"), era: m.era})
+}
+
+// readStream reads a request's SSE answer: the messages before the
+// response go to incoming. A session's stream that breaks before the
+// response is resumed with GET and Last-Event-ID.
+func (h *httpTransport) readStream(ctx context.Context, m *message, resp *http.Response) ([]byte, error) {
+	key := itoa(m.id)
+	sr := newSSEReader(resp.Body, h.max)
+	body, err := h.events(sr, key)
+	resp.Body.Close()
+	if body != nil || ctx.Err() != nil {
+		return body, err
+	}
+	if m.era != sake.EraLegacy || sr.lastID == "" {
+		if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("client: the server's stream for %s ended without an answer", m.method)
+		}
+		return nil, err
+	}
+	for tries := 0; tries < maxResumes; tries++ {
+		if err := wait(ctx, sr.retry); err != nil {
+			return nil, err
+		}
+		resp, err := h.do(ctx, http.MethodGet, nil, func(r *http.Request) { r.Header.Set("Last-Event-ID", sr.lastID) })
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK || !isSSE(resp) {
+			defer drain(resp)
+			return nil, fmt.Errorf("client: resuming the stream of %s: %w", m.method, httpError(resp))
+		}
+		sr.r.Reset(resp.Body)
+		body, err := h.events(sr, key)
+		resp.Body.Close()
+		if body != nil || ctx.Err() != nil {
+			return body, err
+		}
+	}
+	return nil, fmt.Errorf("client: the server's stream for %s broke %d times without an answer", m.method, maxResumes)
+}
+
+// maxResumes bounds the reconnections of one request's stream.
+const maxResumes = 10
+
+// events reads a stream until the response with id key, handing the
+// other messages to incoming.
+func (h *httpTransport) events(sr *sseReader, key string) ([]byte, error) {
+	for {
+		data, err := sr.next()
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			continue
+		}
+		if isResponseTo(data, key) {
+			return data, nil
+		}
+		h.incoming(data)
+	}
+}
+
+// isResponseTo reports whether msg is the response to the request whose
+// id is key.
+func isResponseTo(msg []byte, key string) bool {
+	var peek struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if json.Unmarshal(msg, &peek) != nil || peek.Method != nil || peek.ID == nil {
+		return false
+	}
+	id := string(peek.ID)
+	if id == key {
+		return true
+	}
+	var s string
+	return json.Unmarshal(peek.ID, &s) == nil && s == key
+}
+
+// wait waits d (a second when the server asked nothing) or until ctx ends.
+func wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		d = time.Second
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (h *httpTransport) send(ctx context.Context, m *message) error {
+	resp, err := h.do(ctx, http.MethodPost, m, nil)
+	if err != nil {
+		return err
+	}
+	defer drain(resp)
+	if resp.StatusCode/100 != 2 {
+		if resp.StatusCode == http.StatusNotFound && h.hasSession() {
+			return errSessionGone
+		}
+		return httpError(resp)
+	}
+	if m.method == "notifications/initialized" {
+		h.startGET()
+	}
+	return nil
+}
+
+// startGET opens the standalone stream of a session, where the server
+// sends what belongs to no request.
+func (h *httpTransport) startGET() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed || h.session == "" || h.getCancel != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	h.getCancel, h.getDone = cancel, done
+	go func() {
+		defer close(done)
+		h.listenGET(ctx)
+	}()
+}
+
+func (h *httpTransport) stopGET() {
+	h.mu.Lock()
+	cancel, done := h.getCancel, h.getDone
+	h.getCancel, h.getDone = nil, nil
+	h.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+// listenGET holds the standalone stream open, reconnecting with
+// Last-Event-ID when it breaks, until the session or the client ends or
+// the server refuses it.
+func (h *httpTransport) listenGET(ctx context.Context) {
+	lastID := ""
+	var retry time.Duration
+	failures := 0
+	for ctx.Err() == nil {
+		resp, err := h.do(ctx, http.MethodGet, nil, func(r *http.Request) {
+			if lastID != "" {
+				r.Header.Set("Last-Event-ID", lastID)
+			}
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			failures++
+			if failures > maxResumes {
+				h.logger.Warn("client: giving up on the server's GET stream", "err", err)
+				return
+			}
+			if wait(ctx, retry*time.Duration(failures)) != nil {
+				return
+			}
+			continue
+		}
+		if resp.StatusCode != http.StatusOK || !isSSE(resp) {
+			drain(resp) // 405: the server offers no stream
+			return
+		}
+		failures = 0
+		sr := newSSEReader(resp.Body, h.max)
+		sr.lastID = lastID
+		for {
+			data, err := sr.next()
+			if err != nil {
+				break
+			}
+			if len(bytes.TrimSpace(data)) > 0 {
+				h.incoming(data)
+			}
+		}
+		resp.Body.Close()
+		lastID, retry = sr.lastID, sr.retry
+		if wait(ctx, retry) != nil {
+			return
+		}
+	}
+}
+
+func (h *httpTransport) close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	session := h.session
+	h.mu.Unlock()
+	h.stopGET()
+	if session == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := h.do(ctx, http.MethodDelete, nil, func(r *http.Request) {
+		r.Header.Del("Accept")
+		r.Header.Set("Mcp-Session-Id", session)
+	})
+	if err != nil {
+		return err
+	}
+	drain(resp)
+	return nil
+}

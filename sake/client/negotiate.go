@@ -1,0 +1,205 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// negotiate settles the era: server/discover first unless a handshake-era
+// revision is pinned, then the handshake when the server is older.
+func (c *Client) negotiate(ctx context.Context) error {
+	switch v := c.o.version; {
+	case v == sake.Modern:
+		return c.discover(ctx)
+	case v != "":
+		return c.initialize(ctx, v, true)
+	}
+	pctx, cancel := context.WithTimeout(ctx, c.o.probeTimeout)
+	err := c.discover(pctx)
+	cancel()
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var version = sake.Legacy
+	var rpc *sake.Error
+	switch {
+	case errors.As(err, &rpc) && rpc.Code == sake.CodeUnsupportedProtocolVersion:
+		// A 2026-07-28 server that serves other revisions: take the newest
+		// handshake one it lists.
+		v, ok := newestLegacy(rpc.Data)
+		if !ok {
+			return fmt.Errorf("client: the server speaks none of this client's protocol versions: %w", err)
+		}
+		version = v
+	case isAuthError(err):
+		return err
+	case isNetError(err):
+		return err
+	}
+	return c.initialize(ctx, version, false)
+}
+
+// isNetError reports a failure to reach the server at all, which no
+// fallback can cure.
+func isNetError(err error) bool {
+	var ne net.Error
+	var oe *net.OpError
+	return errors.As(err, &oe) || (errors.As(err, &ne) && !ne.Timeout())
+}
+
+func isAuthError(err error) bool {
+	var se *sake.InsufficientScopeError
+	var ae *sake.InsufficientAuthenticationError
+	var he *HTTPError
+	return errors.As(err, &se) || errors.As(err, &ae) || (errors.As(err, &he) && he.Status == 401)
+}
+
+// newestLegacy picks the newest handshake-era revision of a -32022
+// error's data.supported.
+func newestLegacy(data any) (string, bool) {
+	m, _ := data.(map[string]any)
+	list, _ := m["supported"].([]any)
+	for _, v := range sake.SupportedVersions() {
+		if v == sake.Modern {
+			continue
+		}
+		if slices.Contains(list, any(v)) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func (c *Client) setInfo(info ServerInfo) {
+	c.mu.Lock()
+	c.info = info
+	c.mu.Unlock()
+}
+
+// discover asks server/discover in the 2026-07-28 era.
+func (c *Client) discover(ctx context.Context) error {
+	c.setInfo(ServerInfo{Era: sake.EraModern, ProtocolVersion: sake.Modern})
+	raw, err := c.call(ctx, "server/discover", nil, nil)
+	if err != nil {
+		c.setInfo(ServerInfo{})
+		return err
+	}
+	var d struct {
+		SupportedVersions []string        `json:"supportedVersions"`
+		Capabilities      json.RawMessage `json:"capabilities"`
+		Instructions      string          `json:"instructions"`
+		Meta              struct {
+			ServerInfo sake.Implementation `json:"io.modelcontextprotocol/serverInfo"`
+		} `json:"_meta"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		c.setInfo(ServerInfo{})
+		return fmt.Errorf("client: server/discover answered something else: %w", err)
+	}
+	if len(d.SupportedVersions) > 0 && !slices.Contains(d.SupportedVersions, sake.Modern) {
+		c.setInfo(ServerInfo{})
+		return &sake.Error{Code: sake.CodeUnsupportedProtocolVersion, Message: "the server does not serve " + sake.Modern,
+			Data: map[string]any{"supported": toAny(d.SupportedVersions), "requested": sake.Modern}}
+	}
+	c.setInfo(ServerInfo{Era: sake.EraModern, ProtocolVersion: sake.Modern, Server: d.Meta.ServerInfo,
+		Capabilities: d.Capabilities, Instructions: d.Instructions, SupportedVersions: d.SupportedVersions})
+	c.t.established(sake.EraModern, sake.Modern)
+	return nil
+}
+
+func toAny(list []string) []any {
+	out := make([]any, len(list))
+	for i, v := range list {
+		out[i] = v
+	}
+	return out
+}
+
+// legacyCaps is the capabilities object of initialize.
+func (c *Client) legacyCaps() any {
+	caps := map[string]any{}
+	if c.o.caps.Experimental != nil {
+		caps["experimental"] = c.o.caps.Experimental
+	}
+	if c.o.roots != nil {
+		caps["roots"] = map[string]any{"listChanged": false}
+	}
+	if c.o.sample != nil {
+		caps["sampling"] = map[string]any{}
+	}
+	if c.o.elicit != nil {
+		caps["elicitation"] = map[string]any{"form": map[string]any{}, "url": map[string]any{}}
+	}
+	return caps
+}
+
+// initialize runs the handshake, asking for version; strict refuses any
+// other answer.
+func (c *Client) initialize(ctx context.Context, version string, strict bool) error {
+	c.setInfo(ServerInfo{Era: sake.EraLegacy, ProtocolVersion: version})
+	params := map[string]any{"protocolVersion": version, "capabilities": c.legacyCaps(), "clientInfo": c.o.info}
+	id := c.nextID.Add(1)
+	p, _ := json.Marshal(params)
+	m := &message{id: id, method: "initialize", era: sake.EraLegacy, handshake: true, body: c.encode(id, "initialize", p, nil, "", sake.EraLegacy)}
+	body, err := c.t.roundTrip(ctx, m)
+	if err != nil {
+		return err
+	}
+	raw, err := decodeResponse(body)
+	if err != nil {
+		return err
+	}
+	var r struct {
+		ProtocolVersion string              `json:"protocolVersion"`
+		Capabilities    json.RawMessage     `json:"capabilities"`
+		ServerInfo      sake.Implementation `json:"serverInfo"`
+		Instructions    string              `json:"instructions"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("client: initialize answered something else: %w", err)
+	}
+	if !sake.IsLegacyVersion(r.ProtocolVersion) || (strict && r.ProtocolVersion != version) {
+		return fmt.Errorf("client: the server answered initialize with protocol version %q, which this client does not accept (it asked for %s)", r.ProtocolVersion, version)
+	}
+	c.setInfo(ServerInfo{Era: sake.EraLegacy, ProtocolVersion: r.ProtocolVersion, Server: r.ServerInfo,
+		Capabilities: r.Capabilities, Instructions: r.Instructions})
+	c.t.established(sake.EraLegacy, r.ProtocolVersion)
+	if err := c.notify(ctx, "notifications/initialized", nil); err != nil {
+		return err
+	}
+	if c.o.logLevel != "" {
+		if err := c.SetLogLevel(ctx, c.o.logLevel); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	subs := make([]*Subscription, 0, len(c.legacySubs))
+	for s := range c.legacySubs {
+		subs = append(subs, s)
+	}
+	c.mu.Unlock()
+	for _, s := range subs {
+		for _, uri := range s.filter.Resources {
+			if _, err := c.call(ctx, "resources/subscribe", map[string]any{"uri": uri}, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// relink starts a new session after the server ended the old one.
+func (c *Client) relink(ctx context.Context, version string) error {
+	c.relinking.Lock()
+	defer c.relinking.Unlock()
+	return c.initialize(ctx, version, true)
+}

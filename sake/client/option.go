@@ -1,0 +1,170 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// Option configures a Client.
+type Option func(*options)
+
+type options struct {
+	info           sake.Implementation
+	version        string // pinned revision; "" negotiates
+	logLevel       sake.LogLevel
+	caps           sake.ClientCapabilities
+	noTasks        bool
+	elicit         func(context.Context, *ElicitRequest) (*ElicitResult, error)
+	sample         func(context.Context, *sake.SamplingRequest) (*sake.SamplingResult, error)
+	roots          func(context.Context) ([]sake.Root, error)
+	onNotification func(Notification)
+	onProgress     func(Progress)
+	logger         *slog.Logger
+	maxRounds      int
+	probeTimeout   time.Duration
+	maxMessage     int64
+}
+
+func defaultOptions() options {
+	return options{
+		info:         sake.Implementation{Name: "sake-client", Version: "1.0.0"},
+		logger:       slog.New(slog.DiscardHandler),
+		maxRounds:    10,
+		probeTimeout: 10 * time.Second,
+		maxMessage:   DefaultMaxMessageBytes,
+	}
+}
+
+// DefaultMaxMessageBytes bounds one message the client reads from a server
+// (a response, or one event of a stream): 16 MiB.
+const DefaultMaxMessageBytes = 16 << 20
+
+// ClientInfo names the client to the server (clientInfo). The default is
+// sake-client 1.0.0.
+func ClientInfo(name, version string) Option {
+	return func(o *options) { o.info = sake.Implementation{Name: name, Version: version} }
+}
+
+// ProtocolVersion pins the protocol revision: sake.Modern (2026-07-28,
+// no fallback) or a handshake-era revision from 2025-11-25 down to
+// 2024-11-05 (initialize asks for it and accepts no other). Without it
+// Connect negotiates.
+func ProtocolVersion(v string) Option { return func(o *options) { o.version = v } }
+
+// LogLevel asks the server for log messages at level and above: on every
+// request's _meta in the 2026-07-28 era, with logging/setLevel after the
+// handshake before it. They arrive as notifications/message.
+func LogLevel(level sake.LogLevel) Option { return func(o *options) { o.logLevel = level } }
+
+// Capabilities adds to the capabilities the client declares (extensions,
+// experimental members). The handlers options declare their own.
+func Capabilities(c sake.ClientCapabilities) Option {
+	return func(o *options) {
+		elicit, sampling, roots := o.caps.Elicitation, o.caps.Sampling, o.caps.Roots
+		o.caps = c
+		if elicit != nil {
+			o.caps.Elicitation = elicit
+		}
+		if sampling != nil {
+			o.caps.Sampling = sampling
+		}
+		if roots != nil {
+			o.caps.Roots = roots
+		}
+	}
+}
+
+// WithoutTasks stops the client from declaring the tasks extension: a
+// server then runs task tools to the end within the call, or refuses them.
+func WithoutTasks() Option { return func(o *options) { o.noTasks = true } }
+
+// OnElicit answers the server's questions to the user
+// (elicitation/create), in form and URL modes, and declares the
+// elicitation capability.
+func OnElicit(fn func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)) Option {
+	return func(o *options) {
+		o.elicit = fn
+		o.caps.Elicitation = &sake.ElicitationCapability{Form: json.RawMessage(`{}`), URL: json.RawMessage(`{}`)}
+	}
+}
+
+// OnSample answers the server's requests for a model completion
+// (sampling/createMessage) and declares the sampling capability.
+func OnSample(fn func(ctx context.Context, req *sake.SamplingRequest) (*sake.SamplingResult, error)) Option {
+	return func(o *options) {
+		o.sample = fn
+		o.caps.Sampling = &sake.SamplingCapability{}
+	}
+}
+
+// Roots answers roots/list with roots and declares the roots capability.
+func Roots(roots ...sake.Root) Option {
+	list := append([]sake.Root{}, roots...)
+	return OnRoots(func(context.Context) ([]sake.Root, error) { return list, nil })
+}
+
+// OnRoots answers roots/list with what fn returns and declares the roots
+// capability.
+func OnRoots(fn func(ctx context.Context) ([]sake.Root, error)) Option {
+	return func(o *options) {
+		o.roots = fn
+		o.caps.Roots = &sake.RootsCapability{}
+	}
+}
+
+// OnNotification receives every notification that is not a call's progress
+// nor a subscription's: log messages, list changes and resource updates
+// of the handshake era, and anything else a server sends. It runs on the
+// client's reading goroutine: keep it short.
+func OnNotification(fn func(Notification)) Option {
+	return func(o *options) { o.onNotification = fn }
+}
+
+// OnProgress receives the progress of every call; WithProgress sets a
+// handler for the calls of one context instead.
+func OnProgress(fn func(Progress)) Option { return func(o *options) { o.onProgress = fn } }
+
+// Logger receives the client's own diagnostics and the standard error of a
+// command's server process. The default discards them.
+func Logger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
+
+// MaxInputRounds bounds how many input_required rounds one call may take
+// (default 10).
+func MaxInputRounds(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxRounds = n
+		}
+	}
+}
+
+// ProbeTimeout bounds how long Connect waits for the answer to
+// server/discover before it falls back to the handshake (default 10s). A
+// server that never answers unknown methods is taken for an older one.
+func ProbeTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.probeTimeout = d
+		}
+	}
+}
+
+// MaxMessageBytes bounds one message read from the server (default
+// DefaultMaxMessageBytes).
+func MaxMessageBytes(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxMessage = n
+		}
+	}
+}

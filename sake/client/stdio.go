@@ -1,0 +1,287 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// Stream connects to a server that reads newline-delimited JSON-RPC from
+// w and writes it to r: the stdio framing over any pair of streams (a
+// pipe, a socket). Close closes w (and r and w when they are io.Closers).
+func Stream(r io.Reader, w io.Writer) Transport {
+	return &streamTransport{r: r, w: w}
+}
+
+// Command starts cmd as the server and talks to it over its standard
+// input and output. Its standard error goes line by line to the client's
+// Logger (unless cmd.Stderr is already set). Close closes its input, waits
+// for it to exit (ShutdownTimeout, default 5s), then terminates it and,
+// if need be, kills it.
+func Command(cmd *exec.Cmd, opts ...CommandOption) Transport {
+	t := &streamTransport{cmd: cmd, shutdown: 5 * time.Second}
+	for _, opt := range opts {
+		opt(t)
+	}
+	return t
+}
+
+// CommandOption configures a command transport.
+type CommandOption func(*streamTransport)
+
+// ShutdownTimeout is how long Close waits for the process after closing
+// its input, and again after terminating it, before killing it.
+func ShutdownTimeout(d time.Duration) CommandOption {
+	return func(t *streamTransport) {
+		if d > 0 {
+			t.shutdown = d
+		}
+	}
+}
+
+type streamTransport struct {
+	r        io.Reader
+	w        io.Writer
+	cmd      *exec.Cmd
+	shutdown time.Duration
+
+	incoming func([]byte)
+	max      int64
+	logger   interface{ Warn(string, ...any) }
+	wmu      sync.Mutex
+
+	mu      sync.Mutex
+	pending map[string]chan []byte
+	closed  bool
+	readErr error
+	done    chan struct{} // closed when reading stops
+	exited  chan struct{} // closed when the command has exited
+	stderr  chan struct{}
+}
+
+func (t *streamTransport) bind(_ context.Context, incoming func([]byte), o *options) error {
+	t.incoming, t.max, t.logger = incoming, o.maxMessage, o.logger
+	t.pending = map[string]chan []byte{}
+	t.done = make(chan struct{})
+	if t.cmd != nil {
+		in, err := t.cmd.StdinPipe()
+		if err != nil {
+			return fmt.Errorf("client: %w", err)
+		}
+		out, err := t.cmd.StdoutPipe()
+		if err != nil {
+			return fmt.Errorf("client: %w", err)
+		}
+		var errPipe io.ReadCloser
+		if t.cmd.Stderr == nil {
+			if errPipe, err = t.cmd.StderrPipe(); err != nil {
+				return fmt.Errorf("client: %w", err)
+			}
+		}
+		if err := t.cmd.Start(); err != nil {
+			return fmt.Errorf("client: starting the server: %w", err)
+		}
+		t.r, t.w = out, in
+		t.exited = make(chan struct{})
+		if errPipe != nil {
+			t.stderr = make(chan struct{})
+			go func() {
+				defer close(t.stderr)
+				sc := bufio.NewScanner(errPipe)
+				sc.Buffer(make([]byte, 4096), 64<<10)
+				for sc.Scan() {
+					o.logger.Info("server stderr", "line", sc.Text(), "command", t.cmd.Path)
+				}
+			}()
+		}
+	}
+	go t.read()
+	return nil
+}
+
+// read demultiplexes the server's output: responses go to the calls
+// waiting for them, everything else to incoming.
+func (t *streamTransport) read() {
+	defer close(t.done)
+	br := bufio.NewReaderSize(t.r, 64<<10)
+	var err error
+	for {
+		var line []byte
+		line, err = readLine(br, t.max)
+		if err != nil {
+			break
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var peek struct {
+			ID     json.RawMessage `json:"id"`
+			Method *string         `json:"method"`
+		}
+		if json.Unmarshal(line, &peek) != nil {
+			t.logger.Warn("client: the server wrote a line that is not JSON", "line", string(line[:min(len(line), 200)]))
+			continue
+		}
+		if peek.Method == nil && peek.ID != nil {
+			t.mu.Lock()
+			ch := t.pending[string(peek.ID)]
+			delete(t.pending, string(peek.ID))
+			t.mu.Unlock()
+			if ch != nil {
+				ch <- line
+			}
+			continue
+		}
+		t.incoming(line)
+	}
+	t.mu.Lock()
+	if errors.Is(err, io.EOF) {
+		err = errors.New("client: the server closed its output")
+	}
+	t.readErr = err
+	t.mu.Unlock()
+}
+
+// readLine reads one line, refusing lines longer than max.
+func readLine(br *bufio.Reader, max int64) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if int64(len(line)+len(chunk)) > max {
+			// Skip the rest of the line: it cannot be a message we take.
+			for err == bufio.ErrBufferFull {
+				_, err = br.ReadSlice('\n')
+			}
+			return nil, fmt.Errorf("client: the server wrote a message longer than %d bytes", max)
+		}
+		line = append(line, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && !(err == io.EOF && len(line) > 0) {
+			return nil, err
+		}
+		return line, nil
+	}
+}
+
+func (t *streamTransport) write(b []byte) error {
+	if bytes.IndexByte(b, '\n') >= 0 {
+		return errors.New("client: a message for stdio must not contain a newline")
+	}
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	if _, err := t.w.Write(append(b[:len(b):len(b)], '\n')); err != nil {
+		return fmt.Errorf("client: writing to the server: %w", err)
+	}
+	return nil
+}
+
+func (t *streamTransport) roundTrip(ctx context.Context, m *message) ([]byte, error) {
+	key := itoa(m.id)
+	ch := make(chan []byte, 1)
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil, ErrClosed
+	}
+	t.pending[key] = ch
+	t.mu.Unlock()
+	forget := func() {
+		t.mu.Lock()
+		delete(t.pending, key)
+		t.mu.Unlock()
+	}
+	if err := t.write(m.body); err != nil {
+		forget()
+		return nil, err
+	}
+	select {
+	case body := <-ch:
+		return body, nil
+	case <-ctx.Done():
+		forget()
+		// Both eras cancel over stdio with notifications/cancelled.
+		_ = t.write(cancelled(m.id, "the caller cancelled the call"))
+		return nil, ctx.Err()
+	case <-t.done:
+		select {
+		case body := <-ch:
+			return body, nil
+		default:
+		}
+		forget()
+		t.mu.Lock()
+		err := t.readErr
+		t.mu.Unlock()
+		return nil, err
+	}
+}
+
+func (t *streamTransport) send(_ context.Context, m *message) error {
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	return t.write(m.body)
+}
+
+func (t *streamTransport) established(sake.Era, string) {}
+
+func (t *streamTransport) close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	t.mu.Unlock()
+	var err error
+	if c, ok := t.w.(io.Closer); ok {
+		err = c.Close()
+	}
+	if t.cmd == nil {
+		if c, ok := t.r.(io.Closer); ok && any(c) != any(t.w) {
+			_ = c.Close()
+		}
+		return err
+	}
+	go func() {
+		<-t.done
+		if t.stderr != nil {
+			<-t.stderr
+		}
+		_ = t.cmd.Wait()
+		close(t.exited)
+	}()
+	timer := time.NewTimer(t.shutdown)
+	defer timer.Stop()
+	select {
+	case <-t.exited:
+		return nil
+	case <-timer.C:
+	}
+	_ = t.cmd.Process.Signal(syscall.SIGTERM)
+	timer.Reset(t.shutdown)
+	select {
+	case <-t.exited:
+		return nil
+	case <-timer.C:
+	}
+	_ = t.cmd.Process.Kill()
+	<-t.exited
+	return errors.New("client: the server process did not exit; it was killed")
+}

@@ -1,0 +1,121 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+)
+
+func TestTaskAwaited(t *testing.T) {
+	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+		srv, k := newKitServer(t)
+		c := connect(t, tr, srv, opts...)
+		_, task, err := c.StartTool(t.Context(), "job", nil)
+		if err != nil || task == nil || task.Status != sake.TaskWorking {
+			t.Fatalf("start = %+v, %v", task, err)
+		}
+		got, err := c.GetTask(t.Context(), task.ID)
+		if err != nil || got.Status != sake.TaskWorking {
+			t.Fatalf("get = %+v, %v", got, err)
+		}
+		// The poll interval is an hour: only a notification can wake the
+		// wait in time (in the handshake era tasks/result waits).
+		done := make(chan struct{})
+		var res *sake.ToolResult
+		go func() {
+			defer close(done)
+			res, err = c.CallTool(t.Context(), "job", nil)
+		}()
+		k.relOnce.Do(func() { close(k.release) })
+		<-done
+		if err != nil || res.Text() != "job done" {
+			t.Fatalf("awaited call = %v, %v", res, err)
+		}
+		first, err := c.AwaitTask(t.Context(), task.ID)
+		if err != nil || first.Status != sake.TaskCompleted || first.Result == nil || first.Result.Text() != "job done" {
+			t.Fatalf("await = %+v, %v", first, err)
+		}
+	})
+}
+
+func TestTaskByHand(t *testing.T) {
+	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+		srv, _ := newKitServer(t)
+		c := connect(t, tr, srv, opts...)
+		_, task, err := c.StartTool(t.Context(), "job", nil)
+		if err != nil || task == nil {
+			t.Fatalf("start = %+v, %v", task, err)
+		}
+		if err := c.CancelTask(t.Context(), task.ID); err != nil {
+			t.Fatalf("cancel: %v", err)
+		}
+		got, err := c.AwaitTask(t.Context(), task.ID)
+		if err != nil || got.Status != sake.TaskCancelled {
+			t.Fatalf("after cancel = %+v, %v", got, err)
+		}
+		if _, err := c.GetTask(t.Context(), "no-such-task"); !isCode(err, sake.CodeInvalidParams) {
+			t.Fatalf("unknown task: %v", err)
+		}
+	})
+}
+
+func TestTaskAsks(t *testing.T) {
+	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+		srv, _ := newKitServer(t)
+		answer := client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+			return client.Accept(map[string]any{"ok": true}), nil
+		})
+		c := connect(t, tr, srv, append(opts, answer)...)
+		res, err := c.CallTool(t.Context(), "confirm", nil)
+		if err != nil || res.Text() != "accept confirmed" {
+			t.Fatalf("confirm = %v, %v", res, err)
+		}
+	})
+}
+
+func TestTaskInputByHand(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			srv, _ := newKitServer(t)
+			c := connect(t, tr, srv, client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+				return nil, errors.New("not asked here")
+			}))
+			_, task, err := c.StartTool(t.Context(), "confirm", nil)
+			if err != nil || task == nil {
+				t.Fatalf("start = %+v, %v", task, err)
+			}
+			got, err := c.AwaitTask(t.Context(), task.ID)
+			if err != nil || got.Status != sake.TaskInputRequired || len(got.InputRequests) != 1 {
+				t.Fatalf("await = %+v, %v", got, err)
+			}
+			answers := map[string]any{}
+			for key := range got.InputRequests {
+				answers[key] = map[string]any{"action": "accept", "content": map[string]any{"ok": false}}
+			}
+			if err := c.UpdateTask(t.Context(), task.ID, answers); err != nil {
+				t.Fatalf("update: %v", err)
+			}
+			got, err = c.AwaitTask(t.Context(), task.ID)
+			for err == nil && got.Status == sake.TaskInputRequired {
+				got, err = c.AwaitTask(t.Context(), task.ID)
+			}
+			if err != nil || got.Status != sake.TaskCompleted || got.Result.Text() != "stopped" {
+				t.Fatalf("after update = %+v, %v", got, err)
+			}
+		})
+	}
+}
+
+func TestWithoutTasksTheCallRunsThrough(t *testing.T) {
+	srv, k := newKitServer(t)
+	c := connect(t, transports[0], srv, client.WithoutTasks())
+	k.relOnce.Do(func() { close(k.release) })
+	_, err := c.CallTool(t.Context(), "job", nil)
+	if !isCode(err, sake.CodeMissingRequiredClientCapability) {
+		t.Fatalf("task tool without the extension: %v", err)
+	}
+}

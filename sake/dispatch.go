@@ -10,131 +10,121 @@ import (
 	"sync"
 )
 
-// Inbound is what a transport knows about a message besides its bytes.
-type Inbound struct {
-	// Identity is the caller, from a verified token or the host; nil for
-	// an anonymous caller.
-	Identity *Identity
-	// Session is the legacy session the message belongs to, if any.
-	Session *Session
-	// SessionNotFound says the message named a session (Mcp-Session-Id)
-	// that does not exist or has ended.
-	SessionNotFound bool
-	// Headers are the MCP headers of an HTTP request; nil for transports
-	// without headers (stdio, in memory), where nothing is compared.
-	Headers *Headers
-	// BaseURL is the endpoint's URL, when known.
-	BaseURL string
-	// Notify receives the notifications that belong to this request
-	// (progress, log messages), in order, while it runs. It may be nil.
-	Notify func(msg []byte)
-	// OnPanic, if set, is called when user code panics while handling
-	// this message, after the panic has become an error result.
-	OnPanic func(recovered any, stack []byte)
-	// CloseStream, if set, ends the connection of the request's
-	// resumable stream mid-call (SSE polling): the client reconnects with
-	// Last-Event-ID and receives the rest. It reports whether it did.
-	CloseStream func() bool
-	// Classified, if set, is called with the message's era once the
-	// dispatcher has classified it, before any notification: a transport
-	// whose framing or cancellation depends on the era decides there.
-	Classified func(Era)
-	// Transport names the transport for telemetry (Request.Transport):
-	// "http", "stdio", "memory", or a custom transport's own name.
-	Transport string
-	// InFlight tracks the connection's running requests for
-	// notifications/cancelled when there is no session (stdio in the
-	// modern era). Legacy sessions track their own.
-	InFlight *InFlight
-}
-
-// Headers are the MCP-specific headers of an HTTP request, as received:
-// the dispatcher trims them and decodes the base64 sentinel.
-type Headers struct {
-	ProtocolVersion string // MCP-Protocol-Version
-	Method          string // Mcp-Method
-	Name            string // Mcp-Name
-	HasMethod       bool
-	HasName         bool
-	// Params maps the lower-cased {Name} of each Mcp-Param-{Name} header
-	// to its value.
-	Params map[string]string
-}
-
-// Reply is the dispatcher's answer to one message.
-type Reply struct {
-	// Body is the JSON-RPC response; nil when the message was a
-	// notification or a response, which get none.
-	Body []byte
-	// ErrorCode is the JSON-RPC error code when Body is an error, else 0.
-	ErrorCode int
-	// Era is the era the message was classified into.
-	Era Era
-	// Method is the request's method, when it had one.
-	Method string
-	// Session is the new legacy session when the message was an
-	// initialize the server accepted; the transport keeps it.
-	Session *Session
-	// SessionNotFound echoes Inbound.SessionNotFound when it decided the
-	// answer (a legacy message for a session that is gone).
-	SessionNotFound bool
-	// Auth is set when the request failed authorization: HTTP transports
-	// answer with its status and challenge instead of the body.
-	Auth *AuthFailure
-}
-
-// Handle answers one incoming JSON-RPC message. It is the only entry point
-// into the server: every transport and the test client call it with the
-// message's bytes and what they know about it, and send back Reply.Body
-// (when not nil) after the notifications Inbound.Notify received. It never
-// panics on bad input. ctx ends the handling when cancelled.
-func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
-	if in == nil {
-		in = &Inbound{}
+// decode fills m from msg: everything a transport may ask before the
+// message is handled, and the answer when decoding decides it.
+func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
+	m.srv, m.in, m.msg = s, in, msg
+	if in.SessionID != "" && in.Session == nil && !in.SessionNotFound {
+		if in.Session = s.lookupSession(in.SessionID, in.Identity.Owner()); in.Session == nil {
+			in.SessionNotFound = true
+		}
 	}
 	if batchAllowed(in) && isArray(msg) {
-		return s.handleBatch(ctx, msg, in)
+		m.kind, m.era = KindBatch, EraLegacy
+		return
 	}
-	// One allocation holds the request, its params, their _meta and the
-	// handlers' Context.
-	b := &exchange{}
-	env := &b.env
-	paramsErr := decodeMessage(msg, env, &b.params, &b.meta)
-	if paramsErr != nil && paramsErr.code != CodeInvalidParams {
-		return s.errorReply(idOrNull(env.ID), EraUnknown, &Error{Code: paramsErr.code, Message: paramsErr.message})
+	env := &m.env
+	m.paramsErr = decodeMessage(msg, env, &m.params, &m.meta)
+	if e := m.paramsErr; e != nil && e.code != CodeInvalidParams {
+		m.refuse(idOrNull(env.ID), EraUnknown, &Error{Code: e.code, Message: e.message})
+		return
 	}
 	if env.JSONRPC != "2.0" {
-		return s.errorReply(idOrNull(env.ID), EraUnknown, &Error{Code: CodeInvalidRequest, Message: `Invalid request: "jsonrpc" must be "2.0"`})
+		m.refuse(idOrNull(env.ID), EraUnknown, &Error{Code: CodeInvalidRequest, Message: `Invalid request: "jsonrpc" must be "2.0"`})
+		return
 	}
 	if env.Method == nil {
 		if env.ID != nil && (env.Result != nil || env.Error != nil) {
-			// An answer to a server-initiated request.
-			if in.Session != nil {
-				in.Session.deliver(env.ID, env.Result, env.Error)
-			}
-			return Reply{Era: EraLegacy}
+			m.kind, m.era = KindResponse, EraLegacy
+			return
 		}
-		return s.errorReply(idOrNull(env.ID), EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: a request needs a method"})
+		m.refuse(idOrNull(env.ID), EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: a request needs a method"})
+		return
 	}
 	if env.ID != nil && !validID(env.ID) {
-		return s.errorReply(nil, EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: the id must be a string or a number of at most " + strconv.Itoa(MaxIDBytes) + " bytes"})
+		m.refuse(nil, EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: the id must be a string or a number of at most " + strconv.Itoa(MaxIDBytes) + " bytes"})
+		return
 	}
 	p := env.Params
 	if p == nil {
-		p = &b.params
+		p = &m.params
 	}
-	method := *env.Method
-	era := classify(method, p, in)
-	if in.Classified != nil {
-		in.Classified(era)
+	m.era = classify(*env.Method, p, in)
+	if env.ID == nil {
+		m.kind = KindNotification
+		return
 	}
-	req := &b.req
-	*req = Request{ID: env.ID, Method: method, Params: p, Era: era, Identity: in.Identity,
-		BaseURL: in.BaseURL, Message: msg, in: in, ctx: &b.ctx}
+	m.kind = KindRequest
+	if m.paramsErr != nil || *env.Method == "initialize" {
+		return
+	}
+	// Track the request from now on, so that a cancellation decoded right
+	// after it finds it, even before it runs.
+	var sess *Session
+	if m.era == EraLegacy {
+		sess = in.Session
+	}
+	if f := flightOf(sess, in); f != nil {
+		fl, ok := f.track(string(env.ID), *env.Method == "subscriptions/listen", s.maxInFlight())
+		if !ok {
+			m.refuse(env.ID, m.era, &Error{Code: CodeServerBusy, Message: "Server busy: too many requests in flight on this connection; wait for some to finish"})
+			m.fail.Busy = true
+			return
+		}
+		m.fl, m.flights = fl, f
+	}
+}
+
+// refuse decides the message's answer at decoding.
+func (m *Message) refuse(id json.RawMessage, era Era, err *Error) {
+	r := m.srv.errorReply(id, era, err)
+	m.fail, m.era = &r, era
+}
+
+// Handle handles the message and returns the answer. It must be called
+// once. ctx ends the handling when cancelled.
+func (m *Message) Handle(ctx context.Context) Reply {
+	s, in, env := m.srv, m.in, &m.env
+	if m.fl != nil {
+		defer m.flights.untrack(string(env.ID), m.fl)
+	}
+	if m.fail != nil {
+		r := *m.fail
+		r.Method = m.env.method
+		return r
+	}
+	switch m.kind {
+	case KindBatch:
+		return s.handleBatch(ctx, m.msg, in)
+	case KindResponse:
+		// An answer to a server-initiated request.
+		if in.Session != nil {
+			in.Session.deliver(env.ID, env.Result, env.Error)
+		}
+		return Reply{Era: EraLegacy}
+	}
+	p := env.Params
+	if p == nil {
+		p = &m.params
+	}
+	req := &m.req
+	*req = Request{ID: env.ID, Method: *env.Method, Params: p, Era: m.era, Identity: in.Identity,
+		BaseURL: in.BaseURL, Message: m.msg, in: in, ctx: &m.ctx, fl: m.fl}
+	var reply Reply
 	if h := s.opts.hooks; h != nil && h.Request != nil {
-		return s.observed(ctx, req, paramsErr, h)
+		reply = s.observed(ctx, req, m.paramsErr, h)
+	} else {
+		reply = s.handleRequest(ctx, req, m.paramsErr, nil)
 	}
-	return s.handleRequest(ctx, req, paramsErr, nil)
+	if sess := reply.Session; sess != nil {
+		if reply.Cancelled {
+			sess.Close()
+			reply.Session = nil
+		} else if c := in.conn; c != nil {
+			c.adopt(sess)
+		}
+	}
+	return reply
 }
 
 // observed handles a request between the Request hook's start and done.
@@ -181,13 +171,10 @@ func (s *Server) handleRequest(ctx context.Context, req *Request, paramsErr *dec
 		r.Method, r.SessionNotFound = method, in.SessionNotFound && era == EraLegacy && req.Session == nil
 		return r
 	}
-	if f := flightOf(req.Session, in); f != nil && method != "initialize" {
+	if req.fl != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
-		key := string(req.ID)
-		if e := f.track(key, cancel); e != nil {
-			defer f.untrack(key, e)
-		}
+		req.fl.start(cancel)
 		defer cancel()
 	}
 	res, err := s.handler(ctx, req)
@@ -213,21 +200,14 @@ func (s *Server) handleRequest(ctx context.Context, req *Request, paramsErr *dec
 		}
 		answered = e
 		reply = s.errorReply(req.ID, era, e)
+		reply.Busy = e.Code == CodeServerBusy
 	}
 	if out != nil && answered != nil {
 		out.Error = answered
 	}
 	reply.Method, reply.Session = method, req.newSession
+	reply.Cancelled = ctx.Err() != nil
 	return reply
-}
-
-// exchange is everything one request needs, allocated at once.
-type exchange struct {
-	env    envelope
-	params Params
-	meta   RequestMeta
-	req    Request
-	ctx    Context
 }
 
 // classify decides the era of a message from what is already decoded.
@@ -428,21 +408,26 @@ func (s *Server) notification(method string, p *Params, in *Inbound, era Era) {
 		// (modern over stdio): look in both.
 		if len(p.RequestID) > 0 {
 			id := string(p.RequestID)
-			if in.Session == nil || !in.Session.flight.Cancel(id) {
-				if in.InFlight != nil {
-					in.InFlight.Cancel(id)
+			if in.Session == nil || !in.Session.flight.cancel(id) {
+				if in.conn != nil {
+					in.conn.flight.cancel(id)
 				}
 			}
 		}
 	}
 }
 
-// flightOf returns the tracker of running requests for a message.
-func flightOf(sess *Session, in *Inbound) *InFlight {
+// flightOf returns the tracker of running requests for a message: its
+// session's, else its connection's; HTTP's modern requests have none (a
+// disconnect cancels them).
+func flightOf(sess *Session, in *Inbound) *inFlight {
 	if sess != nil {
 		return &sess.flight
 	}
-	return in.InFlight
+	if in.conn != nil {
+		return &in.conn.flight
+	}
+	return nil
 }
 
 func idOrNull(id json.RawMessage) json.RawMessage {

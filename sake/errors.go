@@ -21,6 +21,11 @@ const (
 	CodeHeaderMismatch                  = -32020 // an HTTP header disagrees with the body
 	CodeMissingRequiredClientCapability = -32021 // the request needs a capability the client did not declare
 	CodeUnsupportedProtocolVersion      = -32022 // the requested revision is not served
+
+	// CodeServerBusy refuses a message for lack of room: too many
+	// requests in flight on the session or connection, or too many
+	// sessions. Retry once some have finished.
+	CodeServerBusy = -32000
 )
 
 // Error is a JSON-RPC error. Handlers and middleware return it to answer a

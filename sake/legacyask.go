@@ -1,6 +1,7 @@
 package sake
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -73,6 +74,14 @@ func (c *Context) askSession(key, method string, params any) (json.RawMessage, e
 	if err != nil {
 		return nil, err
 	}
+	if fl := c.req.fl; fl != nil {
+		if !fl.ask() {
+			// The client can send nothing more: no answer can come.
+			fl.stop()
+			return nil, context.Canceled
+		}
+		defer fl.doneAsking()
+	}
 	id, ch := sess.newOutgoing()
 	defer sess.dropOutgoing(id)
 	if h := c.srv.opts.hooks; h != nil && h.Input != nil {
@@ -92,10 +101,16 @@ func (c *Context) sendAndWait(sess *Session, id string, ch chan outgoing, method
 	msg = append(msg, `,"params":`...)
 	msg = append(msg, p...)
 	msg = append(msg, '}')
-	if in := c.req.in; in != nil && in.Notify != nil {
-		in.Notify(msg)
+	if in := c.req.in; in != nil && in.streams() {
+		in.send(msg)
 	} else if err := sess.Send(msg); err != nil {
 		return nil, &Error{Code: CodeInternalError, Message: "cannot ask the client: " + err.Error()}
+	}
+	var abandoned <-chan struct{}
+	if in := c.req.in; in != nil {
+		if rs, ok := in.Stream.(ResumableStream); ok {
+			abandoned = rs.Abandoned()
+		}
 	}
 	timeout := c.srv.opts.askTimeout
 	if timeout <= 0 {
@@ -111,6 +126,8 @@ func (c *Context) sendAndWait(sess *Session, id string, ch chan outgoing, method
 		return out.result, nil
 	case <-c.Done():
 		return nil, c.Err()
+	case <-abandoned:
+		return nil, errors.New("sake: the client left the stream of the request and did not resume it, so it cannot answer " + method)
 	case <-timer.C:
 		return nil, errors.New("sake: the client did not answer " + method + " in time")
 	}

@@ -60,8 +60,8 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 			return nil, missingTaskExtension()
 		}
 	}
-	notify := req.in.Notify
-	if notify == nil {
+	notify := req.in.send
+	if !req.in.streams() {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "subscriptions/listen needs a transport that streams"}
 	}
 	events := make(chan Broadcast, 64)

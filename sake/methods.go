@@ -99,11 +99,14 @@ func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (a
 		version = p.ProtocolVersion
 	}
 	sess := newSession(version, p.Capabilities, p.ClientInfo)
-	sess.srv = s
+	sess.srv, sess.owner = s, req.Identity.Owner()
+	sess.key = ownerKey(sess.owner, req.in.RemoteAddr)
+	if !s.admit(sess) {
+		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: too many sessions open; close idle ones (DELETE) or retry later"}
+	}
 	if h := s.opts.hooks; h != nil && h.Session != nil {
 		sess.onClose = h.Session(ctx, req, sess)
 	}
-	s.sessions.Store(sess.id, sess)
 	req.newSession = sess
 	caps := reg.capabilities
 	if version < "2025-03-26" {

@@ -26,7 +26,29 @@ type options struct {
 	require              Requirement
 	tasks                TaskManager
 	hooks                *Hooks
+	maxSessions          int
+	maxSessionsPerOwner  int
+	maxInFlight          int
 }
+
+// MaxSessions caps the legacy sessions of the server (default
+// DefaultMaxSessions, 10000); n < 0 removes the cap. At the cap,
+// initialize evicts its owner's least recently used idle session, or is
+// refused with CodeServerBusy (HTTP 503).
+func MaxSessions(n int) Option { return func(o *options) { o.maxSessions = n } }
+
+// MaxSessionsPerOwner caps the legacy sessions of one owner (default
+// DefaultMaxSessionsPerOwner, 100); n < 0 removes the cap. Anonymous
+// callers count per remote address (Inbound.RemoteAddr); without one
+// (stdio, in memory) they have no per-owner cap. At the cap, initialize
+// closes the owner's least recently used idle session, or is refused with
+// CodeServerBusy when none is idle.
+func MaxSessionsPerOwner(n int) Option { return func(o *options) { o.maxSessionsPerOwner = n } }
+
+// MaxInFlight caps the requests running at once in one legacy session or
+// on one connection (default DefaultMaxInFlight, 256); n < 0 removes the
+// cap. A request beyond it is refused with CodeServerBusy.
+func MaxInFlight(n int) Option { return func(o *options) { o.maxInFlight = n } }
 
 // Tasks gives the server a task manager (see sake/tasks), so tools
 // declared with ToolDef.Task run as tasks.

@@ -35,6 +35,7 @@ type Request struct {
 	Message []byte
 
 	in         *Inbound
+	fl         *flight // the request's entry in its tracker, if any
 	newSession *Session
 	clientInfo *Implementation
 	ctx        *Context // preallocated for the first Context of the request
@@ -126,7 +127,7 @@ func (c *Context) Progress(progress, total float64, message string) {
 		return
 	}
 	p := c.req.Params
-	if p.Meta == nil || len(p.Meta.ProgressToken) == 0 || c.req.in == nil || c.req.in.Notify == nil {
+	if p.Meta == nil || len(p.Meta.ProgressToken) == 0 || c.req.in == nil || !c.req.in.streams() {
 		return
 	}
 	b := make([]byte, 0, 128)
@@ -194,8 +195,8 @@ func (c *Context) minLogLevel() int {
 }
 
 func (c *Context) notify(msg []byte) {
-	if c.req.in != nil && c.req.in.Notify != nil && c.Context.Err() == nil {
-		c.req.in.Notify(msg)
+	if c.req.in != nil && c.Context.Err() == nil {
+		c.req.in.send(msg)
 	}
 }
 
@@ -207,10 +208,13 @@ func (c *Context) notify(msg []byte) {
 // long call outlive proxies that cut long responses. Elsewhere (modern
 // requests, stdio, the test client) it does nothing and returns false.
 func (c *Context) CloseStream() bool {
-	if c.task != nil || c.req.in == nil || c.req.in.CloseStream == nil {
+	if c.task != nil || c.req.in == nil {
 		return false
 	}
-	return c.req.in.CloseStream()
+	if rs, ok := c.req.in.Stream.(ResumableStream); ok {
+		return rs.CloseStream()
+	}
+	return false
 }
 
 // Slog returns a *slog.Logger whose records go to the client as

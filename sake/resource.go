@@ -121,10 +121,14 @@ func compileResource(def *ResourceDef, fn reflect.Value, method bool, resolve co
 	r.listJSON = append(b, '}')
 	r.views = shapeViews(r.listJSON, false)
 	r.completions = map[string]*completer{}
-	for v, h := range def.completions {
+	// Unknown variables first, whatever the map's order, so the same
+	// declaration always gets the same error.
+	for v := range def.completions {
 		if r.tmpl == nil || !slices.Contains(r.tmpl.Vars(), v) {
 			return nil, fmt.Errorf("Complete names variable %q, which the URI template does not have", v)
 		}
+	}
+	for v, h := range def.completions {
 		k, err := resolve(h)
 		if err != nil {
 			return nil, fmt.Errorf("completion of %s: %w", v, err)

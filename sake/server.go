@@ -28,6 +28,7 @@ type Server struct {
 	serverInfoMeta []byte // "io.modelcontextprotocol/serverInfo":{...}
 	listeners      listeners
 	sessions       sync.Map      // id -> *Session, the live legacy sessions
+	sessTable      sessionTable  // the same, by owner, for quotas
 	done           chan struct{} // closed by Shutdown
 	shutdownOnce   sync.Once
 }

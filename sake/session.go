@@ -10,10 +10,10 @@ import (
 )
 
 // Session is a legacy (2025-11-25 and earlier) session: what initialize
-// negotiated, the log level, resource subscriptions, and the requests in
-// flight. The dispatcher creates one when it answers initialize; the
-// transport keeps it (an HTTP handler by its Mcp-Session-Id, stdio for the
-// life of the process) and passes it back with every later message.
+// negotiated, its owner, the log level, resource subscriptions, and the
+// requests in flight. The server creates and owns it when it answers
+// initialize; a transport names it with every later message
+// (Inbound.SessionID over HTTP) or holds it for a connection (Conn).
 type Session struct {
 	id           string
 	version      string
@@ -25,8 +25,11 @@ type Session struct {
 	logLevel    atomic.Int32 // LogLevel.severity(); 0 = nothing
 	lastUsed    atomic.Int64 // unix nanoseconds
 
-	flight InFlight
+	flight inFlight
 	srv    *Server
+	owner  string       // Identity.Owner of whoever opened it
+	key    string       // what it counts against for quotas
+	busy   atomic.Int32 // holds by the transport: not idle
 
 	mu            sync.Mutex
 	subscriptions map[string]struct{}
@@ -123,9 +126,9 @@ func (s *Session) Close() {
 	s.closed = true
 	s.send = nil
 	s.mu.Unlock()
-	s.flight.CancelAll()
+	s.flight.cancelAll()
 	if s.srv != nil {
-		s.srv.sessions.Delete(s.id)
+		s.srv.forget(s)
 	}
 	if onClose != nil {
 		onClose()
@@ -168,63 +171,138 @@ func (s *Session) Send(msg []byte) error {
 	return send(msg)
 }
 
-// InFlight tracks the requests running on one connection, so that
-// notifications/cancelled can stop them. A legacy session has its own;
-// a transport with a connection but no session (stdio in the modern era)
-// passes one in Inbound. The zero value is ready to use.
-type InFlight struct {
+// inFlight tracks the requests running on one connection or session, by
+// id (its JSON text), so that notifications/cancelled can stop them. A
+// request is tracked from its decoding, before it runs.
+type inFlight struct {
 	mu     sync.Mutex
 	m      map[string]*flight
 	closed bool
+	ended  atomic.Bool // the input ended: no answer to a question can come
 }
 
-// flight is one tracked request; its identity lets a request untrack only
+// flight is one tracked request. Its identity lets a request untrack only
 // itself when a client reuses an id.
-type flight struct{ cancel func() }
+type flight struct {
+	owner     *inFlight
+	longLived bool
+	asking    atomic.Int32
 
-func (f *InFlight) track(id string, cancel func()) *flight {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return nil
-	}
-	if f.m == nil {
-		f.m = make(map[string]*flight)
-	}
-	e := &flight{cancel: cancel}
-	f.m[id] = e
-	return e
+	mu        sync.Mutex
+	cancel    func()
+	cancelled bool
 }
 
-func (f *InFlight) untrack(id string, e *flight) {
+// start gives the flight its cancel function, calling it at once when the
+// request was cancelled before it ran.
+func (f *flight) start(cancel func()) {
 	f.mu.Lock()
-	if f.m[id] == e {
-		delete(f.m, id)
+	if f.cancelled {
+		f.mu.Unlock()
+		cancel()
+		return
 	}
+	f.cancel = cancel
 	f.mu.Unlock()
 }
 
-// Cancel cancels the running request with that id (its JSON text) and
-// reports whether there was one.
-func (f *InFlight) Cancel(id string) bool {
+// stop cancels the request, now or when it starts.
+func (f *flight) stop() {
 	f.mu.Lock()
-	e := f.m[id]
+	f.cancelled = true
+	c := f.cancel
 	f.mu.Unlock()
-	if e != nil {
-		e.cancel()
+	if c != nil {
+		c()
 	}
-	return e != nil
 }
 
-// CancelAll cancels every running request and refuses new ones: the
-// connection is over.
-func (f *InFlight) CancelAll() {
-	f.mu.Lock()
-	m := f.m
-	f.m = nil
-	f.closed = true
-	f.mu.Unlock()
-	for _, e := range m {
-		e.cancel()
+// ask marks the request as waiting for the client, and reports whether an
+// answer can still come; done unmarks it.
+func (f *flight) ask() bool {
+	f.asking.Add(1)
+	if f.owner.ended.Load() {
+		f.asking.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (f *flight) doneAsking() { f.asking.Add(-1) }
+
+// track starts tracking a request. ok is false when max (> 0) requests
+// are tracked already. A tracker that is closed returns a flight already
+// cancelled.
+func (t *inFlight) track(id string, longLived bool, max int) (fl *flight, ok bool) {
+	fl = &flight{owner: t, longLived: longLived}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		fl.cancelled = true
+		return fl, true
+	}
+	if max > 0 && len(t.m) >= max {
+		return nil, false
+	}
+	if t.m == nil {
+		t.m = make(map[string]*flight)
+	}
+	t.m[id] = fl // a reused id replaces the older request
+	return fl, true
+}
+
+func (t *inFlight) untrack(id string, fl *flight) {
+	t.mu.Lock()
+	if t.m[id] == fl {
+		delete(t.m, id)
+	}
+	t.mu.Unlock()
+}
+
+// cancel cancels the request with that id and reports whether there was
+// one.
+func (t *inFlight) cancel(id string) bool {
+	t.mu.Lock()
+	fl := t.m[id]
+	t.mu.Unlock()
+	if fl != nil {
+		fl.stop()
+	}
+	return fl != nil
+}
+
+// len returns how many requests are tracked.
+func (t *inFlight) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.m)
+}
+
+// endInput cancels the requests that cannot finish without more input:
+// long-lived ones and those waiting for an answer.
+func (t *inFlight) endInput() {
+	t.ended.Store(true)
+	t.mu.Lock()
+	var stop []*flight
+	for _, fl := range t.m {
+		if fl.longLived || fl.asking.Load() > 0 {
+			stop = append(stop, fl)
+		}
+	}
+	t.mu.Unlock()
+	for _, fl := range stop {
+		fl.stop()
+	}
+}
+
+// cancelAll cancels every running request and refuses new ones.
+func (t *inFlight) cancelAll() {
+	t.mu.Lock()
+	m := t.m
+	t.m = nil
+	t.closed = true
+	t.mu.Unlock()
+	for _, fl := range m {
+		fl.stop()
 	}
 }

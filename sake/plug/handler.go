@@ -211,41 +211,35 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	x := &postExchange{}
 	in, p := &x.in, &x.out
 	readHeaders(&x.hdr, r.Header)
-	in.Identity, in.Headers, in.BaseURL, in.Transport = id, &x.hdr, h.baseURL(r), "http"
+	in.Identity, in.Headers, in.BaseURL = id, &x.hdr, h.baseURL(r)
+	in.Transport = "http"
+	in.SessionID, in.RemoteAddr = r.Header.Get("Mcp-Session-Id"), remoteIP(r)
+	in.Stream = p
+	// The server decodes the message and resolves its session; a legacy
+	// message of a session gets a resumable stream.
+	msg := h.srv.Decode(body, in)
 	ctx := r.Context()
 	var e *entry
-	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
-		if e = h.lookup(sid, id.Owner()); e != nil {
-			in.Session = e.sess
+	if sess := msg.Session(); sess != nil {
+		if e = h.entryOf(sess); e != nil {
 			e.busy.Add(1)
 			defer e.busy.Add(-1)
+			defer sess.Hold()()
 			// A legacy client's disconnect is not a cancellation: it may
 			// resume the stream with Last-Event-ID.
 			ctx = context.WithoutCancel(ctx)
-		} else {
-			in.SessionNotFound = true
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p.h, p.w, p.e, p.jsonOK, p.sseOK, p.cancel = h, w, e, jsonOK, sseOK, cancel
 	if e != nil {
-		// A modern request that happens to carry a session id is still
-		// modern: no resumable framing, and a disconnect cancels it.
-		in.Classified = func(era sake.Era) {
-			if era == sake.EraModern {
-				p.e = nil
-				context.AfterFunc(r.Context(), cancel)
-			}
-		}
-	}
-	in.Notify = p.notify
-	if e != nil {
 		p.chunked = r.ProtoAtLeast(1, 1)
-		in.CloseStream = p.closeStream
+		p.abandoned = make(chan struct{})
+		p.watchDisconnect(r)
 	}
 	defer h.recoverPanic(w, p)
-	reply := h.srv.Handle(ctx, body, in)
+	reply := msg.Handle(ctx)
 	p.finish(r, &reply, in)
 }
 
@@ -266,13 +260,14 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	e := h.lookup(sid, id.Owner())
+	e := h.lookup(sid, id)
 	if e == nil {
 		h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
 		return
 	}
 	e.busy.Add(1)
 	defer e.busy.Add(-1)
+	defer e.sess.Hold()()
 
 	var st *stream
 	var after uint64
@@ -381,7 +376,7 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	e := h.lookup(sid, id.Owner())
+	e := h.lookup(sid, id)
 	if e == nil {
 		h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
 		return

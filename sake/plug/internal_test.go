@@ -177,12 +177,12 @@ func TestSweepClosesIdleSessions(t *testing.T) {
 		t.Fatalf("initialize: %d %q", w.Code, sid)
 	}
 	h.sweep(time.Now()) // not idle yet
-	if h.lookup(sid, "") == nil {
+	if h.lookup(sid, nil) == nil {
 		t.Fatal("a fresh session was swept")
 	}
-	e := h.lookup(sid, "")
+	e := h.lookup(sid, nil)
 	h.sweep(time.Now().Add(2 * time.Minute))
-	if h.lookup(sid, "") != nil || !e.sess.Closed() {
+	if h.lookup(sid, nil) != nil || !e.sess.Closed() {
 		t.Fatal("an idle session survived the sweep")
 	}
 	select {
@@ -201,15 +201,15 @@ func TestBusySessionIsNotIdle(t *testing.T) {
 	t.Parallel()
 	h := newTestHandler(t, SessionIdleTimeout(time.Minute))
 	sess := newSessionFor(t, h)
-	e := h.lookup(sess, "")
+	e := h.lookup(sess, nil)
 	e.busy.Add(1)
 	h.sweep(time.Now().Add(time.Hour))
-	if h.lookup(sess, "") == nil {
+	if h.lookup(sess, nil) == nil {
 		t.Fatal("a busy session was swept")
 	}
 	e.busy.Add(-1)
 	h.sweep(time.Now().Add(time.Hour))
-	if h.lookup(sess, "") != nil {
+	if h.lookup(sess, nil) != nil {
 		t.Fatal("an idle session survived")
 	}
 }
@@ -228,7 +228,7 @@ func newSessionFor(t *testing.T, h *Handler) string {
 func TestReplayRing(t *testing.T) {
 	t.Parallel()
 	h := newTestHandler(t, ReplayBuffer(3))
-	e := h.lookup(newSessionFor(t, h), "")
+	e := h.lookup(newSessionFor(t, h), nil)
 	st := e.newStream(false)
 	for i := 0; i < 5; i++ {
 		if err := st.emit([]byte(`{"n":`+string(rune('0'+i))+`}`), false); err != nil {
@@ -271,7 +271,7 @@ func TestReplayRing(t *testing.T) {
 func TestStandaloneSenderWithoutSink(t *testing.T) {
 	t.Parallel()
 	h := newTestHandler(t)
-	e := h.lookup(newSessionFor(t, h), "")
+	e := h.lookup(newSessionFor(t, h), nil)
 	st := e.standaloneStream()
 	if st2 := e.standaloneStream(); st2 != st {
 		t.Fatal("two standalone streams")

@@ -21,6 +21,7 @@ const (
 	// DefaultReplayTotalBytes bounds the replay events the handler keeps
 	// across all sessions.
 	DefaultReplayTotalBytes = 64 << 20 // 64 MiB
+	DefaultResumeGrace      = 30 * time.Second
 )
 
 // keepAliveInterval is how often an idle GET stream gets an SSE comment, so
@@ -38,6 +39,7 @@ type config struct {
 	maxBody     int64
 	idleTimeout time.Duration
 	maxSessions int
+	resumeGrace time.Duration
 	replay      int
 	// replay bytes per session and per handler
 	replaySessionBytes int64
@@ -53,6 +55,7 @@ func defaultConfig() config {
 		maxBody:            DefaultMaxBodyBytes,
 		idleTimeout:        DefaultSessionIdleTimeout,
 		maxSessions:        DefaultMaxSessions,
+		resumeGrace:        DefaultResumeGrace,
 		replay:             DefaultReplayBuffer,
 		replaySessionBytes: DefaultReplaySessionBytes,
 		replayTotalBytes:   DefaultReplayTotalBytes,
@@ -121,6 +124,20 @@ func MaxBodyBytes(n int64) Option {
 // keeps sessions until the client deletes them or Close is called.
 func SessionIdleTimeout(d time.Duration) Option {
 	return func(c *config) { c.idleTimeout = d }
+}
+
+// ResumeGrace sets how long a legacy request's stream may go without a
+// client after its connection drops (or CloseStream closed it) before the
+// request's questions to the client fail: a client that resumes with
+// Last-Event-ID within it keeps the request whole. The default is 30
+// seconds; d <= 0 keeps it.
+func ResumeGrace(d time.Duration) Option {
+	return func(c *config) {
+		if d <= 0 {
+			d = DefaultResumeGrace
+		}
+		c.resumeGrace = d
+	}
 }
 
 // MaxSessions caps the number of live legacy sessions. An initialize

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 )
@@ -29,6 +30,11 @@ type postWriter struct {
 	sseOK   bool   // Accept allows text/event-stream
 	cancel  context.CancelFunc
 
+	// abandoned is closed when the client left the stream and did not
+	// resume it within the grace period (legacy sessions only).
+	abandoned chan struct{}
+	lostOnce  sync.Once
+
 	mu        sync.Mutex
 	streaming bool
 	done      bool
@@ -44,8 +50,9 @@ func (p *postWriter) started() bool {
 	return p.streaming || p.done
 }
 
-// notify is Inbound.Notify: one notification of the running request.
-func (p *postWriter) notify(msg []byte) {
+// Send is the request's stream (sake.Stream): one message of the running
+// request.
+func (p *postWriter) Send(msg []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.done || !p.sseOK {
@@ -83,17 +90,22 @@ func (p *postWriter) event(msg []byte, final bool) {
 	}
 }
 
-// closeStream is Inbound.CloseStream: it starts the resumable stream if
+// CloseStream (sake.ResumableStream) starts the resumable stream if
 // needed (priming event with retry), then closes the connection; the
 // rest of the stream waits in its replay buffer for the client's GET with
 // Last-Event-ID. Only a legacy session's stream over HTTP/1.x can.
-func (p *postWriter) closeStream() bool {
+func (p *postWriter) CloseStream() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.done || p.e == nil || !p.sseOK || (p.streaming && p.sse.failed) {
 		return false
 	}
+	announced := false
 	if !p.streaming {
+		// Say the connection ends with the response, so that a client
+		// pooling connections does not send its next request on it.
+		p.w.Header().Set("Connection", "close")
+		announced = true
 		p.startStream()
 	}
 	if !p.sse.flush() {
@@ -103,9 +115,11 @@ func (p *postWriter) closeStream() bool {
 	if err != nil {
 		return false // HTTP/2 and others: the stream stays open
 	}
-	if p.chunked {
+	if p.chunked && announced {
 		// End the chunked body properly, so the client sees the stream
-		// finish rather than a broken connection.
+		// finish rather than a broken connection. Without Connection:
+		// close already sent, the body stays unfinished instead, so no
+		// client reuses a connection about to close.
 		_, _ = rw.WriteString("0\r\n\r\n")
 		_ = rw.Flush()
 	}
@@ -114,7 +128,48 @@ func (p *postWriter) closeStream() bool {
 	if p.st != nil {
 		p.st.detach(p)
 	}
+	go p.lost()
 	return true
+}
+
+// Abandoned (sake.ResumableStream) is closed when the client left the
+// stream and did not resume it within plug.ResumeGrace.
+func (p *postWriter) Abandoned() <-chan struct{} { return p.abandoned }
+
+// watchDisconnect starts the grace period when the client's connection
+// goes while the request still runs.
+func (p *postWriter) watchDisconnect(r *http.Request) {
+	context.AfterFunc(r.Context(), func() {
+		p.mu.Lock()
+		done := p.done
+		p.mu.Unlock()
+		if !done {
+			p.lost()
+		}
+	})
+}
+
+// lost waits the grace period, then marks the stream abandoned unless a
+// client resumed it meanwhile; while one is attached it checks again
+// every period.
+func (p *postWriter) lost() {
+	p.lostOnce.Do(func() {
+		var check func()
+		check = func() {
+			p.mu.Lock()
+			done, st := p.done, p.st
+			p.mu.Unlock()
+			if done {
+				return
+			}
+			if st != nil && st.attached() {
+				time.AfterFunc(p.h.cfg.resumeGrace, check)
+				return
+			}
+			close(p.abandoned)
+		}
+		time.AfterFunc(p.h.cfg.resumeGrace, check)
+	})
 }
 
 // deliver and evict make the POST response the sink of its own stream;
@@ -146,8 +201,13 @@ func (p *postWriter) finish(r *http.Request, reply *sake.Reply, in *sake.Inbound
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if reply.Busy && reply.Method == "initialize" {
+		h.cfg.logger.Warn("plug: initialize refused: too many sessions")
+		h.refuse(w, r, http.StatusServiceUnavailable, bodyTooMany)
+		return
+	}
 	if s := reply.Session; s != nil {
-		if _, err := h.add(s, in.Identity.Owner()); err != nil {
+		if _, err := h.add(s); err != nil {
 			s.Close()
 			if err == errTooMany {
 				h.cfg.logger.Warn("plug: initialize refused: too many sessions", "max", h.cfg.maxSessions)

@@ -3,6 +3,7 @@ package plug
 import (
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -162,4 +163,14 @@ func refused(params string) bool {
 		}
 	}
 	return false
+}
+
+// remoteIP is the client's address without its port: anonymous callers'
+// sessions count against it.
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }

@@ -17,11 +17,10 @@ const maxRetired = 16
 // final event has gone.
 var errStreamEnded = errors.New("plug: the stream has ended")
 
-// entry is a legacy session as the handler keeps it: the dispatcher's
-// session, who owns it, and its resumable SSE streams.
+// entry is what the handler keeps for a legacy session the server owns:
+// its resumable SSE streams, keyed by the session.
 type entry struct {
 	sess   *sake.Session
-	owner  string
 	closed chan struct{} // closed when the session ends
 	once   sync.Once
 	busy   atomic.Int32 // requests running and GET streams open: not idle
@@ -249,6 +248,13 @@ func (s *stream) attach(sk sink, resume bool, after uint64) (replay [][]byte, pr
 	return replay, prime, false, lost, true
 }
 
+// attached reports whether a sink receives the stream's events.
+func (s *stream) attached() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sink != nil
+}
+
 // detach removes sk if it is still the stream's sink.
 func (s *stream) detach(sk sink) {
 	s.mu.Lock()
@@ -291,27 +297,36 @@ func (g *getSink) deliver(frame []byte) bool {
 
 func (g *getSink) evict() { g.once.Do(func() { close(g.stop) }) }
 
-// lookup returns the live session with that id owned by owner, or nil.
-func (h *Handler) lookup(id, owner string) *entry {
+// lookup returns the streams of the live session with that id, when the
+// caller owns it, or nil.
+func (h *Handler) lookup(id string, who *sake.Identity) *entry {
+	sess := h.srv.SessionFor(id, who)
+	if sess == nil {
+		return nil
+	}
+	return h.entryOf(sess)
+}
+
+// entryOf returns the handler's entry of a live session, or nil when the
+// session did not start on this handler or has ended.
+func (h *Handler) entryOf(sess *sake.Session) *entry {
 	h.mu.RLock()
-	e := h.sessions[id]
+	e := h.sessions[sess.ID()]
 	h.mu.RUnlock()
-	if e == nil {
+	if e == nil || e.sess != sess {
 		return nil
 	}
-	if e.sess.Closed() { // closed behind our back (Server.Shutdown)
+	if sess.Closed() { // closed behind our back (eviction, Server.Shutdown)
 		h.remove(e)
-		return nil
-	}
-	if e.owner != owner {
 		return nil
 	}
 	return e
 }
 
-// add keeps a session initialize created. It fails when the handler is
-// closed or at its session limit; the caller then closes the session.
-func (h *Handler) add(sess *sake.Session, owner string) (*entry, error) {
+// add keeps the streams of a session initialize created. It fails when the
+// handler is closed or at its session limit; the caller then closes the
+// session.
+func (h *Handler) add(sess *sake.Session) (*entry, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -320,7 +335,7 @@ func (h *Handler) add(sess *sake.Session, owner string) (*entry, error) {
 	if h.cfg.maxSessions > 0 && len(h.sessions) >= h.cfg.maxSessions {
 		return nil, errTooMany
 	}
-	e := &entry{sess: sess, owner: owner, closed: make(chan struct{}), replay: h.cfg.replay,
+	e := &entry{sess: sess, closed: make(chan struct{}), replay: h.cfg.replay,
 		budget: &h.replay, maxReplayBytes: h.cfg.replaySessionBytes}
 	h.sessions[sess.ID()] = e
 	if !h.janitorOn && h.cfg.idleTimeout > 0 {

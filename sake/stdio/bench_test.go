@@ -109,7 +109,7 @@ func BenchmarkStdioToolsCall(b *testing.B) {
 func BenchmarkHandle(b *testing.B) {
 	srv := newServer(b, newTools())
 	msg := []byte(call(1, "echo", `{"text":"hello"}`, ""))
-	in := &sake.Inbound{InFlight: &sake.InFlight{}}
+	in := &sake.Inbound{}
 	b.ReportAllocs()
 	for b.Loop() {
 		if r := srv.Handle(context.Background(), msg, in); r.Body == nil {

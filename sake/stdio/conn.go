@@ -3,15 +3,17 @@ package stdio
 import (
 	"context"
 	"io"
-	"sync"
 
 	"github.com/sakemcp/sake-go/sake"
 )
 
 // conn is one run of Serve: the input, the output and the requests in
-// between.
+// between. The server's sake.Conn decodes every message, tracks the
+// requests for cancellation and holds the legacy session; the transport
+// only frames lines and runs requests.
 type conn struct {
 	srv *sake.Server
+	sc  *sake.Conn
 	cfg config
 	r   io.Reader
 	w   io.Writer
@@ -23,22 +25,7 @@ type conn struct {
 	base     context.Context
 	stopBase context.CancelFunc
 
-	// Requests run on a pool of up to cfg.maxConcurrent workers, started
-	// as needed and kept until Serve returns: a goroutine per request
-	// would grow a fresh stack for every one. Only the loop sends on jobs,
-	// and it closes it when it ends.
-	jobs    chan job
-	workers int // started so far; only the loop reads and writes it
-	wg      sync.WaitGroup
-	calls   calls
-	flight  sake.InFlight
-
-	// session is the legacy session, once an initialize opened one. Only
-	// Serve's goroutine reads and sets it: requests get it in their
-	// Inbound when they are read.
-	session *sake.Session
-	send    func(msg []byte) error // the session's sender
-	notify  func(msg []byte)       // Notify of the requests handled inline
+	pool pool
 
 	readDeadline, writeDeadline bool // set by Serve, cleared before it returns
 }
@@ -52,15 +39,15 @@ type item struct {
 }
 
 func newConn(ctx context.Context, srv *sake.Server, r io.Reader, w io.Writer, cfg config) *conn {
-	cn := &conn{srv: srv, cfg: cfg, r: r, w: w, ctx: ctx, jobs: make(chan job)}
+	cn := &conn{srv: srv, cfg: cfg, r: r, w: w, ctx: ctx}
 	cn.base, cn.stopBase = context.WithCancel(ctx)
 	cn.out = newOutput(w, func(error) { cn.stopBase() })
-	cn.send = cn.out.write
-	cn.notify = func(msg []byte) {
+	cn.sc = srv.Connect("stdio", cfg.identity, sake.StreamFunc(func(msg []byte) {
 		if cn.base.Err() == nil {
-			_ = cn.out.write(msg)
+			_ = cn.out.write(msg) // a failure stops the connection; see output.fail
 		}
-	}
+	}))
+	cn.pool.init(cn)
 	return cn
 }
 
@@ -82,24 +69,20 @@ func (cn *conn) serve() error {
 
 	readErr, ended := cn.loop(lines)
 	close(stop)
-	close(cn.jobs) // idle workers return; busy ones when their request is done
+	cn.pool.close() // idle workers return once the queue is empty
 	interrupted := false
 	if ended {
 		// The requests still running finish, except those that cannot
 		// without the client: subscriptions, and those waiting for an
 		// answer.
-		cn.calls.endInput()
+		cn.sc.EndInput()
 	} else {
-		// The derived contexts are cancelled already; the dispatcher's
-		// tracker too, and it refuses new requests.
-		cn.flight.CancelAll()
+		// The requests' contexts are cancelled already.
+		cn.sc.Close()
 		interrupted = cn.interruptRead()
 	}
 	cn.drain()
-	cn.flight.CancelAll()
-	if cn.session != nil {
-		cn.session.Close()
-	}
+	cn.sc.Close()
 	if ended || interrupted || !cn.cfg.abandonRead {
 		if !ended && !interrupted {
 			cn.cfg.logger.Debug("stdio: waiting for the pending read to return")

@@ -9,98 +9,57 @@ import (
 // loop dispatches lines until the input ends (ended, with the error that
 // ended it) or the connection is stopped (ctx, or a failed write).
 //
-// When every worker is busy, a request waits as pending, and the loop goes
-// on reading: notifications (a cancellation of a running request, say) and
-// the client's responses are still handled. The next request stops it until
-// a worker takes the pending one, so at most one request waits.
+// Reading never waits for a worker: a request that finds every worker
+// busy waits in the pool's queue, whose length the server bounds (it
+// refuses requests beyond sake.MaxInFlight), while the loop goes on
+// reading, so notifications and the client's answers to the server's own
+// questions are always handled.
 func (cn *conn) loop(lines <-chan item) (readErr error, ended bool) {
-	var pending job
-	has := false
-	defer func() {
-		if has {
-			cn.drop(pending)
-		}
-	}()
 	for cn.base.Err() == nil {
-		var jobs chan<- job // nil, which never sends, unless a request waits
-		if has {
-			jobs = cn.jobs
-		}
 		select {
-		case jobs <- pending:
-			has = false
 		case it := <-lines:
 			if it.err != nil {
-				if has {
-					cn.hand(pending)
-					has = false
-				}
 				return it.err, true
 			}
-			j, ok := cn.dispatch(it)
-			if !ok {
-				continue
-			}
-			if has {
-				cn.hand(pending)
-			}
-			pending, has = j, !cn.tryStart(j)
+			cn.dispatch(it)
 		case <-cn.base.Done():
 		}
 	}
 	return nil, false
 }
 
-// dispatch handles one line, or returns the job that runs it when it is a
-// request. Requests run concurrently; everything else (notifications,
-// responses, garbage, and initialize, whose session the next messages
-// need) is handled before the next line, which keeps it in order and costs
-// no goroutine.
-func (cn *conn) dispatch(it item) (job, bool) {
+// dispatch handles one line: a request that may run beside others goes to
+// the pool; everything else (notifications, responses, garbage, and
+// initialize, whose session the next messages need) is handled before the
+// next line, which keeps it in order and costs no goroutine.
+func (cn *conn) dispatch(it item) {
 	if it.tooLong > 0 {
 		cn.cfg.logger.Warn("stdio: discarded an over-long message", "bytes", it.tooLong, "limit", cn.cfg.maxLine)
 		_ = cn.out.write(tooLongError(it.tooLong, cn.cfg.maxLine))
-		return job{}, false
+		return
 	}
-	p := peek(it.line)
-	switch p.kind {
-	case kindRequest:
-		return cn.newJob(it.line, p), true
-	case kindCancel:
-		if p.requestID != nil {
-			cn.calls.cancel(p.requestID)
-		}
-	case kindResponse:
-		cn.calls.answered(p.id)
+	m := cn.sc.Decode(it.line)
+	if m.Concurrent() {
+		cn.pool.submit(m)
+		return
 	}
-	cn.inline(it.line)
-	return job{}, false
+	cn.run(m)
 }
 
-// inline handles a message on the loop's goroutine.
-func (cn *conn) inline(msg []byte) {
-	in := &sake.Inbound{Identity: cn.cfg.identity, Session: cn.session, Notify: cn.notify, InFlight: &cn.flight, Transport: "stdio"}
-	reply := cn.srv.Handle(cn.base, msg, in)
-	if reply.Session != nil {
-		cn.adopt(reply.Session)
+// run handles a message and writes its response, unless the request was
+// cancelled meanwhile: by notifications/cancelled, by the end of ctx, or
+// by a failed write. The protocol says a cancelled request gets no
+// response, so it is dropped.
+func (cn *conn) run(m *sake.Message) {
+	reply := m.Handle(cn.base)
+	if reply.Body == nil {
+		return
 	}
-	if reply.Body != nil && cn.base.Err() == nil {
-		_ = cn.out.write(reply.Body)
+	if reply.Cancelled || cn.base.Err() != nil {
+		cn.cfg.logger.Debug("stdio: dropped the response of a cancelled request", "id", string(m.ID()), "method", reply.Method)
+		return
 	}
-}
-
-// adopt makes s the connection's legacy session: the messages read from
-// now on belong to it, and its broadcasts go to the output. A session
-// opened by an earlier initialize is closed, and the requests still
-// running in it are cancelled: they get no response.
-func (cn *conn) adopt(s *sake.Session) {
-	old := cn.session
-	cn.session = s
-	s.SetSender(cn.send)
-	if old != nil && old != s {
-		cn.calls.cancelSession(old)
-		old.Close()
-	}
+	_ = cn.out.write(reply.Body)
 }
 
 // tooLongError is the answer to a line longer than the limit.

@@ -1,0 +1,158 @@
+package sake
+
+import "sync"
+
+// The server owns every legacy session: initialize registers it with its
+// owner, a transport names it (Inbound.SessionID) or holds it (Conn), and
+// Session.Close forgets it. Two limits bound them:
+//
+//   - MaxSessionsPerOwner (default 100): the sessions of one owner, where
+//     an anonymous caller's owner is its remote address (Inbound.RemoteAddr)
+//     and an anonymous caller without one (stdio, in memory: the host
+//     vouches for it) has no per-owner limit. At the limit, initialize
+//     closes the owner's least recently used idle session (no request
+//     running, no stream open) and takes its place; with none idle it is
+//     refused with CodeServerBusy (HTTP 503).
+//   - MaxSessions (default 10000): every session of the server; at the
+//     limit the owner's least recently used idle session is evicted the
+//     same way, or initialize is refused.
+
+// Defaults of the session limits.
+const (
+	DefaultMaxSessions         = 10000
+	DefaultMaxSessionsPerOwner = 100
+	DefaultMaxInFlight         = 256
+)
+
+// sessionTable is the server's sessions by owner key, for quotas.
+type sessionTable struct {
+	mu      sync.Mutex
+	n       int
+	byOwner map[string]map[*Session]struct{}
+}
+
+// ownerKey is whom a session counts against: its owner, or an anonymous
+// caller's remote address; "" counts against no owner.
+func ownerKey(owner, remote string) string {
+	if owner != "" {
+		return owner
+	}
+	if remote != "" {
+		return "addr:" + remote
+	}
+	return ""
+}
+
+// admit registers a new session, evicting the owner's least recently used
+// idle session when a limit is reached. It returns false when there is no
+// room.
+func (s *Server) admit(sess *Session) bool {
+	t := &s.sessTable
+	maxAll, maxOwner := s.opts.maxSessions, s.opts.maxSessionsPerOwner
+	if maxAll == 0 {
+		maxAll = DefaultMaxSessions
+	}
+	if maxOwner == 0 {
+		maxOwner = DefaultMaxSessionsPerOwner
+	}
+	for {
+		t.mu.Lock()
+		mine := t.byOwner[sess.key]
+		full := (maxAll > 0 && t.n >= maxAll) || (sess.key != "" && maxOwner > 0 && len(mine) >= maxOwner)
+		if !full {
+			if t.byOwner == nil {
+				t.byOwner = make(map[string]map[*Session]struct{})
+			}
+			if mine == nil {
+				mine = make(map[*Session]struct{})
+				t.byOwner[sess.key] = mine
+			}
+			mine[sess] = struct{}{}
+			t.n++
+			t.mu.Unlock()
+			s.sessions.Store(sess.id, sess)
+			return true
+		}
+		var lru *Session
+		for o := range mine {
+			if o.idle() && (lru == nil || o.lastUsed.Load() < lru.lastUsed.Load()) {
+				lru = o
+			}
+		}
+		t.mu.Unlock()
+		if lru == nil {
+			return false
+		}
+		s.logger.Debug("sake: closing the least recently used idle session of its owner to make room", "owner", sess.key)
+		lru.Close() // forgets it; try again
+	}
+}
+
+// forget removes a closed session.
+func (s *Server) forget(sess *Session) {
+	s.sessions.Delete(sess.id)
+	t := &s.sessTable
+	t.mu.Lock()
+	if mine := t.byOwner[sess.key]; mine != nil {
+		if _, ok := mine[sess]; ok {
+			delete(mine, sess)
+			t.n--
+			if len(mine) == 0 {
+				delete(t.byOwner, sess.key)
+			}
+		}
+	}
+	t.mu.Unlock()
+}
+
+// lookupSession returns the live session with that id if owner owns it.
+func (s *Server) lookupSession(id, owner string) *Session {
+	v, ok := s.sessions.Load(id)
+	if !ok {
+		return nil
+	}
+	sess := v.(*Session)
+	if sess.owner != owner || sess.Closed() {
+		return nil
+	}
+	return sess
+}
+
+// SessionFor returns the live legacy session with that id when who opened
+// it, or nil: a session is only ever used by its owner.
+func (s *Server) SessionFor(id string, who *Identity) *Session {
+	return s.lookupSession(id, who.Owner())
+}
+
+// maxInFlight is the cap on the requests in flight per session or
+// connection.
+func (s *Server) maxInFlight() int {
+	if n := s.opts.maxInFlight; n != 0 {
+		return n
+	}
+	return DefaultMaxInFlight
+}
+
+// idle reports a session with no request running and no stream open for
+// messages outside requests.
+func (s *Session) idle() bool {
+	if s.flight.len() > 0 || s.busy.Load() > 0 {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.send == nil
+}
+
+// Hold marks the session as in use by the transport (an HTTP request or
+// stream open for it) until the returned function is called: a held
+// session is never idle, so never evicted to make room nor expired.
+func (s *Session) Hold() (release func()) {
+	s.busy.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { s.busy.Add(-1) }) }
+}
+
+// Owner returns who opened the session (Identity.Owner), "" for an
+// anonymous caller.
+func (s *Session) Owner() string { return s.owner }

@@ -32,10 +32,11 @@
 //
 // # Both eras
 //
-// Every message goes to sake.Server.Handle; the transport reads no more
-// of it than it needs to decide how to run it: its id, and whether it is
-// a request, a response, initialize, notifications/cancelled or
-// subscriptions/listen. A modern
+// The transport reads no JSON-RPC: every line goes to the server's
+// sake.Conn, which decodes it once and says how to run it (a request that
+// may run beside others, or a message to handle before the next line);
+// the same Conn tracks the requests for cancellation and holds the legacy
+// session. A modern
 // (2026-07-28) request carries its version and capabilities in
 // params._meta and is served on its own, before or after any initialize,
 // including the server/discover probe a dual-era client sends first. A
@@ -56,10 +57,11 @@
 // notifications a request sends (progress, log messages) are written
 // before its response. They run on a pool of goroutines started as
 // needed, at most MaxConcurrent (64 by default), which stay until Serve
-// returns. When all of them are busy, the next request waits for one; the
-// lines after it are still read and handled while they are not requests
-// (so a cancellation gets through), and a second waiting request stops
-// reading, which slows the client down instead of buffering what it sends.
+// returns. When all of them are busy, the next requests wait in a queue.
+// Reading never waits for a worker, so a cancellation and the client's
+// answers to the server's own questions always get through; the server
+// bounds the requests in flight on the connection (sake.MaxInFlight, 256
+// by default) and refuses those beyond with a -32000 error.
 //
 // Notifications and responses from the client, and initialize, are handled
 // one at a time as they are read, before the next line: a

@@ -54,7 +54,7 @@ func newConfig(opts []Option) config {
 func MaxLineBytes(n int) Option { return func(c *config) { c.maxLine = n } }
 
 // Identity sets the caller the host vouches for, passed with every
-// message as sake.Inbound.Identity. Over stdio there is no token to
+// message as the caller's identity (sake.Server.Connect). Over stdio there is no token to
 // verify: whoever started the process is the caller. The default is nil,
 // an anonymous caller.
 func Identity(id *sake.Identity) Option { return func(c *config) { c.identity = id } }
@@ -65,9 +65,9 @@ func Identity(id *sake.Identity) Option { return func(c *config) { c.identity = 
 func Logger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // MaxConcurrent sets how many requests are handled at once. When that
-// many are running, one more request waits for a free slot, and Serve
-// stops reading at the request after it, so a client that sends faster
-// than the server answers is slowed down rather than buffered without
-// bound; notifications read meanwhile, such as a cancellation, are still
-// handled. The default is 64; n <= 0 keeps it.
+// many are running, further requests wait in a queue while Serve goes on
+// reading, so notifications such as a cancellation, and the client's
+// answers to the server's questions, are still handled; the server caps
+// the requests in flight (sake.MaxInFlight) and refuses the rest. The
+// default is 64; n <= 0 keeps it.
 func MaxConcurrent(n int) Option { return func(c *config) { c.maxConcurrent = n } }

@@ -33,6 +33,9 @@ func (m *Manager) Sweep(ctx context.Context) (int, error) {
 				m.release(c, errExpired)
 			}
 			m.wake(id)
+			if err == nil {
+				m.publish(id, nil)
+			}
 		}
 		n += deleted
 		if len(ids) < batch || deleted == 0 {
@@ -61,6 +64,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	for _, c := range controls {
 		c.cancel(errShutdown)
 	}
+	defer m.stopFeedOnce()
 	for _, c := range controls {
 		select {
 		case <-c.done:
@@ -130,4 +134,13 @@ func (m *Manager) janitor(ctx context.Context, done chan<- struct{}) {
 			}
 		}
 	}
+}
+
+// stopFeedOnce stops listening to the other replicas, once.
+func (m *Manager) stopFeedOnce() {
+	m.feedStopOnce.Do(func() {
+		if m.stopFeed != nil {
+			m.stopFeed()
+		}
+	})
 }

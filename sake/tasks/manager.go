@@ -40,8 +40,11 @@ const cancelledMessage = "Cancelled by the client"
 // Manager keeps tasks in a Store and runs their life cycle. It implements
 // sake.TaskManager. Build it with New; its zero value is not usable.
 type Manager struct {
-	cfg   config
-	store Store
+	cfg          config
+	store        Store
+	feed         Feed // nil in a single process
+	stopFeed     func()
+	feedStopOnce sync.Once
 
 	mu       sync.Mutex
 	closed   bool
@@ -66,13 +69,18 @@ var _ sake.TaskManager = (*Manager)(nil)
 // New returns a Manager.
 func New(opts ...Option) *Manager {
 	cfg := newConfig(opts)
-	return &Manager{
+	m := &Manager{
 		cfg:      cfg,
 		store:    cfg.store,
+		feed:     feedOf(cfg),
 		running:  make(map[string]*control),
 		watchers: make(map[string]*watcher),
 		subs:     make(map[string]map[uint64]func(*sake.Task)),
 	}
+	if m.feed != nil {
+		m.stopFeed = m.feed.Listen(m.remoteChange)
+	}
+	return m
 }
 
 // now is the manager's clock in UTC, to the millisecond.
@@ -207,8 +215,10 @@ func (m *Manager) Answer(ctx context.Context, owner, id string, responses map[st
 	}
 	if c := m.control(id); c != nil {
 		c.deliver(accepted)
+		accepted = nil
 	}
-	m.changed(t)
+	m.notify(t)
+	m.publish(id, accepted)
 	return nil
 }
 

@@ -25,6 +25,7 @@ type config struct {
 	pollInterval time.Duration
 	now          func() time.Time
 	logger       *slog.Logger
+	feed         Feed
 }
 
 // Option configures a Manager.

@@ -102,8 +102,15 @@ func (m *Manager) wake(id string) {
 }
 
 // changed reports a stored change of t to its waiters and its owner's
-// subscribers.
+// subscribers, here and on the other replicas.
 func (m *Manager) changed(t *sake.Task) {
+	m.notify(t)
+	m.publish(t.ID, nil)
+}
+
+// notify reports a stored change of t to this manager's waiters and its
+// owner's subscribers.
+func (m *Manager) notify(t *sake.Task) {
 	m.mu.Lock()
 	if w := m.watchers[t.ID]; w != nil {
 		close(w.ch)

@@ -1,4 +1,4 @@
-package tasks
+package taskstest
 
 import (
 	"context"
@@ -10,17 +10,14 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
-func TestMemoryStore(t *testing.T) {
-	t.Parallel()
-	testStore(t, NewMemoryStore)
-}
-
-// testStore checks that the stores newStore returns keep the Store
-// contract. Each subtest gets a fresh store; a store over a database should
-// give each one an empty schema.
-func testStore(t *testing.T, newStore func() Store) {
+// StoreContract checks that the stores newStore returns keep the
+// tasks.Store contract. Each subtest calls newStore for a fresh, empty store
+// (a store over a database should give each one its own schema or table
+// prefix) and runs in parallel with the others.
+func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 	t.Helper()
 	ctx := context.Background()
 	base := time.Date(2026, 7, 28, 10, 0, 0, 0, time.UTC)
@@ -34,7 +31,7 @@ func testStore(t *testing.T, newStore func() Store) {
 
 	t.Run("CreateGet", func(t *testing.T) {
 		t.Parallel()
-		s := newStore()
+		s := newStore(t)
 		in := task("a", "alice", base)
 		in.InputRequests = map[string]json.RawMessage{"q": json.RawMessage(`{"method":"elicitation/create"}`)}
 		in.Result = json.RawMessage(`{"content":[]}`)
@@ -51,12 +48,12 @@ func testStore(t *testing.T, newStore func() Store) {
 
 	t.Run("CreateRejects", func(t *testing.T) {
 		t.Parallel()
-		s := newStore()
+		s := newStore(t)
 		if err := s.Create(ctx, task("a", "alice", base)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Create(ctx, task("a", "bob", base)); !errors.Is(err, ErrTaskExists) {
-			t.Errorf("duplicate id: got %v, want ErrTaskExists", err)
+		if err := s.Create(ctx, task("a", "bob", base)); !errors.Is(err, tasks.ErrTaskExists) {
+			t.Errorf("duplicate id: got %v, want tasks.ErrTaskExists", err)
 		}
 		if err := s.Create(ctx, task("", "alice", base)); err == nil {
 			t.Error("empty id: no error")
@@ -69,7 +66,7 @@ func testStore(t *testing.T, newStore func() Store) {
 
 	t.Run("NotFound", func(t *testing.T) {
 		t.Parallel()
-		s := newStore()
+		s := newStore(t)
 		if _, err := s.Get(ctx, "x"); !errors.Is(err, sake.ErrTaskNotFound) {
 			t.Errorf("Get: %v", err)
 		}
@@ -83,7 +80,7 @@ func testStore(t *testing.T, newStore func() Store) {
 
 	t.Run("Copies", func(t *testing.T) {
 		t.Parallel()
-		s := newStore()
+		s := newStore(t)
 		in := task("a", "alice", base)
 		in.InputRequests = map[string]json.RawMessage{"q": json.RawMessage(`{"x":1}`)}
 		in.Result = json.RawMessage(`{"y":2}`)
@@ -130,7 +127,7 @@ func testStore(t *testing.T, newStore func() Store) {
 
 	t.Run("UpdateStoresWhatFnPutIn", func(t *testing.T) {
 		t.Parallel()
-		s := newStore()
+		s := newStore(t)
 		if err := s.Create(ctx, task("a", "alice", base)); err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +149,7 @@ func testStore(t *testing.T, newStore func() Store) {
 
 	t.Run("UpdateAborts", func(t *testing.T) {
 		t.Parallel()
-		s := newStore()
+		s := newStore(t)
 		if err := s.Create(ctx, task("a", "alice", base)); err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +179,7 @@ func testStore(t *testing.T, newStore func() Store) {
 
 	t.Run("UpdateAtomic", func(t *testing.T) {
 		t.Parallel()
-		s := newStore()
+		s := newStore(t)
 		if err := s.Create(ctx, task("a", "alice", base)); err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +208,7 @@ func testStore(t *testing.T, newStore func() Store) {
 
 	t.Run("Delete", func(t *testing.T) {
 		t.Parallel()
-		s := newStore()
+		s := newStore(t)
 		for _, id := range []string{"a", "b"} {
 			if err := s.Create(ctx, task(id, "alice", base)); err != nil {
 				t.Fatal(err)
@@ -237,7 +234,7 @@ func testStore(t *testing.T, newStore func() Store) {
 
 	t.Run("List", func(t *testing.T) {
 		t.Parallel()
-		s := newStore()
+		s := newStore(t)
 		// Created out of order, and two in the same instant.
 		for _, c := range []struct {
 			id    string
@@ -296,7 +293,7 @@ func testStore(t *testing.T, newStore func() Store) {
 
 	t.Run("Expired", func(t *testing.T) {
 		t.Parallel()
-		s := newStore()
+		s := newStore(t)
 		forever := task("forever", "alice", base)
 		forever.TTL = 0
 		short := task("short", "alice", base)

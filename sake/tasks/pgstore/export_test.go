@@ -1,0 +1,14 @@
+package pgstore
+
+import (
+	"context"
+	"time"
+)
+
+// AgeHeartbeat moves replica's last heartbeat back by d, as if it had
+// stopped d ago.
+func (s *Store) AgeHeartbeat(ctx context.Context, replica string, d time.Duration) error {
+	_, err := s.pool.Exec(ctx, `UPDATE sake_task_replicas SET seen_at = seen_at - make_interval(secs => $2) WHERE id = $1`,
+		replica, d.Seconds())
+	return err
+}

@@ -1,0 +1,252 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/tasks"
+)
+
+// channel is the LISTEN/NOTIFY channel of task changes.
+const channel = "sake_tasks"
+
+// Defaults of the change feed.
+const (
+	// DefaultHeartbeat is how often a listening replica records that it
+	// is alive and looks for tasks whose replica is not.
+	DefaultHeartbeat = 10 * time.Second
+	// DefaultDeadAfter is how long a replica may go without a heartbeat
+	// before the tasks it was running are failed.
+	DefaultDeadAfter = time.Minute
+	// maxBackoff bounds the wait between attempts to listen again.
+	maxBackoff = 5 * time.Second
+)
+
+// orphanMessage is the status message of a task whose replica stopped.
+const orphanMessage = "the server replica running this task stopped"
+
+var _ tasks.Feed = (*Store)(nil)
+
+// NewReplicaID returns a random name for this process among the replicas.
+func NewReplicaID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Publish implements tasks.Feed: answers are stored for the replica that
+// runs the task, and the change is announced with NOTIFY when the
+// transaction commits.
+func (s *Store) Publish(ctx context.Context, id string, answers map[string]json.RawMessage) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if len(answers) > 0 {
+			b, err := json.Marshal(answers)
+			if err != nil {
+				return fmt.Errorf("pgstore: encoding answers: %w", err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO sake_task_answers (task_id, answers)
+				SELECT id, $2 FROM sake_tasks WHERE id = $1`, id, b); err != nil {
+				return fmt.Errorf("pgstore: storing answers: %w", err)
+			}
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, s.replica+" "+id); err != nil {
+			return fmt.Errorf("pgstore: announcing a task change: %w", err)
+		}
+		return nil
+	})
+}
+
+// TakeAnswers implements tasks.Feed.
+func (s *Store) TakeAnswers(ctx context.Context, id string) (map[string]json.RawMessage, error) {
+	rows, err := s.pool.Query(ctx, `DELETE FROM sake_task_answers WHERE task_id = $1 RETURNING seq, answers`, id)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: taking answers: %w", err)
+	}
+	type batch struct {
+		seq     int64
+		answers []byte
+	}
+	batches, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (batch, error) {
+		var b batch
+		err := r.Scan(&b.seq, &b.answers)
+		return b, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: taking answers: %w", err)
+	}
+	var out map[string]json.RawMessage
+	for _, b := range batches {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b.answers, &m); err != nil {
+			return nil, fmt.Errorf("pgstore: decoding answers: %w", err)
+		}
+		if out == nil {
+			out = make(map[string]json.RawMessage, len(m))
+		}
+		maps.Copy(out, m)
+	}
+	return out, nil
+}
+
+// Listen implements tasks.Feed on a connection of its own that LISTENs to
+// the other replicas' changes. The same goroutine records this replica's
+// heartbeat and fails the tasks of replicas that stopped (SweepOrphans).
+// A lost connection is opened again with a bounded backoff; fn then gets
+// "" so the manager re-reads what it holds, and the log says so.
+func (s *Store) Listen(fn func(id string)) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	ready := make(chan struct{})
+	beating := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.listen(ctx, fn, sync.OnceFunc(func() { close(ready) }))
+		<-beating
+	}()
+	go func() {
+		defer close(beating)
+		s.beat(ctx)
+	}()
+	// Changes are delivered from the moment Listen returns (or, if the
+	// database cannot be reached, from the first successful retry).
+	<-ready
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
+}
+
+func (s *Store) listen(ctx context.Context, fn func(id string), ready func()) {
+	defer ready()
+	backoff := 100 * time.Millisecond
+	first := true
+	for ctx.Err() == nil {
+		err := s.listenOnce(ctx, fn, !first, ready)
+		ready()
+		if ctx.Err() != nil {
+			return
+		}
+		first = false
+		s.cfg.logger.Warn("pgstore: listening for task changes failed; listening again, then re-reading running tasks",
+			"error", err, "retry_in", backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+// listenOnce LISTENs on one connection until it fails or ctx ends. gap
+// says changes may have been missed since the last connection.
+func (s *Store) listenOnce(ctx context.Context, fn func(id string), gap bool, ready func()) error {
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background()) //nolint:errcheck // a listening connection is dropped, never reused
+	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
+		return err
+	}
+	s.heartbeat(ctx)
+	ready()
+	if gap {
+		fn("")
+	}
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		origin, id, ok := strings.Cut(n.Payload, " ")
+		if ok && origin != s.replica && id != "" {
+			fn(id)
+		}
+	}
+}
+
+// beat records the heartbeat every Heartbeat until ctx ends.
+func (s *Store) beat(ctx context.Context) {
+	tick := time.NewTicker(s.cfg.heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			s.heartbeat(ctx)
+		}
+	}
+}
+
+// heartbeat records that this replica is alive and fails the tasks of
+// replicas that are not.
+func (s *Store) heartbeat(ctx context.Context) {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO sake_task_replicas (id, seen_at) VALUES ($1, now())
+		ON CONFLICT (id) DO UPDATE SET seen_at = now()`, s.replica); err != nil {
+		if ctx.Err() == nil {
+			s.cfg.logger.Error("pgstore: recording this replica's heartbeat", "error", err)
+		}
+		return
+	}
+	if _, err := s.SweepOrphans(ctx, s.cfg.deadAfter); err != nil && ctx.Err() == nil {
+		s.cfg.logger.Error("pgstore: failing the tasks of stopped replicas", "error", err)
+	}
+}
+
+// SweepOrphans fails the unfinished tasks of every other replica whose last
+// heartbeat is older than deadAfter, announces each change, forgets those
+// replicas, and returns how many tasks it failed. The listening goroutine
+// calls it at every heartbeat with DeadAfter; several replicas sweeping at
+// once fail each task once. A task's work that is in fact still running
+// (a replica cut off from the database, not stopped) finds its task
+// terminal at its next report and stops.
+func (s *Store) SweepOrphans(ctx context.Context, deadAfter time.Duration) (int, error) {
+	errJSON, _ := json.Marshal(&sake.Error{Code: sake.CodeInternalError, Message: orphanMessage})
+	var ids []string
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `WITH dead AS (
+				DELETE FROM sake_task_replicas
+				WHERE id <> $1 AND seen_at < now() - make_interval(secs => $2)
+				RETURNING id)
+			UPDATE sake_tasks SET status = $3, status_message = $4, error = $5,
+				input_requests = NULL, last_updated_at = date_trunc('milliseconds', now())
+			WHERE runner IN (SELECT id FROM dead) AND status NOT IN ($3, $6, $7)
+			RETURNING id`,
+			s.replica, deadAfter.Seconds(), sake.TaskFailed, orphanMessage, errJSON,
+			sake.TaskCompleted, sake.TaskCancelled)
+		if err != nil {
+			return err
+		}
+		if ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, " "+id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("pgstore: sweeping orphaned tasks: %w", err)
+	}
+	if len(ids) > 0 {
+		s.cfg.logger.Warn("pgstore: failed the tasks of a stopped replica", "tasks", len(ids))
+	}
+	return len(ids), nil
+}

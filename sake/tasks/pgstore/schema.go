@@ -1,0 +1,37 @@
+package pgstore
+
+// migrations are the schema steps of the task tables, applied in order
+// once per database (see sake/internal/pgmigrate). Never edit a step that
+// has shipped: add one.
+var migrations = []string{
+	`CREATE TABLE sake_tasks (
+		id              text PRIMARY KEY,
+		owner           text NOT NULL,
+		seq             bigserial NOT NULL,
+		tool            text NOT NULL,
+		status          text NOT NULL,
+		status_message  text NOT NULL,
+		created_at      timestamptz NOT NULL,
+		last_updated_at timestamptz NOT NULL,
+		ttl_ms          bigint NOT NULL,
+		poll_ms         bigint NOT NULL,
+		expires_at      timestamptz,
+		input_requests  bytea,
+		result          bytea,
+		result_is_error boolean NOT NULL,
+		error           bytea,
+		runner          text NOT NULL DEFAULT ''
+	);
+	CREATE INDEX sake_tasks_by_owner ON sake_tasks (owner, created_at DESC, seq DESC);
+	CREATE INDEX sake_tasks_by_expiry ON sake_tasks (expires_at) WHERE expires_at IS NOT NULL;
+	CREATE TABLE sake_task_answers (
+		seq     bigserial PRIMARY KEY,
+		task_id text NOT NULL REFERENCES sake_tasks (id) ON DELETE CASCADE,
+		answers bytea NOT NULL
+	);
+	CREATE INDEX sake_task_answers_by_task ON sake_task_answers (task_id, seq);
+	CREATE TABLE sake_task_replicas (
+		id        text PRIMARY KEY,
+		seen_at   timestamptz NOT NULL
+	);`,
+}

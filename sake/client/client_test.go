@@ -40,7 +40,7 @@ func TestListsFollowPages(t *testing.T) {
 		c := connect(t, tr, srv, opts...)
 		ctx := t.Context()
 		tools, err := c.ListTools(ctx)
-		if err != nil || len(tools) != 10 {
+		if err != nil || len(tools) != 11 {
 			t.Fatalf("tools = %d, %v", len(tools), err)
 		}
 		page, err := c.ListToolsPage(ctx, "")

@@ -244,3 +244,12 @@ func connect(t *testing.T, tr transport, srv *sake.Server, opts ...client.Option
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
+
+// Poll closes its stream half-way (SSE polling): the rest arrives on the
+// resumed stream.
+func (k *kit) Poll(ctx *sake.Context) (string, error) {
+	ctx.Progress(1, 2, "before")
+	ctx.CloseStream()
+	ctx.Progress(2, 2, "after")
+	return "polled", nil
+}

@@ -86,6 +86,7 @@ type httpTransport struct {
 	era       sake.Era
 	getCancel context.CancelFunc
 	getDone   chan struct{}
+	getReady  chan struct{} // closed once the GET stream answered
 	closed    bool
 }
 
@@ -424,11 +425,12 @@ func (h *httpTransport) startGET() {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	h.getCancel, h.getDone = cancel, done
+	done, ready := make(chan struct{}), make(chan struct{})
+	h.getCancel, h.getDone, h.getReady = cancel, done, ready
 	go func() {
 		defer close(done)
-		h.listenGET(ctx)
+		var once sync.Once
+		h.listenGET(ctx, func() { once.Do(func() { close(ready) }) })
 	}()
 }
 
@@ -446,7 +448,8 @@ func (h *httpTransport) stopGET() {
 // listenGET holds the standalone stream open, reconnecting with
 // Last-Event-ID when it breaks, until the session or the client ends or
 // the server refuses it.
-func (h *httpTransport) listenGET(ctx context.Context) {
+func (h *httpTransport) listenGET(ctx context.Context, answered func()) {
+	defer answered()
 	lastID := ""
 	var retry time.Duration
 	failures := 0
@@ -474,6 +477,7 @@ func (h *httpTransport) listenGET(ctx context.Context) {
 			drain(resp) // 405: the server offers no stream
 			return
 		}
+		answered()
 		failures = 0
 		sr := newSSEReader(resp.Body, h.max)
 		sr.lastID = lastID
@@ -491,6 +495,21 @@ func (h *httpTransport) listenGET(ctx context.Context) {
 		if wait(ctx, retry) != nil {
 			return
 		}
+	}
+}
+
+func (h *httpTransport) ready(ctx context.Context) error {
+	h.mu.Lock()
+	ready := h.getReady
+	h.mu.Unlock()
+	if ready == nil {
+		return nil
+	}
+	select {
+	case <-ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

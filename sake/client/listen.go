@@ -95,6 +95,9 @@ func (c *Client) listenLegacy(ctx context.Context, s *Subscription) error {
 	s.legacy = true
 	s.acked = s.filter
 	close(s.ack)
+	if err := c.t.ready(ctx); err != nil {
+		return err
+	}
 	for i, uri := range s.filter.Resources {
 		if _, err := c.call(ctx, "resources/subscribe", map[string]any{"uri": uri}, nil); err != nil {
 			for _, u := range s.filter.Resources[:i] {

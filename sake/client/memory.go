@@ -143,6 +143,8 @@ func (m *memoryTransport) send(ctx context.Context, msg *message) error {
 
 func (m *memoryTransport) established(sake.Era, string) {}
 
+func (m *memoryTransport) ready(context.Context) error { return nil }
+
 func (m *memoryTransport) close() error {
 	m.mu.Lock()
 	sess := m.session

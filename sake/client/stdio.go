@@ -241,6 +241,8 @@ func (t *streamTransport) send(_ context.Context, m *message) error {
 
 func (t *streamTransport) established(sake.Era, string) {}
 
+func (t *streamTransport) ready(context.Context) error { return nil }
+
 func (t *streamTransport) close() error {
 	t.mu.Lock()
 	if t.closed {

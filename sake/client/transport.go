@@ -23,6 +23,9 @@ type Transport interface {
 	// established says the era is settled (after the handshake, or
 	// server/discover).
 	established(era sake.Era, version string)
+	// ready waits until the server can reach the client outside its
+	// requests (a session's GET stream is open, or was refused).
+	ready(ctx context.Context) error
 	// close ends the connection; a legacy session ends with it.
 	close() error
 }

@@ -1,0 +1,55 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/plug"
+)
+
+type greeter struct{}
+
+type greetIn struct {
+	Name string `json:"name"`
+}
+
+func (greeter) Greet(_ *sake.Context, a greetIn) (string, error) { return "Hello, " + a.Name + "!", nil }
+
+func Example() {
+	srv := sake.MustNew(greeter{})
+	h := plug.New(srv)
+	defer h.Close()
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+
+	ctx := context.Background()
+	c, err := client.Connect(ctx, client.HTTP(ts.URL, nil))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, "greet", map[string]string{"name": "Ada"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.Era(), res.Text())
+	// Output: modern Hello, Ada!
+}
+
+func ExampleMemory() {
+	ctx := context.Background()
+	c, err := client.Connect(ctx, client.Memory(sake.MustNew(greeter{})), client.ProtocolVersion(sake.Legacy))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	res, _ := c.CallTool(ctx, "greet", map[string]string{"name": "Grace"})
+	fmt.Println(c.Info().ProtocolVersion, res.Text())
+	// Output: 2025-11-25 Hello, Grace!
+}

@@ -1,0 +1,133 @@
+package client_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/plug"
+)
+
+// olderServer answers server/discover the way a handshake-only server
+// does (with body), and passes everything else to a sake server.
+func olderServer(t *testing.T, status int, body string) string {
+	srv, _ := newKitServer(t)
+	h := plug.New(srv)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			if bytes.Contains(b, []byte(`"server/discover"`)) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				_, _ = w.Write([]byte(body))
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	return ts.URL
+}
+
+func TestFallsBackToTheHandshake(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, body, version string
+		status              int
+	}{
+		{"no session", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: no valid session"}}`, sake.Legacy, 400},
+		{"empty 404", ``, sake.Legacy, 404},
+		{"unsupported version", `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported","data":{"supported":["2025-03-26"],"requested":"2026-07-28"}}}`, "2025-03-26", 400},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			url := olderServer(t, tc.status, tc.body)
+			c, err := client.Connect(t.Context(), client.HTTP(url, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if info := c.Info(); info.Era != sake.EraLegacy || info.ProtocolVersion != tc.version {
+				t.Fatalf("info = %+v", info)
+			}
+			if res, err := c.CallTool(t.Context(), "echo", map[string]string{"text": "old"}); err != nil || res.Text() != "old" {
+				t.Fatalf("echo = %v, %v", res, err)
+			}
+		})
+	}
+}
+
+func TestRefusedConnections(t *testing.T) {
+	t.Parallel()
+	// A pinned modern era does not fall back.
+	url := olderServer(t, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request"}}`)
+	_, err := client.Connect(t.Context(), client.HTTP(url, nil), client.ProtocolVersion(sake.Modern))
+	var he *client.HTTPError
+	if !errors.As(err, &he) || he.Status != 400 || he.RPC == nil || he.RPC.Code != -32000 {
+		t.Fatalf("pinned modern against an older server: %v", err)
+	}
+	// No versions in common.
+	url = olderServer(t, 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported","data":{"supported":["2030-01-01"],"requested":"2026-07-28"}}}`)
+	if _, err := client.Connect(t.Context(), client.HTTP(url, nil)); !isCode(err, sake.CodeUnsupportedProtocolVersion) {
+		t.Fatalf("no common version: %v", err)
+	}
+	// A version this client does not speak.
+	if _, err := client.Connect(t.Context(), client.HTTP(url, nil), client.ProtocolVersion("1999-01-01")); err == nil {
+		t.Fatal("an unknown pinned version was accepted")
+	}
+	// Nothing listens: the error says so, with no fallback.
+	ts := httptest.NewServer(http.NotFoundHandler())
+	dead := ts.URL
+	ts.Close()
+	if _, err := client.Connect(t.Context(), client.HTTP(dead, nil)); err == nil || errors.As(err, &he) {
+		t.Fatalf("unreachable server: %v", err)
+	}
+	// A server that is not MCP at all answers the handshake with HTTP 500.
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "boom", http.StatusInternalServerError)
+	}))
+	defer broken.Close()
+	_, err = client.Connect(t.Context(), client.HTTP(broken.URL, nil))
+	if !errors.As(err, &he) || he.Status != 500 {
+		t.Fatalf("broken server: %v", err)
+	}
+}
+
+func TestChallengeWithoutAuthorizer(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="http://x/.well-known/oauth-protected-resource"`)
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	defer ts.Close()
+	_, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(sake.Modern))
+	var se *sake.InsufficientScopeError
+	if !errors.As(err, &se) || len(se.Scopes) != 2 || se.Challenge == "" {
+		t.Fatalf("challenge = %v", err)
+	}
+}
+
+func TestParseChallenge(t *testing.T) {
+	t.Parallel()
+	ch := client.ParseChallenge(`Basic realm="x", Bearer realm="mcp", error="insufficient_user_authentication", error_description="sign in again", acr_values="urn:mfa phr", max_age=300, resource_metadata="https://a/b"`)
+	if ch.Scheme != "Bearer" || ch.Error != "insufficient_user_authentication" || len(ch.ACRValues) != 2 ||
+		ch.MaxAge == nil || ch.MaxAge.Seconds() != 300 || ch.ResourceMetadata != "https://a/b" || ch.Params["realm"] != "mcp" {
+		t.Fatalf("challenge = %+v", ch)
+	}
+	if ch := client.ParseChallenge(`Bearer`); ch.Scheme != "Bearer" || ch.Error != "" {
+		t.Fatalf("bare = %+v", ch)
+	}
+	if ch := client.ParseChallenge(``); ch.Scheme != "" {
+		t.Fatalf("empty = %+v", ch)
+	}
+	if ch := client.ParseChallenge(`Bearer error="a\"b", scope=x`); ch.Error != `a"b` || ch.Scopes[0] != "x" {
+		t.Fatalf("escaped = %+v", ch)
+	}
+}

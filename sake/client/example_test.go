@@ -16,7 +16,9 @@ type greetIn struct {
 	Name string `json:"name"`
 }
 
-func (greeter) Greet(_ *sake.Context, a greetIn) (string, error) { return "Hello, " + a.Name + "!", nil }
+func (greeter) Greet(_ *sake.Context, a greetIn) (string, error) {
+	return "Hello, " + a.Name + "!", nil
+}
 
 func Example() {
 	srv := sake.MustNew(greeter{})

@@ -1,0 +1,56 @@
+// Package server is an OAuth 2.1 authorization server on the
+// application's own login: the people who connect an MCP client (Claude,
+// an IDE, an agent) sign in with the account they already have, consent
+// once, and every tool call then knows who they are.
+//
+// The application keeps its users, login page and session cookie and
+// answers one small interface, [Login]: who is signed in on this request,
+// where its login page is, and whether a subject may still get tokens.
+// Everything else is here: discovery (RFC 8414 and OpenID discovery), the
+// authorization endpoint with PKCE (S256 only), exact redirect URI matching
+// (any port for loopback redirects, RFC 8252), clients from Client ID
+// Metadata Documents (fetched with SSRF protection), dynamic registration
+// (RFC 7591) or pre-registration with hashed secrets, resource indicators
+// (RFC 8707) as the audience, a consent page, JWT access tokens (RFC 9068)
+// signed with ES256 or EdDSA and a JWKS with key rotation, refresh token
+// rotation with family revocation on reuse, revocation (RFC 7009),
+// introspection (RFC 7662), DPoP-bound tokens (RFC 9449), step-up with
+// acr_values and max_age (RFC 9470), pushed authorization requests
+// (RFC 9126), the device authorization grant (RFC 8628), OpenID Connect
+// ID tokens and userinfo, and client credentials.
+//
+// Tokens are ordinary JWTs: the sake/auth verifier accepts them with its
+// JWKS key source pointed at the server's jwks_uri, or in process with
+// [Server.Verifier].
+//
+// # Mounting
+//
+//	as, err := server.New(server.Config{
+//		Issuer:    "https://example.com",
+//		Login:     myLogin, // implements server.Login
+//		Resources: []string{"https://example.com/mcp"},
+//		Scopes:    []server.Scope{{Name: "notes:read", Description: "Read your notes"}},
+//	})
+//	r := chi.NewRouter()
+//	as.Mount(r) // /.well-known/... and /oauth/...
+//	v, _ := as.Verifier("https://example.com/mcp")
+//	r.Handle(auth.WellKnownPath("https://example.com/mcp"), as.ResourceMetadata("https://example.com/mcp", "notes:read").Handler())
+//	r.Handle("/mcp", plug.New(srv, plug.Authorization(v, auth.MetadataURL("https://example.com/mcp"))))
+//
+// # Storage
+//
+// A [Store] keeps clients, credentials and consents; [NewMemoryStore] is
+// the default and bounds what it keeps. Handles (codes, refresh tokens,
+// request and device codes, access token ids) are stored as SHA-256
+// hashes and client secrets as PBKDF2 hashes: nothing secret is kept in
+// clear. A replicated deployment needs a shared Store, shared
+// Config.SigningKeys and a shared Config.Secret.
+//
+// # Errors
+//
+// Every endpoint answers the RFC error codes. Errors of the authorization
+// endpoint go back to the client's redirect URI only once it is verified
+// against the client's registration; before that (unknown client,
+// unregistered redirect URI, unusable request_uri) the person sees an
+// error page: there is no open redirect.
+package server

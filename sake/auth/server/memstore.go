@@ -1,0 +1,286 @@
+package server
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Default bounds of the in-memory store.
+const (
+	// DefaultMaxCredentials bounds the credentials (pending requests,
+	// codes, tokens) a MemoryStore keeps at once.
+	DefaultMaxCredentials = 200_000
+	// DefaultMaxClients bounds the clients a MemoryStore keeps.
+	DefaultMaxClients = 10_000
+	// DefaultMaxConsents bounds the remembered consents.
+	DefaultMaxConsents = 100_000
+)
+
+// MemoryStore is the in-memory Store: the default, for one process.
+// Credentials are forgotten after they expire; revoked families are
+// remembered as long as one of their credentials could still be valid.
+type MemoryStore struct {
+	now func() time.Time
+
+	mu          sync.Mutex
+	clients     map[string]*Client
+	dynamic     int
+	creds       map[string]*Credential
+	families    map[string]map[string]struct{} // family -> hashes
+	revoked     map[string]time.Time           // family -> until when to remember
+	consents    map[[2]string][]string
+	maxCreds    int
+	maxClients  int
+	maxConsents int
+}
+
+// MemoryOption configures a MemoryStore.
+type MemoryOption func(*MemoryStore)
+
+// MemoryLimits sets the bounds (0 keeps a default): credentials, clients,
+// consents.
+func MemoryLimits(credentials, clients, consents int) MemoryOption {
+	return func(m *MemoryStore) {
+		if credentials > 0 {
+			m.maxCreds = credentials
+		}
+		if clients > 0 {
+			m.maxClients = clients
+		}
+		if consents > 0 {
+			m.maxConsents = consents
+		}
+	}
+}
+
+// MemoryClock sets the store's time source (default time.Now). For tests.
+func MemoryClock(now func() time.Time) MemoryOption {
+	return func(m *MemoryStore) {
+		if now != nil {
+			m.now = now
+		}
+	}
+}
+
+// NewMemoryStore returns an empty in-memory store.
+func NewMemoryStore(opts ...MemoryOption) *MemoryStore {
+	m := &MemoryStore{
+		now:         time.Now,
+		clients:     map[string]*Client{},
+		creds:       map[string]*Credential{},
+		families:    map[string]map[string]struct{}{},
+		revoked:     map[string]time.Time{},
+		consents:    map[[2]string][]string{},
+		maxCreds:    DefaultMaxCredentials,
+		maxClients:  DefaultMaxClients,
+		maxConsents: DefaultMaxConsents,
+	}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
+func cloneClient(c *Client) *Client {
+	cp := *c
+	cp.RedirectURIs = slices.Clone(c.RedirectURIs)
+	cp.GrantTypes = slices.Clone(c.GrantTypes)
+	cp.Scopes = slices.Clone(c.Scopes)
+	return &cp
+}
+
+func cloneCredential(c *Credential) *Credential {
+	cp := *c
+	g := &cp.Grant
+	g.Scopes = slices.Clone(g.Scopes)
+	g.Resource = slices.Clone(g.Resource)
+	g.ACRValues = slices.Clone(g.ACRValues)
+	g.Prompt = slices.Clone(g.Prompt)
+	g.AMR = slices.Clone(g.AMR)
+	return &cp
+}
+
+// PutClient implements Store.
+func (m *MemoryStore) PutClient(_ context.Context, c *Client) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old, exists := m.clients[c.ID]
+	if !exists && len(m.clients) >= m.maxClients {
+		return ErrStoreFull
+	}
+	if exists && old.Dynamic {
+		m.dynamic--
+	}
+	if c.Dynamic {
+		m.dynamic++
+	}
+	m.clients[c.ID] = cloneClient(c)
+	return nil
+}
+
+// Client implements Store.
+func (m *MemoryStore) Client(_ context.Context, id string) (*Client, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.clients[id]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return cloneClient(c), nil
+}
+
+// CountClients implements Store.
+func (m *MemoryStore) CountClients(context.Context) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.dynamic, nil
+}
+
+// PutCredential implements Store.
+func (m *MemoryStore) PutCredential(_ context.Context, c *Credential) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	if _, exists := m.creds[c.Hash]; !exists && len(m.creds) >= m.maxCreds {
+		m.sweep(now)
+		if len(m.creds) >= m.maxCreds {
+			return ErrStoreFull
+		}
+	}
+	cp := cloneCredential(c)
+	if until, ok := m.revoked[c.Family]; ok && c.Family != "" {
+		cp.Revoked = true
+		if c.Expires.After(until) {
+			m.revoked[c.Family] = c.Expires
+		}
+	}
+	m.creds[c.Hash] = cp
+	if c.Family != "" {
+		f := m.families[c.Family]
+		if f == nil {
+			f = map[string]struct{}{}
+			m.families[c.Family] = f
+		}
+		f[c.Hash] = struct{}{}
+	}
+	return nil
+}
+
+// sweep forgets expired credentials and revoked-family records. m.mu is
+// held.
+func (m *MemoryStore) sweep(now time.Time) {
+	for h, c := range m.creds {
+		if !now.Before(c.Expires) {
+			m.forget(h, c)
+		}
+	}
+	for f, until := range m.revoked {
+		if !now.Before(until) {
+			delete(m.revoked, f)
+		}
+	}
+}
+
+func (m *MemoryStore) forget(hash string, c *Credential) {
+	delete(m.creds, hash)
+	if f := m.families[c.Family]; f != nil {
+		delete(f, hash)
+		if len(f) == 0 {
+			delete(m.families, c.Family)
+		}
+	}
+}
+
+// live returns the unexpired credential with hash. m.mu is held.
+func (m *MemoryStore) live(hash string) (*Credential, bool) {
+	c, ok := m.creds[hash]
+	if !ok {
+		return nil, false
+	}
+	if !m.now().Before(c.Expires) {
+		m.forget(hash, c)
+		return nil, false
+	}
+	return c, true
+}
+
+// Credential implements Store.
+func (m *MemoryStore) Credential(_ context.Context, hash string) (*Credential, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.live(hash)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return cloneCredential(c), nil
+}
+
+// Consume implements Store.
+func (m *MemoryStore) Consume(_ context.Context, hash string) (*Credential, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.live(hash)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	before := cloneCredential(c)
+	c.Used = true
+	return before, nil
+}
+
+// Delete implements Store.
+func (m *MemoryStore) Delete(_ context.Context, hash string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.creds[hash]; ok {
+		m.forget(hash, c)
+	}
+	return nil
+}
+
+// RevokeFamily implements Store.
+func (m *MemoryStore) RevokeFamily(_ context.Context, family string) error {
+	if family == "" {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	until := m.now().Add(time.Hour)
+	for h := range m.families[family] {
+		c := m.creds[h]
+		c.Revoked = true
+		if c.Expires.After(until) {
+			until = c.Expires
+		}
+	}
+	if len(m.revoked) >= m.maxCreds {
+		m.sweep(m.now())
+	}
+	m.revoked[family] = until
+	return nil
+}
+
+// PutConsent implements Store.
+func (m *MemoryStore) PutConsent(_ context.Context, subject, clientID string, scopes []string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := [2]string{subject, clientID}
+	if _, ok := m.consents[k]; !ok && len(m.consents) >= m.maxConsents {
+		return ErrStoreFull
+	}
+	m.consents[k] = slices.Clone(scopes)
+	return nil
+}
+
+// Consent implements Store.
+func (m *MemoryStore) Consent(_ context.Context, subject, clientID string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.consents[[2]string{subject, clientID}]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return slices.Clone(s), nil
+}

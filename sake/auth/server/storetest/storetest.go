@@ -1,0 +1,171 @@
+// Package storetest is the contract every server.Store must pass: run it
+// from a store implementation's tests with a constructor of empty stores.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake/auth/server"
+)
+
+// Run checks the contract against stores made by newStore (each call a
+// fresh, empty store).
+func Run(t *testing.T, newStore func(t *testing.T) server.Store) {
+	ctx := context.Background()
+	future := time.Now().Add(time.Hour)
+
+	t.Run("clients", func(t *testing.T) {
+		s := newStore(t)
+		if _, err := s.Client(ctx, "nobody"); !errors.Is(err, server.ErrNotFound) {
+			t.Fatalf("unknown client: %v, want ErrNotFound", err)
+		}
+		c := &server.Client{ID: "c1", Name: "One", RedirectURIs: []string{"https://a.example/cb"}, Dynamic: true,
+			GrantTypes: []string{"authorization_code"}, AuthMethod: server.AuthNone}
+		if err := s.PutClient(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		c.RedirectURIs[0] = "https://changed.example/" // the store must have copied
+		got, err := s.Client(ctx, "c1")
+		if err != nil || got.Name != "One" || got.RedirectURIs[0] != "https://a.example/cb" || !got.Dynamic {
+			t.Fatalf("client = %+v, %v", got, err)
+		}
+		if n, err := s.CountClients(ctx); err != nil || n != 1 {
+			t.Fatalf("CountClients = %d, %v; want 1", n, err)
+		}
+		if err := s.PutClient(ctx, &server.Client{ID: "c1", Name: "Renamed", Dynamic: true}); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := s.CountClients(ctx); n != 1 {
+			t.Fatalf("replacing a client changed the count to %d", n)
+		}
+	})
+
+	t.Run("credentials", func(t *testing.T) {
+		s := newStore(t)
+		c := &server.Credential{Hash: "h1", Kind: server.KindCode, Family: "f1", Expires: future,
+			Grant: server.Grant{ClientID: "c", Scopes: []string{"a", "b"}, Subject: "alice"}}
+		if err := s.PutCredential(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		c.Grant.Scopes[0] = "mutated"
+		got, err := s.Credential(ctx, "h1")
+		if err != nil || got.Grant.Subject != "alice" || !slices.Equal(got.Grant.Scopes, []string{"a", "b"}) || got.Used {
+			t.Fatalf("credential = %+v, %v", got, err)
+		}
+		if _, err := s.Credential(ctx, "h2"); !errors.Is(err, server.ErrNotFound) {
+			t.Fatalf("unknown hash: %v", err)
+		}
+		before, err := s.Consume(ctx, "h1")
+		if err != nil || before.Used {
+			t.Fatalf("first Consume = %+v, %v; want unused", before, err)
+		}
+		again, err := s.Consume(ctx, "h1")
+		if err != nil || !again.Used {
+			t.Fatalf("second Consume = %+v, %v; want Used", again, err)
+		}
+		if _, err := s.Consume(ctx, "nope"); !errors.Is(err, server.ErrNotFound) {
+			t.Fatalf("Consume unknown: %v", err)
+		}
+		if err := s.Delete(ctx, "h1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Credential(ctx, "h1"); !errors.Is(err, server.ErrNotFound) {
+			t.Fatalf("deleted: %v", err)
+		}
+	})
+
+	t.Run("expired credentials are gone", func(t *testing.T) {
+		s := newStore(t)
+		if err := s.PutCredential(ctx, &server.Credential{Hash: "old", Kind: server.KindCode, Expires: time.Now().Add(-time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Credential(ctx, "old"); !errors.Is(err, server.ErrNotFound) {
+			t.Fatalf("Credential of expired: %v", err)
+		}
+		if _, err := s.Consume(ctx, "old"); !errors.Is(err, server.ErrNotFound) {
+			t.Fatalf("Consume of expired: %v", err)
+		}
+	})
+
+	t.Run("consume is atomic", func(t *testing.T) {
+		s := newStore(t)
+		if err := s.PutCredential(ctx, &server.Credential{Hash: "race", Kind: server.KindRefresh, Expires: future}); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		fresh := 0
+		for range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := s.Consume(ctx, "race")
+				if err == nil && !c.Used {
+					mu.Lock()
+					fresh++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if fresh != 1 {
+			t.Fatalf("%d concurrent consumers saw an unused credential, want exactly 1", fresh)
+		}
+	})
+
+	t.Run("family revocation", func(t *testing.T) {
+		s := newStore(t)
+		for i, k := range []server.Kind{server.KindCode, server.KindRefresh, server.KindAccess} {
+			if err := s.PutCredential(ctx, &server.Credential{Hash: fmt.Sprint("m", i), Kind: k, Family: "fam", Expires: future}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.PutCredential(ctx, &server.Credential{Hash: "other", Kind: server.KindRefresh, Family: "other", Expires: future}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RevokeFamily(ctx, "fam"); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			c, err := s.Credential(ctx, fmt.Sprint("m", i))
+			if err != nil || !c.Revoked {
+				t.Fatalf("member %d after revocation: %+v, %v", i, c, err)
+			}
+		}
+		if c, _ := s.Credential(ctx, "other"); c == nil || c.Revoked {
+			t.Fatalf("another family was revoked: %+v", c)
+		}
+		// Stored later into a revoked family: revoked at once.
+		if err := s.PutCredential(ctx, &server.Credential{Hash: "late", Kind: server.KindRefresh, Family: "fam", Expires: future}); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := s.Credential(ctx, "late"); err != nil || !c.Revoked {
+			t.Fatalf("late member of a revoked family: %+v, %v", c, err)
+		}
+	})
+
+	t.Run("consents", func(t *testing.T) {
+		s := newStore(t)
+		if _, err := s.Consent(ctx, "alice", "c"); !errors.Is(err, server.ErrNotFound) {
+			t.Fatalf("no consent: %v", err)
+		}
+		if err := s.PutConsent(ctx, "alice", "c", []string{"x", "y"}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Consent(ctx, "alice", "c"); err != nil || !slices.Equal(got, []string{"x", "y"}) {
+			t.Fatalf("consent = %v, %v", got, err)
+		}
+		if _, err := s.Consent(ctx, "bob", "c"); !errors.Is(err, server.ErrNotFound) {
+			t.Fatalf("another subject's consent leaked: %v", err)
+		}
+		if _, err := s.Consent(ctx, "alice", "d"); !errors.Is(err, server.ErrNotFound) {
+			t.Fatalf("another client's consent leaked: %v", err)
+		}
+	})
+}

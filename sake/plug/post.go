@@ -142,6 +142,14 @@ func (p *postWriter) watchDisconnect(r *http.Request) {
 	context.AfterFunc(r.Context(), func() {
 		p.mu.Lock()
 		done := p.done
+		if !done {
+			// Nothing more reaches this client: the stream waits in its
+			// replay buffer for a resumption.
+			p.sse.failed = true
+			if p.st != nil {
+				p.st.detach(p)
+			}
+		}
 		p.mu.Unlock()
 		if !done {
 			p.lost()

@@ -29,13 +29,16 @@ func (s *Server) observeTask(reqCtx context.Context, c *Context) {
 	}
 }
 
-// end reports how the task's work ended to the Task hook.
+// end reports how the task's work ended to the Task hook, just before
+// the work reports it to the task manager.
 func (r *taskRun) end(d TaskDone) {
 	if r.done == nil {
 		return
 	}
-	if d.Status == TaskFailed && r.ctl.Context().Err() != nil {
-		d.Status = TaskCancelled
+	if r.ctl.Context().Err() != nil {
+		// Cancelled (or expired, or shut down) while it worked: the task
+		// is final already and whatever the work reported is ignored.
+		d = TaskDone{Status: TaskCancelled}
 	}
 	r.done(d)
 }
@@ -230,8 +233,8 @@ func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *Tool
 			// Cancelled, expired or shutting down. A task the client
 			// cancelled is already final and ignores this.
 			e := &Error{Code: CodeInternalError, Message: "The task stopped while waiting for input: " + werr.Error()}
-			ctl.Fail(e)
 			c.task.end(TaskDone{Status: TaskFailed, Error: e})
+			ctl.Fail(e)
 			return
 		}
 		if c.rnd.answers == nil {
@@ -247,8 +250,8 @@ func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *Tool
 	}
 	if err != nil {
 		if ae, _, ok := authError(err); ok {
-			ctl.Fail(ae)
 			c.task.end(TaskDone{Status: TaskFailed, Error: ae})
+			ctl.Fail(ae)
 			return
 		}
 		var e *Error
@@ -257,19 +260,19 @@ func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *Tool
 			// cancelled is already final and ignores this.
 			e = &Error{Code: CodeInternalError, Message: err.Error()}
 		}
-		ctl.Fail(e)
 		c.task.end(TaskDone{Status: TaskFailed, Error: e})
+		ctl.Fail(e)
 		return
 	}
 	b, merr := res.MarshalJSON()
 	if merr != nil {
 		e := &Error{Code: CodeInternalError, Message: "the result could not be encoded: " + merr.Error()}
-		ctl.Fail(e)
 		c.task.end(TaskDone{Status: TaskFailed, Error: e})
+		ctl.Fail(e)
 		return
 	}
-	ctl.Complete(b, res.IsError)
 	c.task.end(TaskDone{Status: TaskCompleted, ToolError: res.IsError})
+	ctl.Complete(b, res.IsError)
 }
 
 // createdTask is the answer to a tools/call that became a task.

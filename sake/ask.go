@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sakemcp/sake-go/sake/internal/validate"
 	"reflect"
 	"sync"
 )
@@ -120,7 +121,8 @@ type Root struct {
 
 // Elicit asks the user to fill in a form. form is a pointer to a struct:
 // its JSON Schema (flat, primitive fields only, as the protocol allows) is
-// the requested schema, and on accept the answers are decoded into it. key
+// the requested schema, and on accept the answers are checked against it
+// (ErrInvalidAnswer when they do not fit) and decoded into it. key
 // names the question; it must be the same every time the tool asks it.
 func (c *Context) Elicit(key, message string, form any) (ElicitAction, error) {
 	schema, err := elicitSchemaFor(form)
@@ -132,7 +134,8 @@ func (c *Context) Elicit(key, message string, form any) (ElicitAction, error) {
 
 // ElicitSchema is Elicit with a requested schema given verbatim (for
 // enums with titles, multi-select and other shapes a struct cannot say).
-// On accept the answers are decoded into answers (a pointer), if not nil.
+// On accept the answers are checked against schema (ErrInvalidAnswer) and
+// decoded into answers (a pointer), if not nil.
 func (c *Context) ElicitSchema(key, message string, schema json.RawMessage, answers any) (ElicitAction, error) {
 	return c.elicitForm(key, message, schema, answers)
 }
@@ -149,7 +152,14 @@ func (c *Context) elicitForm(key, message string, schema, answers any) (ElicitAc
 	if err != nil {
 		return "", err
 	}
-	action, err := decodeElicit(raw, answers)
+	check, err := elicitValidator(schema)
+	if err != nil {
+		return "", err
+	}
+	action, err := decodeElicit(raw, answers, check)
+	if ia, ok := err.(*invalidAnswer); ok {
+		return "", fmt.Errorf("%w: %q: %v", ErrInvalidAnswer, key, ia.err)
+	}
 	if err != nil {
 		return "", c.malformed(key, "elicitation/create", params, err)
 	}
@@ -171,7 +181,7 @@ func (c *Context) ElicitURL(key, message, url string) (ElicitAction, error) {
 	if err != nil {
 		return "", err
 	}
-	action, err := decodeElicit(raw, nil)
+	action, err := decodeElicit(raw, nil, nil)
 	if err != nil {
 		return "", c.malformed(key, "elicitation/create", params, err)
 	}
@@ -212,6 +222,20 @@ func (c *Context) ListRoots(key string) ([]Root, error) {
 	return r.Roots, nil
 }
 
+// ErrInvalidAnswer is returned (wrapped, with the violations) by Elicit
+// and ElicitSchema when the user accepted with content that does not fit
+// the requested schema: a required field missing, a value of the wrong
+// type or out of range. The answers are not decoded into the form. It is
+// the same in both eras; the tool decides what to do: return the error
+// (the model reads it as an error result), or ask again under another
+// key.
+var ErrInvalidAnswer = errors.New("sake: the accepted answer does not fit the requested schema")
+
+// invalidAnswer carries the violations of an accepted answer.
+type invalidAnswer struct{ err error }
+
+func (e *invalidAnswer) Error() string { return e.err.Error() }
+
 // errMalformedAnswer marks an answer the client sent in a shape the
 // question does not allow; in the modern era the question is asked again.
 var errMalformedAnswer = errors.New("sake: malformed answer")
@@ -225,7 +249,9 @@ func missingCapability(era Era, what string, required map[string]any) error {
 	return &Error{Code: CodeInvalidRequest, Message: "The client did not declare the " + what + " capability at initialize"}
 }
 
-func decodeElicit(raw json.RawMessage, form any) (ElicitAction, error) {
+// decodeElicit decodes an elicitation answer; an accepted form must pass
+// check (the requested schema), when there is one.
+func decodeElicit(raw json.RawMessage, form any, check *validate.Schema) (ElicitAction, error) {
 	var r struct {
 		Action  ElicitAction    `json:"action"`
 		Content json.RawMessage `json:"content"`
@@ -235,6 +261,19 @@ func decodeElicit(raw json.RawMessage, form any) (ElicitAction, error) {
 	}
 	switch r.Action {
 	case Accept:
+		if check != nil {
+			content := r.Content
+			if len(content) == 0 || string(content) == "null" {
+				content = json.RawMessage("{}")
+			}
+			v, err := decodeAny(content)
+			if err != nil {
+				return "", fmt.Errorf("%w: the accepted form is not JSON: %v", errMalformedAnswer, err)
+			}
+			if err := check.Validate(v); err != nil {
+				return "", &invalidAnswer{err: err}
+			}
+		}
 		if form != nil && len(r.Content) > 0 && string(r.Content) != "null" {
 			if err := json.Unmarshal(r.Content, form); err != nil {
 				return "", fmt.Errorf("%w: the accepted form does not fit: %v", errMalformedAnswer, err)
@@ -294,12 +333,45 @@ func elicitSchemaFor(form any) (json.RawMessage, error) {
 		b = append(b, rj...)
 	}
 	b = append(b, '}')
+	if v, err := validate.Compile(b); err == nil {
+		elicitValidators.Store(string(b), v)
+	}
 	elicitSchemas.Store(t, json.RawMessage(b))
 	return b, nil
 }
 
 // elicitSchemas caches the requested schema of each form type.
 var elicitSchemas sync.Map
+
+// elicitValidators caches the compiled requested schemas of Elicit's
+// forms, keyed by the schema's text; a schema given to ElicitSchema is
+// compiled when it is asked (it may change from call to call).
+var elicitValidators sync.Map
+
+// elicitValidator compiles the requested schema that answers must fit.
+func elicitValidator(schema any) (*validate.Schema, error) {
+	var raw json.RawMessage
+	switch x := schema.(type) {
+	case json.RawMessage:
+		raw = x
+	case []byte:
+		raw = x
+	default:
+		b, err := json.Marshal(schema)
+		if err != nil {
+			return nil, fmt.Errorf("sake: requested schema: %w", err)
+		}
+		raw = b
+	}
+	if v, ok := elicitValidators.Load(string(raw)); ok {
+		return v.(*validate.Schema), nil
+	}
+	v, err := validate.Compile(raw)
+	if err != nil {
+		return nil, fmt.Errorf("sake: the requested schema does not compile: %w", err)
+	}
+	return v, nil
+}
 
 // Keep saves a value in the request state, so a modern tool that runs
 // again after its questions are answered finds it with Kept. Values must

@@ -82,12 +82,16 @@ type ToolError struct {
 	Result *ToolResult
 }
 
-// Error returns the text of the result.
+// Error returns the text of the result, as the model reads it; a result
+// without text is described by String.
 func (e *ToolError) Error() string {
 	if e.Result == nil {
-		return "tool error"
+		return "the tool failed without a result"
 	}
-	return "tool error: " + e.Result.Text()
+	if s := e.Result.Text(); s != "" {
+		return s
+	}
+	return e.Result.String()
 }
 
 // errorsAs is errors.As with a type parameter.

@@ -59,7 +59,7 @@ func (s *Server) route(ctx context.Context, req *Request) (any, error) {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + req.Method}
 	}
 	reg := s.comps.current()
-	if (m.needs != nil && !m.needs(reg)) || (m.tasks && s.opts.tasks == nil) {
+	if (m.needs != nil && !m.needs(reg) && !req.Session.offered(m.what)) || (m.tasks && s.opts.tasks == nil) {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + req.Method,
 			Data: map[string]string{"reason": "the server does not offer " + m.what}}
 	}
@@ -100,6 +100,7 @@ func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (a
 	}
 	sess := newSession(version, p.Capabilities, p.ClientInfo)
 	sess.srv, sess.owner = s, req.Identity.Owner()
+	sess.offer(reg)
 	sess.key = ownerKey(sess.owner, req.in.RemoteAddr)
 	if !s.admit(sess) {
 		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: too many sessions open; close idle ones (DELETE) or retry later"}

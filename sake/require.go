@@ -56,6 +56,9 @@ type InsufficientScopeError struct {
 	// Challenge is the raw WWW-Authenticate header a client received with
 	// the error over HTTP ("" otherwise).
 	Challenge string
+	// ResourceMetadata is the protected resource metadata URL (RFC 9728)
+	// of the challenge, when a client received one over HTTP.
+	ResourceMetadata string
 }
 
 // Error implements error.
@@ -73,6 +76,9 @@ type InsufficientAuthenticationError struct {
 	// Challenge is the raw WWW-Authenticate header a client received with
 	// the error over HTTP ("" otherwise).
 	Challenge string
+	// ResourceMetadata is the protected resource metadata URL (RFC 9728)
+	// of the challenge, when a client received one over HTTP.
+	ResourceMetadata string
 }
 
 // Error implements error.

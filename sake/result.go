@@ -42,6 +42,51 @@ func (r *ToolResult) Text() string {
 	return strings.Join(parts, "\n")
 }
 
+// String describes the result for people (test failures, logs): its text
+// blocks, other blocks in brackets ("[image image/png, 120 bytes]"), or
+// the structured content as JSON when there is no content; an error
+// result starts with "isError: ".
+func (r *ToolResult) String() string {
+	if r == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	if r.IsError {
+		b.WriteString("isError: ")
+	}
+	for i, c := range r.Content {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		switch c := c.(type) {
+		case *TextContent:
+			b.WriteString(c.Text)
+		case *ImageContent:
+			fmt.Fprintf(&b, "[image %s, %d bytes]", c.MIMEType, len(c.Data))
+		case *AudioContent:
+			fmt.Fprintf(&b, "[audio %s, %d bytes]", c.MIMEType, len(c.Data))
+		case *ResourceLink:
+			fmt.Fprintf(&b, "[resource_link %s]", c.URI)
+		case *EmbeddedResource:
+			fmt.Fprintf(&b, "[resource %s]", c.Resource.URI)
+		case nil:
+			b.WriteString("[nil]")
+		default:
+			fmt.Fprintf(&b, "[%s]", c.ContentType())
+		}
+	}
+	if len(r.Content) == 0 && r.StructuredContent != nil {
+		if raw, ok := r.StructuredContent.(json.RawMessage); ok {
+			b.Write(raw)
+		} else if j, err := json.Marshal(r.StructuredContent); err == nil {
+			b.Write(j)
+		} else {
+			fmt.Fprint(&b, r.StructuredContent)
+		}
+	}
+	return b.String()
+}
+
 // DecodeStructured decodes StructuredContent into v.
 func (r *ToolResult) DecodeStructured(v any) error {
 	if r.StructuredContent == nil {

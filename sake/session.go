@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +31,10 @@ type Session struct {
 	owner  string       // Identity.Owner of whoever opened it
 	key    string       // what it counts against for quotas
 	busy   atomic.Int32 // holds by the transport: not idle
+	// offers are the capabilities (resources, prompts, completions)
+	// initialize offered: they stay answerable for the session, with
+	// empty lists, when their last component is removed.
+	offers []string
 
 	mu            sync.Mutex
 	subscriptions map[string]struct{}
@@ -305,4 +310,23 @@ func (t *inFlight) cancelAll() {
 	for _, fl := range m {
 		fl.stop()
 	}
+}
+
+// offer records the component capabilities the server offers the session.
+func (s *Session) offer(reg *registry) {
+	if reg.hasResources() {
+		s.offers = append(s.offers, "resources")
+	}
+	if reg.hasPrompts() {
+		s.offers = append(s.offers, "prompts")
+	}
+	if reg.hasCompletion() {
+		s.offers = append(s.offers, "completions")
+	}
+}
+
+// offered reports whether initialize offered the session the capability
+// what; false for no session.
+func (s *Session) offered(what string) bool {
+	return s != nil && slices.Contains(s.offers, what)
 }

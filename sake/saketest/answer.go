@@ -35,19 +35,13 @@ func Cancel() Answer { return Answer{Action: sake.Cancel} }
 // OnInput answers the server's elicitations with fn, and declares the
 // elicitation capability (form and URL modes).
 func OnInput(fn func(ElicitParams) Answer) Option {
-	return func(o *options) {
-		o.onInput = fn
-		o.capabilities.Elicitation = &sake.ElicitationCapability{Form: json.RawMessage(`{}`), URL: json.RawMessage(`{}`)}
-	}
+	return func(o *options) { o.onInput = fn }
 }
 
 // Sampling answers the server's sampling requests with fn, and declares
 // the sampling capability.
 func Sampling(fn func(sake.SamplingRequest) (*sake.SamplingResult, error)) Option {
-	return func(o *options) {
-		o.sampling = fn
-		o.capabilities.Sampling = &sake.SamplingCapability{}
-	}
+	return func(o *options) { o.sampling = fn }
 }
 
 // SamplingText answers every sampling request with the assistant saying
@@ -60,10 +54,7 @@ func SamplingText(text string) Option {
 
 // Roots answers roots/list with roots, and declares the roots capability.
 func Roots(roots ...sake.Root) Option {
-	return func(o *options) {
-		o.roots = append([]sake.Root{}, roots...)
-		o.capabilities.Roots = &sake.RootsCapability{}
-	}
+	return func(o *options) { o.roots = append([]sake.Root{}, roots...) }
 }
 
 // Ask is a question the server asked this client.
@@ -106,19 +97,9 @@ func (c *Client) answer(method string, params json.RawMessage) (json.RawMessage,
 		if c.opts.sampling == nil {
 			return nil, &sake.Error{Code: sake.CodeMethodNotFound, Message: "saketest: no sampling handler (use saketest.Sampling)"}
 		}
-		var req sake.SamplingRequest
-		var raw struct {
-			Messages []sake.PromptMessage `json:"messages"`
-		}
-		if err := json.Unmarshal(params, &req); err != nil {
-			// Messages hold Content interfaces: decode them apart.
-			req = sake.SamplingRequest{}
-		}
-		if err := json.Unmarshal(params, &raw); err == nil {
-			req.Messages = req.Messages[:0]
-			for _, m := range raw.Messages {
-				req.Messages = append(req.Messages, sake.SamplingMessage(m))
-			}
+		req, err := decodeSampling(params)
+		if err != nil {
+			return nil, &sake.Error{Code: sake.CodeInvalidParams, Message: "saketest: the sampling request does not decode: " + err.Error()}
 		}
 		res, err := c.opts.sampling(req)
 		if err != nil {
@@ -172,4 +153,23 @@ func (c *Client) answerServerRequest(id json.RawMessage, method string, params j
 	if _, err := c.exchange(c.context(), msg); err != nil {
 		c.t.Errorf("saketest: answering %s: %v", method, err)
 	}
+}
+
+// decodeSampling decodes sampling/createMessage params: the messages'
+// content is an interface, decoded by PromptMessage, while the other
+// members decode as they are.
+func decodeSampling(params json.RawMessage) (sake.SamplingRequest, error) {
+	var w struct {
+		sake.SamplingRequest
+		Messages []sake.PromptMessage `json:"messages"` // shadows SamplingRequest.Messages
+	}
+	if err := json.Unmarshal(params, &w); err != nil {
+		return sake.SamplingRequest{}, err
+	}
+	req := w.SamplingRequest
+	req.Messages = make([]sake.SamplingMessage, 0, len(w.Messages))
+	for _, m := range w.Messages {
+		req.Messages = append(req.Messages, sake.SamplingMessage(m))
+	}
+	return req, nil
 }

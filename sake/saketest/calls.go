@@ -11,6 +11,7 @@ import (
 // nil for none). A tool that answered with isError returns its result and
 // a *sake.ToolError; a JSON-RPC error returns a *sake.Error.
 func (c *Client) CallTool(name string, args any) (*sake.ToolResult, error) {
+	c.t.Helper()
 	raw, err := c.Request("tools/call", c.callParams(name, args))
 	if err != nil {
 		return nil, err
@@ -46,6 +47,7 @@ type Page[T any] struct {
 }
 
 func listPage[T any](c *Client, method, key, cursor string) (Page[T], error) {
+	c.t.Helper()
 	var params map[string]any
 	if cursor != "" {
 		params = map[string]any{"cursor": cursor}
@@ -69,6 +71,7 @@ func listPage[T any](c *Client, method, key, cursor string) (Page[T], error) {
 }
 
 func listAll[T any](c *Client, method, key string) ([]T, error) {
+	c.t.Helper()
 	var all []T
 	cursor := ""
 	for {
@@ -86,31 +89,37 @@ func listAll[T any](c *Client, method, key string) ([]T, error) {
 
 // ListTools lists every tool, following pages.
 func (c *Client) ListTools() ([]sake.ToolInfo, error) {
+	c.t.Helper()
 	return listAll[sake.ToolInfo](c, "tools/list", "tools")
 }
 
 // ListToolsPage returns one page of tools/list ("" for the first).
 func (c *Client) ListToolsPage(cursor string) (Page[sake.ToolInfo], error) {
+	c.t.Helper()
 	return listPage[sake.ToolInfo](c, "tools/list", "tools", cursor)
 }
 
 // ListResources lists every static resource, following pages.
 func (c *Client) ListResources() ([]sake.ResourceInfo, error) {
+	c.t.Helper()
 	return listAll[sake.ResourceInfo](c, "resources/list", "resources")
 }
 
 // ListResourceTemplates lists every resource template, following pages.
 func (c *Client) ListResourceTemplates() ([]sake.ResourceTemplateInfo, error) {
+	c.t.Helper()
 	return listAll[sake.ResourceTemplateInfo](c, "resources/templates/list", "resourceTemplates")
 }
 
 // ListPrompts lists every prompt, following pages.
 func (c *Client) ListPrompts() ([]sake.PromptInfo, error) {
+	c.t.Helper()
 	return listAll[sake.PromptInfo](c, "prompts/list", "prompts")
 }
 
 // ReadResource reads the resource at uri.
 func (c *Client) ReadResource(uri string) ([]sake.ResourceContents, error) {
+	c.t.Helper()
 	raw, err := c.Request("resources/read", map[string]any{"uri": uri})
 	if err != nil {
 		return nil, err
@@ -126,6 +135,7 @@ func (c *Client) ReadResource(uri string) ([]sake.ResourceContents, error) {
 
 // GetPrompt gets a prompt with its arguments (nil for none).
 func (c *Client) GetPrompt(name string, args map[string]string) (*sake.PromptResult, error) {
+	c.t.Helper()
 	params := map[string]any{"name": name}
 	if args != nil {
 		params["arguments"] = args
@@ -157,6 +167,7 @@ func ResourceRef(uriTemplate string) Ref { return Ref{Type: "ref/resource", URI:
 // Complete asks for completions of argument, whose value so far is value.
 // context holds arguments already filled in (nil for none).
 func (c *Client) Complete(ref Ref, argument, value string, context map[string]string) (*sake.Completion, error) {
+	c.t.Helper()
 	params := map[string]any{"ref": ref, "argument": map[string]string{"name": argument, "value": value}}
 	if context != nil {
 		params["context"] = map[string]any{"arguments": context}
@@ -177,6 +188,7 @@ func (c *Client) Complete(ref Ref, argument, value string, context map[string]st
 // Ping checks that the server answers: ping in the legacy era,
 // server/discover in the modern one (which has no ping).
 func (c *Client) Ping() error {
+	c.t.Helper()
 	method := "server/discover"
 	if c.opts.legacy {
 		method = "ping"
@@ -189,6 +201,7 @@ func (c *Client) Ping() error {
 // era only: a modern client sets its level per request with the LogLevel
 // option).
 func (c *Client) SetLogLevel(level sake.LogLevel) error {
+	c.t.Helper()
 	if !c.opts.legacy {
 		return fmt.Errorf("saketest: SetLogLevel needs a legacy client; a modern client sets saketest.LogLevel when it connects")
 	}

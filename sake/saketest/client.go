@@ -45,6 +45,7 @@ type state struct {
 	http          *httpTransport
 	in            *sake.Inbound // reused while the session and identity stay the same
 	taskTools     map[string]bool
+	panics        []string // panics of user code not reported yet
 }
 
 // Notification is a notification the server sent during a call.
@@ -83,11 +84,12 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 	}
 	if !ok {
 		var err error
-		serverOpts := append([]sake.Option{sake.Logger(testLogger(t))}, o.serverOpts...)
+		serverOpts := append([]sake.Option{sake.Logger(testLogger(t, !o.returnPanics))}, o.serverOpts...)
 		if srv, err = sake.New(impl, serverOpts...); err != nil {
 			t.Fatalf("saketest: %v", err)
 		}
 	}
+	o.capabilities = o.clientCapabilities()
 	c := &Client{state: &state{t: t, srv: srv, opts: o}}
 	modernCaps := o.capabilities
 	if !o.noTasks && !modernCaps.HasExtension(sake.TaskExtension) {
@@ -200,6 +202,8 @@ func (c *Client) Server() *sake.Server { return c.srv }
 // Close ends the client (and its legacy session). Calls after it return
 // ErrClosed. Connect arranges for it to run when the test ends.
 func (c *Client) Close() {
+	c.t.Helper()
+	defer c.reportPanics()
 	c.mu.Lock()
 	sess := c.session
 	c.closed = true
@@ -230,9 +234,7 @@ func (c *Client) inbound() *sake.Inbound {
 	}
 	in := &sake.Inbound{Session: sess, Notify: c.record, Identity: c.identity(), BaseURL: c.opts.baseURL, Transport: "memory"}
 	if !c.opts.returnPanics {
-		in.OnPanic = func(r any, stack []byte) {
-			c.t.Errorf("saketest: panic in the server: %v\n%s", r, stack)
-		}
+		in.OnPanic = c.notePanic
 	}
 	c.mu.Lock()
 	c.in = in
@@ -312,6 +314,8 @@ func (c *Client) encode(method string, params any) ([]byte, error) {
 // for methods without a helper. params is encoded as a JSON object; in
 // the modern era the client adds its _meta.
 func (c *Client) Request(method string, params any) (json.RawMessage, error) {
+	c.t.Helper()
+	defer c.reportPanics()
 	body, err := c.encode(method, params)
 	if err != nil {
 		return nil, err
@@ -367,6 +371,8 @@ const maxRounds = 10
 // and returns the reply as the dispatcher made it: for tests of malformed
 // messages.
 func (c *Client) Send(msg []byte) sake.Reply {
+	c.t.Helper()
+	defer c.reportPanics()
 	reply, err := c.exchange(c.context(), msg)
 	if err != nil {
 		c.t.Errorf("saketest: Send: %v", err)

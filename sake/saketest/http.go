@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,17 @@ type HTTPError struct {
 	// Challenge is the WWW-Authenticate header, if any.
 	Challenge string
 	Body      string
+}
+
+// Unwrap returns what an authorization challenge says, so errors.As
+// finds *sake.InsufficientScopeError or *sake.InsufficientAuthenticationError
+// (with the challenge's resource_metadata) in a refusal by the endpoint
+// itself, as in one by a component.
+func (e *HTTPError) Unwrap() error {
+	if ch, ok := ParseChallenge(e.Challenge); ok {
+		return ch.authError()
+	}
+	return nil
 }
 
 // Error implements error.
@@ -55,11 +67,7 @@ type httpTransport struct {
 }
 
 func newHTTPTransport(t testing.TB, o *options) (*httpTransport, error) {
-	base := strings.TrimSuffix(o.baseURL, "/")
-	if base == "" {
-		base = "http://example.com"
-	}
-	ht := &httpTransport{t: t, h: o.handler, url: base + o.path, headers: o.headers}
+	ht := &httpTransport{t: t, h: o.handler, url: endpointURL(o.baseURL, o.path), headers: o.headers}
 	if o.withToken && o.issuer != nil {
 		var jkt string
 		if o.dpop {
@@ -79,6 +87,20 @@ func newHTTPTransport(t testing.TB, o *options) (*httpTransport, error) {
 		ht.token = tok
 	}
 	return ht, nil
+}
+
+// endpointURL is where requests go: BaseURL when it names a path (it is
+// the endpoint's URL), else BaseURL's origin (default
+// http://example.com) with the Handler's path.
+func endpointURL(baseURL, path string) string {
+	if u, err := url.Parse(baseURL); err == nil && u.Host != "" && strings.Trim(u.Path, "/") != "" {
+		return baseURL
+	}
+	base := strings.TrimSuffix(baseURL, "/")
+	if base == "" {
+		base = "http://example.com"
+	}
+	return base + path
 }
 
 // mint issues a real token for the options' identity.
@@ -124,10 +146,18 @@ func (ht *httpTransport) close() {
 		return
 	}
 	req := httptest.NewRequest(http.MethodDelete, ht.url, nil)
+	ht.setHeaders(req)
 	req.Header.Set("Mcp-Session-Id", sid)
 	ht.authorize(req)
 	rec := httptest.NewRecorder()
 	ht.h.ServeHTTP(rec, req)
+}
+
+// setHeaders adds the headers given with Header.
+func (ht *httpTransport) setHeaders(req *http.Request) {
+	for k, vs := range ht.headers {
+		req.Header[k] = append([]string(nil), vs...)
+	}
 }
 
 func (ht *httpTransport) authorize(req *http.Request) {
@@ -165,9 +195,7 @@ func (ht *httpTransport) post(ctx context.Context, c *Client, body []byte) (sake
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, ht.url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, vs := range ht.headers {
-		req.Header[k] = append([]string(nil), vs...)
-	}
+	ht.setHeaders(req)
 	modern := peek.Params.Meta != nil && peek.Params.Meta.Version != ""
 	switch {
 	case modern:
@@ -240,8 +268,15 @@ func (ht *httpTransport) post(ctx context.Context, c *Client, body []byte) (sake
 		var e struct {
 			ID json.RawMessage `json:"id"`
 		}
+		challenge := w.header.Get("WWW-Authenticate")
 		if json.Unmarshal(b, &e) != nil || e.ID == nil || string(e.ID) == "null" {
-			return reply, &HTTPError{StatusCode: w.status, Challenge: w.header.Get("WWW-Authenticate"), Body: string(b)}
+			return reply, &HTTPError{StatusCode: w.status, Challenge: challenge, Body: string(b)}
+		}
+		if challenge != "" {
+			// A component's refusal: its JSON-RPC error, with what only
+			// the challenge says.
+			_, err := decodeReply(b)
+			return reply, withChallenge(err, challenge)
 		}
 	}
 	if len(b) > 0 {

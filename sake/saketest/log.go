@@ -11,8 +11,10 @@ import (
 
 // testLogger returns a logger that writes to the test's log, shown when
 // the test fails or runs with -v, and nowhere once the test has ended.
-func testLogger(t testing.TB) *slog.Logger {
-	h := &tlogHandler{t: t, done: new(atomic.Bool)}
+// With quietPanics, the server's record of a panic is left out: the test
+// client reports the panic itself, with its stack, at the test's line.
+func testLogger(t testing.TB, quietPanics bool) *slog.Logger {
+	h := &tlogHandler{t: t, done: new(atomic.Bool), quietPanics: quietPanics}
 	t.Cleanup(func() { h.done.Store(true) })
 	return slog.New(h)
 }
@@ -21,12 +23,14 @@ type tlogHandler struct {
 	t     testing.TB
 	done  *atomic.Bool
 	attrs []slog.Attr
+
+	quietPanics bool
 }
 
 func (h *tlogHandler) Enabled(context.Context, slog.Level) bool { return !h.done.Load() }
 
 func (h *tlogHandler) Handle(_ context.Context, r slog.Record) error {
-	if h.done.Load() {
+	if h.done.Load() || (h.quietPanics && strings.HasPrefix(r.Message, "sake: panic in ")) {
 		return nil
 	}
 	var b strings.Builder

@@ -1,6 +1,7 @@
 package saketest
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -100,7 +101,10 @@ func Secret(key []byte) Option {
 }
 
 // BaseURL sets the endpoint URL components see as ctx.BaseURL(). Default
-// "", as over stdio.
+// "", as over stdio. With Handler, requests go to it when it has a path
+// ("https://mcp.acme.test/mcp"); one without a path
+// ("https://mcp.acme.test") gives the origin the Handler's path is added
+// to.
 func BaseURL(u string) Option { return func(o *options) { o.baseURL = u } }
 
 // Legacy makes the client run the initialize handshake and speak the
@@ -118,7 +122,9 @@ func ClientInfo(name, version string) Option {
 	return func(o *options) { o.clientInfo = sake.Implementation{Name: name, Version: version} }
 }
 
-// Capabilities sets the capabilities the client declares.
+// Capabilities sets the capabilities the client declares. OnInput,
+// Sampling and Roots add theirs to these, whatever the order of the
+// options, unless c declares that capability itself.
 func Capabilities(c sake.ClientCapabilities) Option {
 	return func(o *options) { o.capabilities = c }
 }
@@ -174,3 +180,19 @@ func TokenIssuer(iss *auth.Issuer) Option { return func(o *options) { o.issuer =
 // every request (RFC 9449), for endpoints that require sender-constrained
 // tokens.
 func DPoP() Option { return func(o *options) { o.dpop = true } }
+
+// clientCapabilities are the declared capabilities with those the answer
+// handlers need added.
+func (o *options) clientCapabilities() sake.ClientCapabilities {
+	caps := o.capabilities
+	if o.onInput != nil && caps.Elicitation == nil {
+		caps.Elicitation = &sake.ElicitationCapability{Form: json.RawMessage(`{}`), URL: json.RawMessage(`{}`)}
+	}
+	if o.sampling != nil && caps.Sampling == nil {
+		caps.Sampling = &sake.SamplingCapability{}
+	}
+	if o.roots != nil && caps.Roots == nil {
+		caps.Roots = &sake.RootsCapability{}
+	}
+	return caps
+}

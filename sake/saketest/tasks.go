@@ -94,6 +94,7 @@ func isTask(raw []byte) bool {
 // it as one (the *Task is then non-nil and the result nil), or the result
 // when it answered at once.
 func (c *Client) CallToolAsync(name string, args any) (*sake.ToolResult, *Task, error) {
+	c.t.Helper()
 	raw, err := c.Request("tools/call", c.callParams(name, args))
 	if err != nil {
 		return nil, nil, err
@@ -115,6 +116,7 @@ func (c *Client) CallToolAsync(name string, args any) (*sake.ToolResult, *Task, 
 // callParams are the params of tools/call; a legacy client asks for a
 // task (params.task) when the tool supports one.
 func (c *Client) callParams(name string, args any) *callParams {
+	c.t.Helper()
 	p := &callParams{Name: name, Arguments: args}
 	if c.opts.legacy && c.taskSupport(name) {
 		p.Task = map[string]any{}
@@ -124,6 +126,7 @@ func (c *Client) callParams(name string, args any) *callParams {
 
 // taskSupport reports whether a legacy tool declares task support.
 func (c *Client) taskSupport(name string) bool {
+	c.t.Helper()
 	c.mu.Lock()
 	known := c.taskTools
 	c.mu.Unlock()
@@ -154,8 +157,9 @@ func (c *Client) taskSupport(name string) bool {
 // followTask drives a task to its end, answering its questions with the
 // client's handlers, and returns its result as CallTool does.
 func (c *Client) followTask(t *Task) (*sake.ToolResult, error) {
+	c.t.Helper()
 	if c.opts.legacy {
-		raw, err := c.Request("tasks/result", map[string]any{"taskId": t.ID})
+		raw, err := c.legacyResult(t.ID, c.opts.taskTimeout)
 		if err != nil {
 			return nil, err
 		}
@@ -212,8 +216,27 @@ func (c *Client) followTask(t *Task) (*sake.ToolResult, error) {
 	}
 }
 
+// legacyResult waits for a legacy task's result with tasks/result,
+// answering its questions on the way, for at most timeout (default 30
+// seconds): then the request is cancelled and ErrTaskTimeout returned.
+func (c *Client) legacyResult(id string, timeout time.Duration) (json.RawMessage, error) {
+	c.t.Helper()
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	parent := c.context()
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
+	raw, err := c.WithContext(ctx).Request("tasks/result", map[string]any{"taskId": id})
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil {
+		return nil, ErrTaskTimeout
+	}
+	return raw, err
+}
+
 // GetTask returns the task as tasks/get does.
 func (c *Client) GetTask(id string) (*Task, error) {
+	c.t.Helper()
 	raw, err := c.Request("tasks/get", map[string]any{"taskId": id})
 	if err != nil {
 		return nil, err
@@ -238,12 +261,14 @@ func (c *Client) GetTask(id string) (*Task, error) {
 
 // UpdateTask answers a task's input requests (tasks/update, modern era).
 func (c *Client) UpdateTask(id string, responses map[string]any) error {
+	c.t.Helper()
 	_, err := c.Request("tasks/update", map[string]any{"taskId": id, "inputResponses": responses})
 	return err
 }
 
 // CancelTask cancels a task.
 func (c *Client) CancelTask(id string) error {
+	c.t.Helper()
 	_, err := c.Request("tasks/cancel", map[string]any{"taskId": id})
 	return err
 }
@@ -258,6 +283,7 @@ var ErrTaskTimeout = errors.New("saketest: the task is still working")
 // manager; through Handler without the server, it polls at the interval
 // the server suggests), and gives up after timeout with ErrTaskTimeout.
 func (c *Client) AwaitTask(id string, timeout time.Duration) (*Task, error) {
+	c.t.Helper()
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}

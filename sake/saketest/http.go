@@ -38,10 +38,7 @@ type HTTPError struct {
 // (with the challenge's resource_metadata) in a refusal by the endpoint
 // itself, as in one by a component.
 func (e *HTTPError) Unwrap() error {
-	if ch, ok := ParseChallenge(e.Challenge); ok {
-		return ch.authError()
-	}
-	return nil
+	return challengeError(e.Challenge)
 }
 
 // Error implements error.

@@ -32,7 +32,11 @@
 // Resource Metadata (RFC 9728), which [ResourceMetadata.Handler] serves at
 // [WellKnownPath]. The reason a token failed stays in the error's cause,
 // for logs; clients only ever see the code. Any other error from a verifier
-// means it could not decide (keys or introspection unavailable): answer 503.
+// means it could not decide (keys or introspection unavailable): answer 503
+// with Retry-After ([*UnavailableError] says when), as plug.Authorization
+// does. A [*JWKS] answers from its cached keys while it refreshes them,
+// waits at most DefaultJWKSMaxWait for a fetch, and after a failed fetch
+// tries again after DefaultJWKSRetry.
 //
 // Tokens are never logged, forwarded or stored; the introspection cache
 // keeps only their SHA-256.

@@ -23,6 +23,14 @@ const (
 	DefaultJWKSTTL = time.Hour
 	// MaxJWKSTTL caps the cache lifetime a response's max-age can ask for.
 	MaxJWKSTTL = 24 * time.Hour
+	// DefaultJWKSMaxWait bounds how long a token check waits for a fetch
+	// of the key set before it gives up with an *UnavailableError.
+	DefaultJWKSMaxWait = 5 * time.Second
+	// DefaultJWKSRetry is the least time between two fetches after one
+	// failed (at most the minimum refresh interval): the answer while the
+	// set is unreachable is 503 with Retry-After, and recovery is noticed
+	// that soon.
+	DefaultJWKSRetry = 5 * time.Second
 
 	maxJWKSBody  = 1 << 20
 	fetchTimeout = 30 * time.Second
@@ -34,7 +42,16 @@ const (
 // absent, at most MaxJWKSTTL, at least MinRefresh). An unknown kid refetches
 // the set, at most once per MinRefresh, so tokens with invented kids cannot
 // make the server hammer the authorization server; concurrent lookups share
-// one fetch. When a refresh fails the previous keys stay in use.
+// one fetch. A stale set keeps answering while its refresh runs in the
+// background, and when a refresh fails the previous keys stay in use.
+//
+// A lookup waits for a fetch at most MaxWait (DefaultJWKSMaxWait). When it
+// has no key to answer with because the set cannot be fetched (the fetch
+// failed, or is still running after MaxWait), it returns an
+// *UnavailableError saying when to try again: plug.Authorization answers
+// that with 503 and Retry-After, never with a 401 that would send the
+// client to sign in again. After a failed fetch the next one is allowed
+// after DefaultJWKSRetry (at most MinRefresh).
 //
 // RSA, EC (P-256, P-384, P-521) and OKP (Ed25519) keys are used; keys with
 // another kty or curve, with use other than "sig", or malformed ones are
@@ -44,6 +61,7 @@ type JWKS struct {
 	client     *http.Client
 	minRefresh time.Duration
 	defaultTTL time.Duration
+	maxWait    time.Duration
 	now        func() time.Time
 
 	mu          sync.Mutex
@@ -51,6 +69,7 @@ type JWKS struct {
 	loaded      bool      // a fetch has succeeded
 	expires     time.Time // when the loaded set goes stale
 	lastAttempt time.Time // start of the last fetch, successful or not
+	nextAttempt time.Time // no fetch before then
 	lastErr     error
 	inflight    *jwksFetch
 }
@@ -87,6 +106,16 @@ func WithDefaultTTL(d time.Duration) JWKSOption {
 	}
 }
 
+// WithMaxWait sets how long a lookup waits for a fetch of the set before
+// it returns an *UnavailableError (default DefaultJWKSMaxWait).
+func WithMaxWait(d time.Duration) JWKSOption {
+	return func(j *JWKS) {
+		if d > 0 {
+			j.maxWait = d
+		}
+	}
+}
+
 // WithClock sets the time source (default time.Now). For tests.
 func WithClock(now func() time.Time) JWKSOption {
 	return func(j *JWKS) {
@@ -103,7 +132,7 @@ func NewJWKS(url string, client *http.Client, opts ...JWKSOption) *JWKS {
 		client = &http.Client{Timeout: fetchTimeout}
 	}
 	j := &JWKS{url: url, client: client, minRefresh: DefaultJWKSMinRefresh,
-		defaultTTL: DefaultJWKSTTL, now: time.Now}
+		defaultTTL: DefaultJWKSTTL, maxWait: DefaultJWKSMaxWait, now: time.Now}
 	for _, o := range opts {
 		o(j)
 	}
@@ -112,48 +141,79 @@ func NewJWKS(url string, client *http.Client, opts ...JWKSOption) *JWKS {
 
 // Key returns the key for kid that suits alg. With an empty kid, the only
 // key of the set that suits alg is used. An unknown kid gives an error
-// wrapping ErrKeyNotFound; a set that could never be fetched gives the fetch
-// error.
+// wrapping ErrKeyNotFound; a set that cannot be fetched right now gives an
+// *UnavailableError wrapping the fetch error.
 func (j *JWKS) Key(ctx context.Context, kid, alg string) (any, error) {
 	waited := false
 	for {
 		j.mu.Lock()
 		now := j.now()
 		key, lookupErr := j.lookup(kid, alg)
-		fresh := j.loaded && now.Before(j.expires)
-		if lookupErr == nil && fresh {
-			j.mu.Unlock()
-			return key, nil
-		}
+		stale := !j.loaded || !now.Before(j.expires)
 		call := j.inflight
-		if call == nil && !waited && (j.lastAttempt.IsZero() || now.Sub(j.lastAttempt) >= j.minRefresh) {
+		if call == nil && (stale || lookupErr != nil) && !waited && !now.Before(j.nextAttempt) {
 			call = &jwksFetch{done: make(chan struct{})}
 			j.inflight = call
 			j.lastAttempt = now
+			j.nextAttempt = now.Add(j.minRefresh)
 			go j.fetch(context.WithoutCancel(ctx), call)
 		}
-		if call == nil || waited {
-			// No fetch allowed now: answer from what is cached, stale
-			// or not.
-			loaded, lastErr := j.loaded, j.lastErr
+		if lookupErr == nil {
+			// A known key answers at once, even from a stale set whose
+			// refresh is under way.
 			j.mu.Unlock()
-			if lookupErr == nil {
-				return key, nil
-			}
+			return key, nil
+		}
+		if call == nil || waited {
+			// No fetch allowed now: an unknown kid in a set we have, or
+			// no set at all.
+			loaded, lastErr := j.loaded, j.lastErr
+			after := j.nextAttempt.Sub(now)
+			j.mu.Unlock()
 			if !loaded && lastErr != nil {
-				return nil, lastErr
+				return nil, &UnavailableError{After: after, Err: lastErr}
 			}
 			return nil, lookupErr
 		}
 		j.mu.Unlock()
+		t := time.NewTimer(j.maxWait)
 		select {
 		case <-call.done:
+			t.Stop()
+		case <-t.C:
+			return nil, &UnavailableError{After: j.retryDelay(), Err: fmt.Errorf("auth: fetching JWKS %s: no answer within %v", j.url, j.maxWait)}
 		case <-ctx.Done():
+			t.Stop()
 			return nil, ctx.Err()
 		}
 		waited = true
 	}
 }
+
+// retryDelay is how long a failed fetch holds off the next one.
+func (j *JWKS) retryDelay() time.Duration { return min(DefaultJWKSRetry, j.minRefresh) }
+
+// UnavailableError says a token cannot be checked right now because what
+// checking it needs (a key set, an introspection endpoint) is unreachable.
+// It is not the token's fault: HTTP transports answer 503 with Retry-After,
+// not 401.
+type UnavailableError struct {
+	// After is when to try again; zero when unknown.
+	After time.Duration
+	// Err is the cause, for logs only.
+	Err error
+}
+
+// Error describes the outage, with its cause.
+func (e *UnavailableError) Error() string {
+	return "auth: the token cannot be checked right now: " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// RetryAfter returns when to try again, at least a second.
+func (e *UnavailableError) RetryAfter() time.Duration { return max(e.After, time.Second) }
 
 // lookup finds the key for kid and alg in the cached set. j.mu is held.
 func (j *JWKS) lookup(kid, alg string) (any, error) {
@@ -192,6 +252,7 @@ func (j *JWKS) fetch(ctx context.Context, call *jwksFetch) {
 	j.mu.Lock()
 	if err != nil {
 		j.lastErr = fmt.Errorf("auth: fetching JWKS %s: %w", j.url, err)
+		j.nextAttempt = j.lastAttempt.Add(j.retryDelay())
 	} else {
 		j.keys, j.loaded, j.lastErr = keys, true, nil
 		j.expires = j.now().Add(ttl)

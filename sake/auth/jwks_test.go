@@ -2,10 +2,12 @@ package auth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -113,7 +115,8 @@ func TestJWKSCacheControl(t *testing.T) {
 		t.Fatalf("fetches = %d within max-age", n)
 	}
 	clk.Advance(2 * time.Second)
-	get()
+	get() // answers from the stale set and refreshes it in the background
+	j.settle()
 	if n := srv.hits.Load(); n != 2 {
 		t.Fatalf("fetches = %d after max-age", n)
 	}
@@ -199,6 +202,10 @@ func TestJWKSKeepsKeysWhenRefreshFails(t *testing.T) {
 	if _, err := j.Key(ctx, "k1", "RS256"); err != nil {
 		t.Fatalf("stale key not served: %v", err)
 	}
+	j.settle()
+	if _, err := j.Key(ctx, "k1", "RS256"); err != nil {
+		t.Fatalf("stale key not served after the refresh failed: %v", err)
+	}
 	if n := srv.hits.Load(); n != 2 {
 		t.Fatalf("fetches = %d, want 2", n)
 	}
@@ -257,5 +264,90 @@ func TestJWKSContextCancelled(t *testing.T) {
 	cancel()
 	if _, err := j.Key(ctx, "k1", "RS256"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// settle waits for the fetch under way, if any.
+func (j *JWKS) settle() {
+	j.mu.Lock()
+	c := j.inflight
+	j.mu.Unlock()
+	if c != nil {
+		<-c.done
+	}
+}
+
+// A stale set answers at once while its refresh runs: a hanging key server
+// does not hold up tokens whose key is cached.
+func TestJWKSStaleSetAnswersWhileRefreshing(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	release := make(chan struct{})
+	var hits atomic.Int32
+	doc := jwkDoc(t, &rsaKey().PublicKey, "k1", "", "")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) > 1 {
+			<-release
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []any{doc}})
+	}))
+	t.Cleanup(srv.Close)
+	defer close(release)
+	j := NewJWKS(srv.URL, srv.Client(), WithClock(clk.Now))
+	if _, err := j.Key(context.Background(), "k1", "RS256"); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * time.Hour)
+	for range 3 {
+		if _, err := j.Key(context.Background(), "k1", "RS256"); err != nil {
+			t.Fatalf("stale key while the refresh hangs: %v", err)
+		}
+	}
+}
+
+// With no keys and a key server that does not answer, a lookup waits at
+// most MaxWait and says the set is unavailable, with when to retry.
+func TestJWKSHangingFirstFetchIsBounded(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+	}))
+	t.Cleanup(srv.Close)
+	defer close(release)
+	j := NewJWKS(srv.URL, srv.Client(), WithMaxWait(time.Millisecond))
+	_, err := j.Key(context.Background(), "k1", "RS256")
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || ue.RetryAfter() < time.Second {
+		t.Fatalf("err = %v, want an *UnavailableError with a retry delay", err)
+	}
+	if errors.Is(err, ErrKeyNotFound) {
+		t.Fatal("an outage reported as an unknown key")
+	}
+}
+
+// After the key server fails, lookups say it is unavailable (not an
+// unknown key) until the retry delay, then the next fetch recovers.
+func TestJWKSRecoversAfterRetryDelay(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	srv := newJWKSServer(t, jwkDoc(t, &rsaKey().PublicKey, "k1", "", ""))
+	srv.set(http.StatusInternalServerError)
+	j := NewJWKS(srv.URL, srv.Client(), WithClock(clk.Now))
+	ctx := context.Background()
+	for range 2 {
+		_, err := j.Key(ctx, "k1", "RS256")
+		var ue *UnavailableError
+		if !errors.As(err, &ue) || ue.RetryAfter() > DefaultJWKSRetry {
+			t.Fatalf("err = %v, want unavailable for at most %v", err, DefaultJWKSRetry)
+		}
+	}
+	srv.set(http.StatusOK, jwkDoc(t, &rsaKey().PublicKey, "k1", "", ""))
+	clk.Advance(DefaultJWKSRetry)
+	if _, err := j.Key(ctx, "k1", "RS256"); err != nil {
+		t.Fatalf("not recovered after the retry delay: %v", err)
+	}
+	if n := srv.hits.Load(); n != 2 {
+		t.Fatalf("fetches = %d, want 2", n)
 	}
 }

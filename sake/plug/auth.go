@@ -1,7 +1,9 @@
 package plug
 
 import (
+	"errors"
 	"net/http"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
@@ -66,11 +68,21 @@ func (c *challenge) WWWAuthenticate() string {
 	return c.err.Challenge(scheme, c.metadataURL)
 }
 
-// unavailable is a verifier that could not decide.
+// unavailable is a verifier that could not decide. Its cause (an
+// *auth.UnavailableError says when to retry) is never shown to the client.
 type unavailable struct{ err error }
 
-func (u *unavailable) Error() string   { return "the token cannot be checked right now" }
+func (u *unavailable) Error() string {
+	return "the token cannot be checked right now; try again after the Retry-After delay"
+}
 func (u *unavailable) HTTPStatus() int { return http.StatusServiceUnavailable }
+func (u *unavailable) RetryAfter() time.Duration {
+	var ue *auth.UnavailableError
+	if errors.As(u.err, &ue) {
+		return ue.RetryAfter()
+	}
+	return DefaultRetryAfter
+}
 
 // authFailureChallenge renders the challenge of a component's refusal.
 func (h *Handler) authFailureChallenge(r *http.Request, f *sake.AuthFailure) (int, string) {

@@ -1,9 +1,11 @@
 package plug_test
 
 import (
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +117,53 @@ func TestAuthorizationChallenges(t *testing.T) {
 	resp, body := callWith(t, ts, reader, "read")
 	if resp.StatusCode != 200 || !strings.Contains(body, "read by ana") {
 		t.Errorf("identity not passed to the tool: %d %s", resp.StatusCode, body)
+	}
+}
+
+// When the key set cannot be fetched (failing or hanging key server) the
+// answer is 503 with Retry-After and no challenge: the client must not be
+// sent to sign in again during an outage.
+func TestAuthorizationKeySetOutageIs503(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	t.Cleanup(failing.Close)
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+	}))
+	t.Cleanup(hanging.Close)
+	t.Cleanup(func() { close(release) }) // runs first, letting Close return
+	b64 := base64.RawURLEncoding.EncodeToString
+	token := b64([]byte(`{"alg":"RS256","kid":"k1","typ":"at+jwt"}`)) + "." +
+		b64([]byte(`{"iss":"https://issuer.test","aud":"http://x/mcp","sub":"ana","exp":9999999999}`)) + "." + b64([]byte("sig"))
+	for name, keys := range map[string]*auth.JWKS{
+		"failing": auth.NewJWKS(failing.URL, failing.Client()),
+		"hanging": auth.NewJWKS(hanging.URL, hanging.Client(), auth.WithMaxWait(time.Millisecond)),
+	} {
+		v, err := auth.NewJWTVerifier(auth.JWTConfig{Issuer: "https://issuer.test", Audience: []string{"http://x/mcp"}, Keys: keys})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := plug.New(sake.MustNew(guarded{}), plug.Authorization(v, "http://x/.well-known/oauth-protected-resource/mcp"))
+		t.Cleanup(h.Close)
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", h)
+		ts := httptest.NewServer(mux)
+		t.Cleanup(ts.Close)
+		resp, body := callWith(t, ts, token, "Read")
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("%s key server: %d %s", name, resp.StatusCode, body)
+		}
+		if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || ra < 1 {
+			t.Errorf("%s key server: Retry-After %q", name, resp.Header.Get("Retry-After"))
+		}
+		if c := resp.Header.Get("WWW-Authenticate"); c != "" {
+			t.Errorf("%s key server: a challenge during an outage: %s", name, c)
+		}
+		if !strings.Contains(body, `"code":-32600`) {
+			t.Errorf("%s key server: body %s", name, body)
+		}
 	}
 }

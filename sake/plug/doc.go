@@ -60,6 +60,7 @@
 //	POST without Content-Type: application/json     415
 //	Accept allows neither JSON nor SSE (GET: SSE)   406
 //	Identify returned an error                      401 (or the error's HTTPStatus)
+//	the token cannot be checked (key set outage)    503, Retry-After
 //	body larger than MaxBodyBytes                   413
 //	notification or JSON-RPC response accepted      202, no body
 //	request answered                                200, application/json (or per the error code, below)
@@ -68,6 +69,7 @@
 //	GET or DELETE without Mcp-Session-Id            405
 //	unknown or ended session (POST, GET, DELETE)    404
 //	GET with a Last-Event-ID no stream issued       400
+//	GET with a Last-Event-ID whose events dropped   410
 //	DELETE of a live session                        204
 //	panic in the handler                            500
 //

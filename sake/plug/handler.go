@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -166,9 +167,12 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*sake.Id
 	status := http.StatusUnauthorized
 	var st interface{ HTTPStatus() int }
 	if errors.As(err, &st) {
-		if s := st.HTTPStatus(); s >= 400 && s < 500 {
+		if s := st.HTTPStatus(); s >= 400 && s < 500 || s == http.StatusServiceUnavailable {
 			status = s
 		}
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", retryAfter(err))
 	}
 	var ch interface{ WWWAuthenticate() string }
 	if errors.As(err, &ch) {
@@ -391,4 +395,17 @@ func (h *Handler) replayLost(w http.ResponseWriter, r *http.Request, last string
 	h.cfg.logger.Warn("plug: events to replay were already dropped; raise plug.ReplayBuffer or plug.ReplayBytes",
 		"last-event-id", last)
 	h.refuse(w, r, http.StatusGone, bodyReplayLost)
+}
+
+// retryAfter renders when to try again after err, in whole seconds: from
+// its RetryAfter() method when it has one, else DefaultRetryAfter.
+func retryAfter(err error) string {
+	d := DefaultRetryAfter
+	var ra interface{ RetryAfter() time.Duration }
+	if errors.As(err, &ra) {
+		if v := ra.RetryAfter(); v > 0 {
+			d = v
+		}
+	}
+	return strconv.Itoa(int(max((d+time.Second-1)/time.Second, 1)))
 }

@@ -22,6 +22,9 @@ const (
 	// across all sessions.
 	DefaultReplayTotalBytes = 64 << 20 // 64 MiB
 	DefaultResumeGrace      = 30 * time.Second
+	// DefaultRetryAfter is the Retry-After of a 503 whose cause does not
+	// say when to retry (the token verifier cannot decide right now).
+	DefaultRetryAfter = 5 * time.Second
 )
 
 // keepAliveInterval is how often an idle GET stream gets an SSE comment, so
@@ -184,8 +187,11 @@ func ReplayBytes(perSession, total int64) Option {
 // error without id whose message is the error's text. If the error has a
 // method WWWAuthenticate() string, its result becomes the
 // WWW-Authenticate header (the bearer challenge, with resource_metadata);
-// if it has a method HTTPStatus() int returning a 4xx code, that status
-// replaces 401 (for example 403 for insufficient scope).
+// if it has a method HTTPStatus() int returning a 4xx code or 503, that
+// status replaces 401 (for example 403 for insufficient scope, 503 when the
+// token cannot be checked right now). A 503 carries Retry-After, from the
+// error's RetryAfter() time.Duration method when it has one, else
+// DefaultRetryAfter.
 //
 // A legacy session belongs to the identity that created it
 // (Identity.Owner()): a request of another owner that names it gets 404,

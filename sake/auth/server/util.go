@@ -115,3 +115,7 @@ func containsAll(have, want []string) bool {
 	}
 	return true
 }
+
+// S256 returns the PKCE S256 code challenge of verifier (RFC 7636 §4.2),
+// for clients and tests.
+func S256(verifier string) string { return s256(verifier) }

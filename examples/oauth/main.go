@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	addr := flag.String("http", "127.0.0.1:8080", "address to listen on")
+	issuer := flag.String("issuer", "", "the issuer URL clients see (default http://ADDR)")
+	flag.Parse()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if *issuer == "" {
+		*issuer = "http://" + *addr
+	}
+	app, err := NewApp(strings.TrimSuffix(*issuer, "/"), logger)
+	if err != nil {
+		logger.Error("starting", "err", err)
+		os.Exit(1)
+	}
+	hs := &http.Server{Addr: *addr, Handler: app.Router, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		app.MCP.Shutdown()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(shutdown)
+	}()
+	fmt.Print(app.Banner())
+	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Error("http", "err", err)
+		os.Exit(1)
+	}
+}

@@ -69,9 +69,16 @@ func (s *Server) ResourceUpdated(uri string) { s.broadcast(Broadcast{URI: uri}) 
 // list that depends on the database).
 func (s *Server) NotifyListChanged(list List) { s.broadcast(Broadcast{List: list}) }
 
-// broadcast tells the watchers (modern subscriptions/listen streams, test
-// listeners) and every initialized legacy session that wants it.
+// broadcast tells this replica's clients and, through the broker, the
+// other replicas'.
 func (s *Server) broadcast(b Broadcast) {
+	s.deliver(b)
+	s.publish(b)
+}
+
+// deliver tells the watchers (modern subscriptions/listen streams, test
+// listeners) and every initialized legacy session that wants it.
+func (s *Server) deliver(b Broadcast) {
 	s.listeners.send(b)
 	msg := broadcastJSON(b, nil)
 	s.sessions.Range(func(_, v any) bool {
@@ -113,7 +120,12 @@ func broadcastJSON(b Broadcast, subscriptionID []byte) []byte {
 // result and closes every legacy session. Call it before stopping the
 // transports.
 func (s *Server) Shutdown() {
-	s.shutdownOnce.Do(func() { close(s.done) })
+	s.shutdownOnce.Do(func() {
+		if s.stopBroker != nil {
+			s.stopBroker()
+		}
+		close(s.done)
+	})
 	s.sessions.Range(func(_, v any) bool {
 		v.(*Session).Close()
 		return true

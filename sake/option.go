@@ -29,6 +29,7 @@ type options struct {
 	maxSessions          int
 	maxSessionsPerOwner  int
 	maxInFlight          int
+	broker               Broker
 }
 
 // MaxSessions caps the legacy sessions of the server (default

@@ -31,6 +31,7 @@ type Server struct {
 	sessTable      sessionTable  // the same, by owner, for quotas
 	done           chan struct{} // closed by Shutdown
 	shutdownOnce   sync.Once
+	stopBroker     func() // stops listening to the other replicas
 }
 
 // blueprint is what reflection learns about a type, computed once per type
@@ -156,6 +157,7 @@ func New(impl any, opts ...Option) (*Server, error) {
 	for i := len(o.middleware) - 1; i >= 0; i-- {
 		s.handler = o.middleware[i](s.handler)
 	}
+	s.startBroker()
 	return s, nil
 }
 

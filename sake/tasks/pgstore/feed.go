@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/internal/pglisten"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
@@ -28,8 +29,6 @@ const (
 	// DefaultDeadAfter is how long a replica may go without a heartbeat
 	// before the tasks it was running are failed.
 	DefaultDeadAfter = time.Minute
-	// maxBackoff bounds the wait between attempts to listen again.
-	maxBackoff = 5 * time.Second
 )
 
 // orphanMessage is the status message of a task whose replica stopped.
@@ -99,83 +98,42 @@ func (s *Store) TakeAnswers(ctx context.Context, id string) (map[string]json.Raw
 }
 
 // Listen implements tasks.Feed on a connection of its own that LISTENs to
-// the other replicas' changes. The same goroutine records this replica's
-// heartbeat and fails the tasks of replicas that stopped (SweepOrphans).
-// A lost connection is opened again with a bounded backoff; fn then gets
-// "" so the manager re-reads what it holds, and the log says so.
+// the other replicas' changes, while another goroutine records this
+// replica's heartbeat and fails the tasks of replicas that stopped
+// (SweepOrphans). A lost connection is opened again with a bounded
+// backoff; fn then gets "" so the manager re-reads what it holds, and the
+// log says so.
 func (s *Store) Listen(fn func(id string)) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	ready := make(chan struct{})
+	stopListen := pglisten.Start(pglisten.Config{
+		Conn:    s.pool.Config().ConnConfig,
+		Channel: channel,
+		Logger:  s.cfg.logger,
+		OnListen: func(ctx context.Context, gap bool) {
+			s.heartbeat(ctx)
+			if gap {
+				fn("")
+			}
+		},
+		Notify: func(payload string) {
+			origin, id, ok := strings.Cut(payload, " ")
+			if ok && origin != s.replica && id != "" {
+				fn(id)
+			}
+		},
+	})
 	beating := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.listen(ctx, fn, sync.OnceFunc(func() { close(ready) }))
-		<-beating
-	}()
 	go func() {
 		defer close(beating)
 		s.beat(ctx)
 	}()
-	// Changes are delivered from the moment Listen returns (or, if the
-	// database cannot be reached, from the first successful retry).
-	<-ready
 	var once sync.Once
 	return func() {
 		once.Do(func() {
+			stopListen()
 			cancel()
-			<-done
+			<-beating
 		})
-	}
-}
-
-func (s *Store) listen(ctx context.Context, fn func(id string), ready func()) {
-	defer ready()
-	backoff := 100 * time.Millisecond
-	first := true
-	for ctx.Err() == nil {
-		err := s.listenOnce(ctx, fn, !first, ready)
-		ready()
-		if ctx.Err() != nil {
-			return
-		}
-		first = false
-		s.cfg.logger.Warn("pgstore: listening for task changes failed; listening again, then re-reading running tasks",
-			"error", err, "retry_in", backoff)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, maxBackoff)
-	}
-}
-
-// listenOnce LISTENs on one connection until it fails or ctx ends. gap
-// says changes may have been missed since the last connection.
-func (s *Store) listenOnce(ctx context.Context, fn func(id string), gap bool, ready func()) error {
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background()) //nolint:errcheck // a listening connection is dropped, never reused
-	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
-		return err
-	}
-	s.heartbeat(ctx)
-	ready()
-	if gap {
-		fn("")
-	}
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return err
-		}
-		origin, id, ok := strings.Cut(n.Payload, " ")
-		if ok && origin != s.replica && id != "" {
-			fn(id)
-		}
 	}
 }
 

@@ -195,7 +195,7 @@ func TestListenReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	for msg := range tap {
-		if strings.Contains(msg, "listening for task changes failed") {
+		if strings.Contains(msg, "listening on PostgreSQL failed") {
 			break
 		}
 	}

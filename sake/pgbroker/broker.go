@@ -1,0 +1,96 @@
+package pgbroker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/internal/pglisten"
+)
+
+// channel is the LISTEN/NOTIFY channel of broadcasts.
+const channel = "sake_broadcasts"
+
+// MaxURI is the longest resource URI, in bytes, whose updates travel
+// between replicas: a NOTIFY payload holds under 8000 bytes. Longer URIs
+// are announced to this replica's clients only, and logged.
+const MaxURI = 7000
+
+// Broker is a sake.Broker on PostgreSQL LISTEN/NOTIFY. Build it with New.
+type Broker struct {
+	pool    *pgxpool.Pool
+	replica string
+	logger  *slog.Logger
+}
+
+var _ sake.Broker = (*Broker)(nil)
+
+// message is a broadcast on the wire.
+type message struct {
+	Origin string    `json:"o"`
+	List   sake.List `json:"l,omitempty"`
+	URI    string    `json:"u,omitempty"`
+}
+
+// New returns a Broker on pool. replica names this process among the
+// replicas (any string unique to it, such as pgstore.NewReplicaID()); its
+// own broadcasts are not delivered back to it. logger hears about lost
+// connections; nil discards.
+func New(pool *pgxpool.Pool, replica string, logger *slog.Logger) *Broker {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Broker{pool: pool, replica: replica, logger: logger}
+}
+
+// Publish implements sake.Broker.
+func (b *Broker) Publish(ctx context.Context, bc sake.Broadcast) error {
+	if len(bc.URI) > MaxURI {
+		return fmt.Errorf("pgbroker: a resource URI of %d bytes is longer than the %d that travel between replicas", len(bc.URI), MaxURI)
+	}
+	payload, err := json.Marshal(message{Origin: b.replica, List: bc.List, URI: bc.URI})
+	if err != nil {
+		return err
+	}
+	if _, err := b.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, string(payload)); err != nil {
+		return fmt.Errorf("pgbroker: publishing a broadcast: %w", err)
+	}
+	return nil
+}
+
+// Listen implements sake.Broker on a connection of its own. After a lost
+// connection it listens again with a bounded backoff and, since list
+// changes may have been missed meanwhile, delivers a list change of every
+// list (clients list again; missed resource updates cannot be recovered,
+// and the log says so).
+func (b *Broker) Listen(fn func(sake.Broadcast)) (stop func()) {
+	return pglisten.Start(pglisten.Config{
+		Conn:    b.pool.Config().ConnConfig,
+		Channel: channel,
+		Logger:  b.logger,
+		OnListen: func(_ context.Context, gap bool) {
+			if !gap {
+				return
+			}
+			b.logger.Warn("pgbroker: broadcasts may have been missed while reconnecting; announcing every list as changed (missed resource updates are lost)")
+			for _, l := range []sake.List{sake.ListTools, sake.ListResources, sake.ListPrompts} {
+				fn(sake.Broadcast{List: l})
+			}
+		},
+		Notify: func(payload string) {
+			var m message
+			if err := json.Unmarshal([]byte(payload), &m); err != nil {
+				b.logger.Warn("pgbroker: ignoring a malformed broadcast", "error", err)
+				return
+			}
+			if m.Origin == b.replica || (m.List == "" && m.URI == "") {
+				return
+			}
+			fn(sake.Broadcast{List: m.List, URI: m.URI})
+		},
+	})
+}

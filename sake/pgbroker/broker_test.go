@@ -1,0 +1,88 @@
+package pgbroker_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/internal/pgtest"
+	"github.com/sakemcp/sake-go/sake/pgbroker"
+)
+
+// replicas starts n servers on one database, each with a broker of its own.
+func replicas(t *testing.T, n int) []*sake.Server {
+	t.Helper()
+	url, schema, _ := pgtest.Schema(t)
+	var out []*sake.Server
+	for i := range n {
+		b := pgbroker.New(pgtest.Pool(t, url, schema), fmt.Sprint("r", i), nil)
+		s := sake.MustNew(nil, sake.WithBroker(b))
+		t.Cleanup(s.Shutdown)
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestBroadcastsReachEveryReplicaInOrderOnce(t *testing.T) {
+	t.Parallel()
+	srvs := replicas(t, 3)
+	got := make([]chan sake.Broadcast, len(srvs))
+	for i, s := range srvs {
+		ch := make(chan sake.Broadcast, 64)
+		got[i] = ch
+		stop := s.Watch(func(b sake.Broadcast) { ch <- b })
+		t.Cleanup(stop)
+	}
+	want := []sake.Broadcast{
+		{List: sake.ListTools}, {URI: "file:///a"}, {List: sake.ListPrompts}, {URI: "file:///b"}, {List: sake.ListResources},
+	}
+	srvs[0].NotifyListChanged(sake.ListTools)
+	srvs[0].ResourceUpdated("file:///a")
+	srvs[0].NotifyListChanged(sake.ListPrompts)
+	srvs[0].ResourceUpdated("file:///b")
+	srvs[0].NotifyListChanged(sake.ListResources)
+	// A last marker from another replica: once it has arrived, nothing
+	// published before it by the first is still on its way (NOTIFYs are
+	// delivered in commit order). Its own replica delivers it at once.
+	marker := sake.Broadcast{URI: "marker://end"}
+	srvs[1].ResourceUpdated(marker.URI)
+	for i, ch := range got {
+		var seen []sake.Broadcast
+		for n := 0; n < len(want); {
+			b := <-ch
+			if b == marker {
+				if i != 1 {
+					break
+				}
+				continue
+			}
+			seen = append(seen, b)
+			n++
+		}
+		if fmt.Sprint(seen) != fmt.Sprint(want) {
+			t.Errorf("replica %d saw %v, want %v", i, seen, want)
+		}
+	}
+	// Nothing arrives twice.
+	for i, ch := range got {
+		select {
+		case b := <-ch:
+			if i != 1 && b != marker {
+				t.Errorf("replica %d got an extra %v", i, b)
+			}
+		default:
+		}
+	}
+}
+
+func TestOversizedURIStaysLocal(t *testing.T) {
+	t.Parallel()
+	url, schema, _ := pgtest.Schema(t)
+	b := pgbroker.New(pgtest.Pool(t, url, schema), "r0", nil)
+	err := b.Publish(context.Background(), sake.Broadcast{URI: "file:///" + strings.Repeat("x", pgbroker.MaxURI)})
+	if err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("oversized URI: %v", err)
+	}
+}

@@ -1,0 +1,13 @@
+// Package pgbroker carries a server's broadcasts between its replicas on
+// PostgreSQL LISTEN/NOTIFY: a list change or resource update raised on one
+// replica (AddTool, RemoveTool, ResourceUpdated, NotifyListChanged, ...)
+// reaches the subscriptions/listen streams and the legacy sessions held by
+// every replica, once each.
+//
+//	broker := pgbroker.New(pool, replicaID, logger)
+//	srv, err := sake.New(&App{}, sake.WithBroker(broker))
+//
+// Broadcasts published by one replica arrive at each other replica in the
+// order they were published; broadcasts of different replicas interleave
+// in the order PostgreSQL committed them. The broker needs no table.
+package pgbroker

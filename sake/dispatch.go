@@ -368,14 +368,14 @@ func checkParamHeaders(t *tool, args json.RawMessage, h *Headers) error {
 			continue
 		}
 		if !sent {
-			return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: the Mcp-Param-" + ph.header + " header is required when argument '" + ph.prop + "' is present"}
+			return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: the Mcp-Param-" + ph.name + " header is required when argument '" + ph.prop + "' is present"}
 		}
 		v, ok := headerValue(hv)
 		if !ok {
-			return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: Mcp-Param-" + ph.header + " has invalid characters or bad base64"}
+			return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: Mcp-Param-" + ph.name + " has invalid characters or bad base64"}
 		}
 		if !headerMatches(ph.kind, v, raw) {
-			return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: Mcp-Param-" + ph.header + " header value '" + v + "' does not match argument '" + ph.prop + "'"}
+			return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: Mcp-Param-" + ph.name + " header value '" + v + "' does not match argument '" + ph.prop + "'"}
 		}
 	}
 	return nil

@@ -36,6 +36,7 @@ type tool struct {
 // paramHeader is an argument mirrored in an Mcp-Param-{Name} header.
 type paramHeader struct {
 	header string // canonical lower-case name after "mcp-param-"
+	name   string // the name as declared, for messages
 	prop   string // the argument's property name
 	kind   string // string, integer or boolean
 }
@@ -168,7 +169,7 @@ func mcpHeaders(ts *typeSchema) ([]paramHeader, error) {
 		if kind != "string" && kind != "integer" && kind != "boolean" {
 			return nil, fmt.Errorf("argument %q: x-mcp-header needs a string, integer or boolean, not %v", name, p.Type)
 		}
-		hs = append(hs, paramHeader{header: lower, prop: name, kind: kind})
+		hs = append(hs, paramHeader{header: lower, name: h, prop: name, kind: kind})
 	}
 	return hs, nil
 }

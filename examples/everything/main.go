@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address at /mcp instead of stdio")
+	origins := flag.String("allow-origin", "", "browser origins to accept over HTTP besides loopback ones, comma-separated (scheme://host[:port]; \"*\" for any)")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	tm := tasks.New(tasks.Logger(logger))
@@ -40,18 +42,18 @@ func main() {
 		}
 		return
 	}
-	if err := serve(*addr, srv, logger); err != nil {
+	if err := serve(*addr, srv, logger, strings.Split(*origins, ",")); err != nil {
 		logger.Error("http", "err", err)
 		os.Exit(1)
 	}
 }
 
-func serve(addr string, srv *sake.Server, logger *slog.Logger) error {
+func serve(addr string, srv *sake.Server, logger *slog.Logger, origins []string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	h := plug.New(srv, plug.Logger(logger))
+	h := plug.New(srv, plug.Logger(logger), plug.AllowedOrigins(origins...))
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

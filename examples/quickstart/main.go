@@ -1,7 +1,12 @@
 // Command quickstart is a small MCP server built with Sake for Go.
 //
-//	go run ./examples/quickstart                      # stdio
-//	go run ./examples/quickstart -http 127.0.0.1:8080 # Streamable HTTP at /mcp
+//	go build -o bin/quickstart ./examples/quickstart
+//	bin/quickstart                      # stdio (it prints how to try it on stderr)
+//	bin/quickstart -http 127.0.0.1:8080 # Streamable HTTP at /mcp
+//
+// Over HTTP on a loopback address, browser pages from any loopback origin
+// (an inspector on another port) are accepted; -allow-origin adds others
+// (repeatable, or comma-separated; "*" accepts any).
 package main
 
 import (
@@ -24,6 +29,8 @@ import (
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address (for example 127.0.0.1:8080) instead of stdio")
+	var origins originList
+	flag.Var(&origins, "allow-origin", "a browser origin to accept over HTTP besides loopback ones (scheme://host[:port]; repeatable)")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	srv, err := sake.New(&Quickstart{}, sake.Name("quickstart", "1.0.0"), sake.Logger(logger),
@@ -33,20 +40,21 @@ func main() {
 		os.Exit(1)
 	}
 	if *addr == "" {
+		banner(os.Stderr)
 		if err := stdio.ServeStdio(srv, stdio.Logger(logger)); err != nil {
 			logger.Error("stdio", "err", err)
 			os.Exit(1)
 		}
 		return
 	}
-	if err := serveHTTP(*addr, srv, logger); err != nil {
+	if err := serveHTTP(*addr, srv, logger, origins); err != nil {
 		logger.Error("http", "err", err)
 		os.Exit(1)
 	}
 }
 
-func serveHTTP(addr string, srv *sake.Server, logger *slog.Logger) error {
-	h := plug.New(srv, plug.Logger(logger))
+func serveHTTP(addr string, srv *sake.Server, logger *slog.Logger, origins []string) error {
+	h := plug.New(srv, plug.Logger(logger), plug.AllowedOrigins(origins...))
 	defer h.Close()
 	r := chi.NewRouter()
 	r.Handle("/mcp", h)

@@ -19,17 +19,20 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/plug"
 )
 
 func main() {
 	addr := flag.String("http", "127.0.0.1:8080", "address to serve on")
 	issuer := flag.String("issuer", "", "the authorization server's issuer URL (empty: sign development tokens)")
 	jwksURL := flag.String("jwks-url", "", "the issuer's JWKS URL (default: from its metadata)")
+	origins := flag.String("allow-origin", "", "browser origins to accept besides loopback ones, comma-separated (scheme://host[:port]; \"*\" for any)")
 	resource := flag.String("resource", "", "this endpoint's canonical URL, the tokens' audience (default http://ADDR/mcp)")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -46,7 +49,7 @@ func main() {
 		logger.Error("verifier", "err", err)
 		os.Exit(1)
 	}
-	hs := &http.Server{Addr: *addr, Handler: NewRouter(srv, v, *resource, servers), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Addr: *addr, Handler: NewRouter(srv, v, *resource, servers, plug.AllowedOrigins(strings.Split(*origins, ",")...)), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

@@ -104,14 +104,15 @@ func (l *Ledger) Whoami(ctx *sake.Context) (string, error) {
 var Scopes = []string{"ledger:read", "ledger:write"}
 
 // NewRouter mounts the MCP endpoint at /mcp behind token verification,
-// and the protected resource metadata (RFC 9728) at its well-known paths.
-func NewRouter(srv *sake.Server, v auth.Verifier, resource string, authorizationServers []string) http.Handler {
+// and the protected resource metadata (RFC 9728) at its well-known paths;
+// opts are more options for the endpoint (plug.AllowedOrigins).
+func NewRouter(srv *sake.Server, v auth.Verifier, resource string, authorizationServers []string, opts ...plug.Option) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
 	meta := &auth.ResourceMetadata{Resource: resource, AuthorizationServers: authorizationServers,
 		ScopesSupported: Scopes, ResourceName: "Ledger"}
 	r.Handle(auth.WellKnownPath(resource), meta.Handler())
 	r.Handle("/.well-known/oauth-protected-resource", meta.Handler())
-	r.Handle("/mcp", plug.New(srv, plug.Authorization(v, auth.MetadataURL(resource)), plug.AllowedHosts("*")))
+	r.Handle("/mcp", plug.New(srv, append([]plug.Option{plug.Authorization(v, auth.MetadataURL(resource)), plug.AllowedHosts("*")}, opts...)...))
 	return r
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address at /mcp instead of stdio")
+	origins := flag.String("allow-origin", "", "browser origins to accept over HTTP besides loopback ones, comma-separated (scheme://host[:port]; \"*\" for any)")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	tm := tasks.New(tasks.Logger(logger), tasks.MaxRunning(8))
@@ -42,7 +44,7 @@ func main() {
 		}
 		return
 	}
-	h := plug.New(srv, plug.Logger(logger))
+	h := plug.New(srv, plug.Logger(logger), plug.AllowedOrigins(strings.Split(*origins, ",")...))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	hs := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}

@@ -66,7 +66,7 @@
 //	request answered                                200, application/json (or per the error code, below)
 //	a notification came before the reply            200, text/event-stream
 //	initialize beyond MaxSessions                   503
-//	GET or DELETE without Mcp-Session-Id            405
+//	GET or DELETE without Mcp-Session-Id            405, Allow: POST
 //	unknown or ended session (POST, GET, DELETE)    404
 //	GET with a Last-Event-ID no stream issued       400
 //	GET with a Last-Event-ID whose events dropped   410
@@ -104,7 +104,9 @@
 // Without AllowedHosts, a request that arrived on a loopback address must
 // carry a loopback Host (localhost, 127.0.0.0/8, ::1, any port): a web page
 // cannot reach a local server through DNS rebinding. Without
-// AllowedOrigins, a browser's Origin must name the Host it addressed.
+// AllowedOrigins, a browser's Origin must name the Host it addressed, or,
+// on a loopback address, any loopback origin (a local inspector on
+// another port); foreign origins are refused.
 // Identify authenticates every request; a legacy session belongs to the
 // identity that created it.
 //

@@ -252,7 +252,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" {
-		w.Header()["Allow"] = hdrAllow
+		w.Header()["Allow"] = hdrAllowSessionless
 		h.refuse(w, r, http.StatusMethodNotAllowed, bodyNoSession)
 		return
 	}
@@ -372,7 +372,7 @@ func (h *Handler) pump(r *http.Request, e *entry, st *stream, g *getSink, sw *ss
 func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" {
-		w.Header()["Allow"] = hdrAllow
+		w.Header()["Allow"] = hdrAllowSessionless
 		h.refuse(w, r, http.StatusMethodNotAllowed, bodyNoSession)
 		return
 	}

@@ -92,7 +92,10 @@ func AllowedHosts(hosts ...string) Option {
 // AllowedOrigins sets the values the Origin header may take, each as
 // scheme://host[:port] ("https://app.example.com"). "*" disables the check.
 // Without this option a request's Origin must name the host of its Host
-// header, over http or https. A request without Origin (not from a browser)
+// header, over http or https; a request that arrived on a loopback address
+// also accepts any loopback Origin (localhost, 127.0.0.0/8 or ::1) on any
+// port, since it comes from the user's own machine (a browser-based
+// inspector on another port), while foreign origins stay refused. A request without Origin (not from a browser)
 // is not checked. A refused Origin gets 403. The lists of several calls add
 // up.
 func AllowedOrigins(origins ...string) Option {

@@ -34,7 +34,8 @@ func (h *Handler) hostAllowed(r *http.Request) bool {
 
 // originAllowed applies the Origin rule: absent is fine (not a browser);
 // otherwise the allowlist, or by default the host of the Host header over
-// http or https.
+// http or https, or, on a request that arrived on a loopback address, any
+// loopback origin (localhost, 127.0.0.0/8, ::1) on any port.
 func (h *Handler) originAllowed(r *http.Request) bool {
 	c := &h.cfg
 	o := r.Header.Get("Origin")
@@ -64,6 +65,11 @@ func (h *Handler) originAllowed(r *http.Request) bool {
 		return false
 	}
 	on, op := splitHostPort(rest)
+	if isLoopbackName(on) && arrivedOnLoopback(r) {
+		// A page served by another program on the user's own machine
+		// (an inspector on another port): accepted on a loopback bind.
+		return true
+	}
 	hn, hp := splitHostPort(r.Host)
 	if op == "" {
 		op = def

@@ -15,6 +15,9 @@ var (
 	hdrNoCache  = []string{"no-cache"}
 	hdrNoBuffer = []string{"no"}
 	hdrAllow    = []string{"GET, POST, DELETE"}
+	// hdrAllowSessionless answers a GET or DELETE without a session: only
+	// POST is possible until initialize opens one.
+	hdrAllowSessionless = []string{"POST"}
 )
 
 // statusFor picks the HTTP status of a JSON (not streamed) reply.

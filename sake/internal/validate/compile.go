@@ -591,9 +591,8 @@ func (c *compiler) resolveRef(ref, ptr, kw string, res *resource) (*node, error)
 	base, frag, _ := strings.Cut(ref, "#")
 	target := res
 	if base != "" {
-		if res.id == "" {
-			return nil, kwErr(ptr, kw, "%q is not a local reference (only references within the schema document are supported)", ref)
-		}
+		// An absolute URI, or one relative to the enclosing resource,
+		// naming a resource ($id) inside this document.
 		abs, err := resolveURI(res.id, base)
 		if err != nil {
 			return nil, kwErr(ptr, kw, "invalid reference %q: %v", ref, err)

@@ -150,8 +150,11 @@ func isDuration(s string) bool {
 		return i+n+1 == len(s)
 	}
 	seen := false
+	// The designators of one part form an unbroken run of order (RFC 3339
+	// appendix A: years are followed by months if anything, months by
+	// days; hours by minutes, minutes by seconds).
 	scan := func(order string, stop byte) bool {
-		pos := 0
+		next := -1 // index in order the next designator must have; -1 for any
 		for i < len(s) && s[i] != stop {
 			start := i
 			for i < len(s) && isDigit(s[i]) {
@@ -160,11 +163,11 @@ func isDuration(s string) bool {
 			if i == start || i == len(s) {
 				return false
 			}
-			j := strings.IndexByte(order[pos:], s[i])
-			if j < 0 {
+			j := strings.IndexByte(order, s[i])
+			if j < 0 || (next >= 0 && j != next) {
 				return false
 			}
-			pos += j + 1
+			next = j + 1
 			i++
 			seen = true
 		}
@@ -183,7 +186,8 @@ func isDuration(s string) bool {
 	return seen
 }
 
-// isHostname checks an RFC 1123 host name: dot-separated labels of 1-63
+// isHostname checks an RFC 1123 host name (with A-labels checked as
+// format_idna.go says): dot-separated labels of 1-63
 // letters, digits and hyphens, not starting or ending with a hyphen, at most
 // 253 characters in total.
 func isHostname(s string) bool {
@@ -199,7 +203,7 @@ func isHostname(s string) bool {
 			continue
 		}
 		n := i - start
-		if n == 0 || n > 63 || s[start] == '-' || s[i-1] == '-' {
+		if n == 0 || n > 63 || s[start] == '-' || s[i-1] == '-' || !checkALabel(s[start:i]) {
 			return false
 		}
 		start = i + 1
@@ -282,7 +286,7 @@ func uriChars(s string) bool {
 
 // isURI checks an absolute URI (with a scheme).
 func isURI(s string) bool {
-	if !uriChars(s) {
+	if !uriChars(s) || !uriShape(s) {
 		return false
 	}
 	u, err := url.Parse(s)
@@ -291,7 +295,7 @@ func isURI(s string) bool {
 
 // isURIReference checks a URI or relative reference.
 func isURIReference(s string) bool {
-	if !uriChars(s) {
+	if !uriChars(s) || !uriShape(s) {
 		return false
 	}
 	_, err := url.Parse(s)
@@ -337,4 +341,38 @@ func isIPv6(s string) bool {
 func isRegex(s string) bool {
 	_, err := regexp.Compile(s)
 	return err == nil
+}
+
+// uriShape checks what net/url lets through: square brackets only around
+// an IP literal host, and at most one "@" in the authority (RFC 3986
+// section 3.2).
+func uriShape(s string) bool {
+	rest := s
+	if i := strings.IndexAny(rest, ":/?#"); i > 0 && rest[i] == ':' {
+		rest = rest[i+1:] // after the scheme
+	}
+	if strings.HasPrefix(rest, "//") {
+		rest = rest[2:]
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		auth := rest[:end]
+		rest = rest[end:]
+		if strings.Count(auth, "@") > 1 {
+			return false
+		}
+		host := auth[strings.IndexByte(auth, '@')+1:]
+		if strings.HasPrefix(host, "[") {
+			close := strings.IndexByte(host, ']')
+			if close < 0 || (close+1 < len(host) && host[close+1] != ':') {
+				return false
+			}
+			host = host[close+1:]
+		}
+		if strings.ContainsAny(host, "[]") || strings.ContainsAny(auth[:strings.IndexByte(auth, '@')+1], "[]") {
+			return false
+		}
+	}
+	return !strings.ContainsAny(rest, "[]")
 }

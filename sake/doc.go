@@ -54,8 +54,14 @@
 //
 // A component may require OAuth scopes and an authentication level
 // (ToolDef.Scopes, ToolDef.Authentication, and the server-wide
-// RequireScopes and RequireAuthentication). Requirements apply to callers
-// whose Identity comes from an access token; a call that fails them returns
+// RequireScopes and RequireAuthentication). Requirements fail closed: over
+// HTTP (and any transport but stdio and memory) a component that declares
+// them never runs for a caller who has not proven them, so an anonymous
+// caller is refused and any identity, from a token or a custom
+// plug.Identify, is checked against its Scopes, ACR and AuthTime. Over
+// stdio and in memory the host vouches for its caller: there only
+// identities from an access token (Identity.FromToken) are checked. A call
+// that fails them returns
 // *InsufficientScopeError (every scope the component needs, so that one
 // new authorization covers them) or *InsufficientAuthenticationError
 // (RFC 9470 acr_values and max_age), which sake/plug turns into 403 and

@@ -229,4 +229,6 @@ func (c *Context) Server() *Server { return c.srv }
 // what it needs while it runs (for example, a scope per record). It
 // returns *InsufficientScopeError or *InsufficientAuthenticationError;
 // return that error and the client is asked to authorize again.
-func (c *Context) Require(r Requirement) error { return r.check(c.req.Identity, c.srv.now()) }
+func (c *Context) Require(r Requirement) error {
+	return r.check(c.req.Identity, c.srv.now(), hostTrusted(c.req.in))
+}

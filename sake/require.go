@@ -10,9 +10,14 @@ import (
 // Requirement is what a component asks of its caller's access token: OAuth
 // scopes, and an authentication level (RFC 9470: one of the accepted
 // authentication context classes, and a sign-in no older than MaxAge).
-// Requirements apply only to callers whose identity comes from an access
-// token (Identity.FromToken): an endpoint without authorization, stdio with
-// a host-given principal, or the test client without Scopes are not gated.
+//
+// Requirements fail closed. Over HTTP, and over any transport other than
+// stdio and memory, a caller must prove them: an anonymous caller is
+// refused, and any identity (from a token or from a custom plug.Identify)
+// is checked against its Scopes, ACR and AuthTime. Over stdio and in memory
+// the host vouches for its caller: there requirements apply only to
+// identities that come from an access token (Identity.FromToken), and a
+// host-given principal or an anonymous caller is not gated.
 type Requirement struct {
 	Scopes    []string
 	ACRValues []string
@@ -23,14 +28,28 @@ func (r Requirement) empty() bool {
 	return len(r.Scopes) == 0 && len(r.ACRValues) == 0 && r.MaxAge == 0
 }
 
+// Transports whose caller the host vouches for (Inbound.Transport).
+const (
+	transportStdio  = "stdio"
+	transportMemory = "memory"
+)
+
+// hostTrusted reports whether the message came over a transport where the
+// host vouches for the caller, so that only token identities are gated.
+func hostTrusted(in *Inbound) bool {
+	return in != nil && (in.Transport == transportStdio || in.Transport == transportMemory)
+}
+
 // check returns nil when id satisfies the requirement, else an
-// *InsufficientScopeError or *InsufficientAuthenticationError.
-func (r Requirement) check(id *Identity, now time.Time) error {
-	if id == nil || !id.FromToken || r.empty() {
+// *InsufficientScopeError or *InsufficientAuthenticationError. With trusted
+// (stdio, memory), only identities from a token are checked; otherwise
+// every caller is, and an anonymous one fails.
+func (r Requirement) check(id *Identity, now time.Time, trusted bool) error {
+	if r.empty() || trusted && (id == nil || !id.FromToken) {
 		return nil
 	}
 	for _, s := range r.Scopes {
-		if !id.HasScope(s) {
+		if !id.HasScope(s) { // false for a nil (anonymous) id
 			return &InsufficientScopeError{Scopes: append([]string(nil), r.Scopes...)}
 		}
 	}

@@ -1,12 +1,14 @@
 package plug_test
 
 import (
+	"context"
 	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,4 +168,86 @@ func TestAuthorizationKeySetOutageIs503(t *testing.T) {
 			t.Errorf("%s key server: body %s", name, body)
 		}
 	}
+}
+
+type adminOnly struct{}
+
+func (adminOnly) Declare(d *sake.Declarations) { d.Tool("Admin").Scopes("admin") }
+
+func (adminOnly) Admin(ctx *sake.Context) (string, error) { return "admin ran", nil }
+func (adminOnly) Open(ctx *sake.Context) (string, error)  { return "open ran", nil }
+
+// Requirements fail closed over HTTP: with a custom Identify (or none), an
+// anonymous caller or an identity without the scope never runs a scoped
+// tool, whatever it accepts; an unscoped tool still runs.
+func TestRequirementsFailClosedOverHTTP(t *testing.T) {
+	t.Parallel()
+	identities := map[string]plug.Option{
+		"no Identify":             plug.MaxBodyBytes(0),
+		"Identify returns nil":    plug.Identify(func(*http.Request) (*sake.Identity, error) { return nil, nil }),
+		"identity without scopes": plug.Identify(func(*http.Request) (*sake.Identity, error) { return &sake.Identity{Subject: "ana"}, nil }),
+	}
+	for name, opt := range identities {
+		var ran atomic.Int32
+		srv := sake.MustNew(adminOnly{}, sake.Use(func(next sake.Handler) sake.Handler {
+			return func(ctx context.Context, req *sake.Request) (any, error) {
+				r, err := next(ctx, req)
+				if req.Method == "tools/call" && err == nil {
+					ran.Add(1)
+				}
+				return r, err
+			}
+		}))
+		h := plug.New(srv, opt)
+		t.Cleanup(h.Close)
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", h)
+		ts := httptest.NewServer(mux)
+		t.Cleanup(ts.Close)
+		for _, accept := range []string{"application/json, text/event-stream", "text/event-stream"} {
+			resp, body := callAccepting(t, ts, accept, "admin")
+			if resp.StatusCode != http.StatusForbidden || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `error="insufficient_scope", scope="admin"`) {
+				t.Errorf("%s, Accept %s: admin answered %d %q %s", name, accept, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+			}
+			if strings.Contains(body, "admin ran") {
+				t.Errorf("%s: the scoped tool ran", name)
+			}
+		}
+		if resp, body := callAccepting(t, ts, "application/json", "open"); resp.StatusCode != 200 || !strings.Contains(body, "open ran") {
+			t.Errorf("%s: an unscoped tool: %d %s", name, resp.StatusCode, body)
+		}
+		if n := ran.Load(); n != 1 {
+			t.Errorf("%s: %d tool calls succeeded, want only the unscoped one", name, n)
+		}
+	}
+	// A custom identity that holds the scope is let through.
+	h := plug.New(sake.MustNew(adminOnly{}), plug.Identify(func(*http.Request) (*sake.Identity, error) {
+		return &sake.Identity{Subject: "ana", Scopes: []string{"admin"}}, nil
+	}))
+	t.Cleanup(h.Close)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	if resp, body := callAccepting(t, ts, "application/json", "admin"); resp.StatusCode != 200 || !strings.Contains(body, "admin ran") {
+		t.Errorf("an identity with the scope: %d %s", resp.StatusCode, body)
+	}
+}
+
+func callAccepting(t *testing.T, ts *httptest.Server, accept, tool string) (*http.Response, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", accept)
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
 }

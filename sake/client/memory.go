@@ -69,7 +69,7 @@ func (m *memoryTransport) inbound() *sake.Inbound {
 	if m.in != nil && m.in.Session == m.session && m.identity == nil {
 		return m.in
 	}
-	in := &sake.Inbound{Session: m.session, Notify: m.incoming, BaseURL: m.baseURL, OnPanic: m.onPanic, Transport: "memory"}
+	in := &sake.Inbound{Session: m.session, Stream: sake.StreamFunc(m.incoming), BaseURL: m.baseURL, OnPanic: m.onPanic, Transport: "memory"}
 	if m.identity != nil {
 		in.Identity = m.identity()
 	}

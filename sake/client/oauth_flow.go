@@ -1,0 +1,376 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/sakemcp/sake-go/sake/auth"
+)
+
+func randomString() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func dpopProof(key crypto.Signer, method, u, accessToken string, now time.Time) (string, error) {
+	return auth.NewDPoPProof(key, method, u, accessToken, now)
+}
+
+// client returns the client's identity at the authorization server:
+// pre-registered, else its metadata document, else a dynamic
+// registration (kept per issuer).
+func (a *OAuthAuthorizer) client(ctx context.Context, as *asMeta) (*registration, error) {
+	a.mu.Lock()
+	r := a.clients[as.issuer]
+	a.mu.Unlock()
+	if r != nil {
+		return r, nil
+	}
+	switch {
+	case a.cfg.ClientID != "" && (a.cfg.Issuer == "" || a.cfg.Issuer == as.issuer):
+		r = &registration{clientID: a.cfg.ClientID, secret: a.cfg.ClientSecret}
+		r.authMethod = pickAuthMethod(as.tokenAuthMethods, r.secret != "", a.cfg.PrivateKey != nil)
+	case a.cfg.ClientMetadataURL != "" && as.cimd:
+		r = &registration{clientID: a.cfg.ClientMetadataURL, authMethod: "none"}
+		if a.cfg.PrivateKey != nil {
+			r.authMethod = "private_key_jwt"
+		}
+	case as.registrationEndpoint != "":
+		var err error
+		if r, err = a.register(ctx, as); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: %s: %w", ErrAuthorization, as.issuer, errNoClient)
+	}
+	a.mu.Lock()
+	a.clients[as.issuer] = r
+	a.mu.Unlock()
+	return r, nil
+}
+
+// pickAuthMethod chooses how the client authenticates to the token
+// endpoint among those the server supports (client_secret_basic when it
+// says nothing, RFC 8414).
+func pickAuthMethod(supported []string, secret, key bool) string {
+	if len(supported) == 0 {
+		supported = []string{"client_secret_basic"}
+	}
+	switch {
+	case key && slices.Contains(supported, "private_key_jwt"):
+		return "private_key_jwt"
+	case secret && slices.Contains(supported, "client_secret_basic"):
+		return "client_secret_basic"
+	case secret && slices.Contains(supported, "client_secret_post"):
+		return "client_secret_post"
+	case !secret:
+		return "none"
+	}
+	return "client_secret_basic"
+}
+
+// register registers the client dynamically (RFC 7591).
+func (a *OAuthAuthorizer) register(ctx context.Context, as *asMeta) (*registration, error) {
+	grants := []string{"authorization_code", "refresh_token"}
+	if a.cfg.ClientCredentials {
+		grants = []string{"client_credentials"}
+	}
+	method := "none"
+	if a.cfg.ClientCredentials {
+		method = pickAuthMethod(as.tokenAuthMethods, true, false)
+	}
+	body := map[string]any{
+		"client_name":                a.cfg.ClientName,
+		"grant_types":                grants,
+		"token_endpoint_auth_method": method,
+		"application_type":           applicationType(a.cfg.RedirectURL),
+	}
+	if !a.cfg.ClientCredentials {
+		body["redirect_uris"] = []string{a.cfg.RedirectURL}
+		body["response_types"] = []string{"code"}
+	}
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, as.registrationEndpoint, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := a.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: registering: %w", ErrAuthorization, err)
+	}
+	defer resp.Body.Close()
+	rb, _ := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes))
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("%w: the registration endpoint answered %d: %.300s", ErrAuthorization, resp.StatusCode, rb)
+	}
+	var out struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+		AuthMethod   string `json:"token_endpoint_auth_method"`
+	}
+	if err := json.Unmarshal(rb, &out); err != nil || out.ClientID == "" {
+		return nil, fmt.Errorf("%w: the registration answer has no client_id: %.300s", ErrAuthorization, rb)
+	}
+	r := &registration{clientID: out.ClientID, secret: out.ClientSecret, authMethod: out.AuthMethod}
+	if r.authMethod == "" {
+		r.authMethod = pickAuthMethod(as.tokenAuthMethods, r.secret != "", false)
+	}
+	return r, nil
+}
+
+// applicationType is "native" for loopback redirects, else "web".
+func applicationType(redirect string) string {
+	u, err := url.Parse(redirect)
+	if redirect == "" || (err == nil && (u.Hostname() == "127.0.0.1" || u.Hostname() == "localhost" || u.Hostname() == "::1" || u.Scheme != "https" && u.Scheme != "http")) {
+		return "native"
+	}
+	return "web"
+}
+
+// codeFlow runs the authorization code grant with PKCE.
+func (a *OAuthAuthorizer) codeFlow(ctx context.Context, d *discovery, scopes []string, su *stepUp) (*Token, error) {
+	if a.cfg.Browser == nil || a.cfg.RedirectURL == "" {
+		return nil, fmt.Errorf("%w: the server asks for authorization and the client has no Browser and RedirectURL to get it", ErrAuthorization)
+	}
+	as := d.as
+	if as.documented && !slices.Contains(as.challengeMethods, "S256") {
+		return nil, fmt.Errorf("%w: the authorization server %s does not offer PKCE with S256", ErrAuthorization, as.issuer)
+	}
+	if as.authorizationEndpoint == "" {
+		return nil, fmt.Errorf("%w: the authorization server %s has no authorization endpoint", ErrAuthorization, as.issuer)
+	}
+	cl, err := a.client(ctx, as)
+	if err != nil {
+		return nil, err
+	}
+	verifier, state := randomString(), randomString()
+	sum := sha256.Sum256([]byte(verifier))
+	q := url.Values{
+		"response_type":         {"code"},
+		"client_id":             {cl.clientID},
+		"redirect_uri":          {a.cfg.RedirectURL},
+		"code_challenge":        {base64.RawURLEncoding.EncodeToString(sum[:])},
+		"code_challenge_method": {"S256"},
+		"state":                 {state},
+		"resource":              {d.resource},
+	}
+	if len(scopes) > 0 {
+		q.Set("scope", strings.Join(scopes, " "))
+	}
+	if su != nil {
+		if len(su.acr) > 0 {
+			q.Set("acr_values", strings.Join(su.acr, " "))
+		}
+		if su.maxAge != nil {
+			q.Set("max_age", fmt.Sprint(int64(su.maxAge.Seconds())))
+		}
+	}
+	authURL := as.authorizationEndpoint
+	if strings.Contains(authURL, "?") {
+		authURL += "&" + q.Encode()
+	} else {
+		authURL += "?" + q.Encode()
+	}
+	back, err := a.cfg.Browser(ctx, authURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAuthorization, err)
+	}
+	rq := back.Query()
+	for _, k := range []string{"state", "code", "iss"} {
+		if len(rq[k]) > 1 {
+			return nil, fmt.Errorf("%w: the authorization response repeats %s", ErrAuthorization, k)
+		}
+	}
+	if rq.Get("state") != state {
+		return nil, fmt.Errorf("%w: the authorization response's state does not match the request's", ErrAuthorization)
+	}
+	// RFC 9207: a present iss must be the issuer, by simple string
+	// comparison; a server that announces iss must send it.
+	if iss, ok := rq["iss"]; ok {
+		if iss[0] != as.issuer {
+			return nil, fmt.Errorf("%w: the authorization response comes from issuer %q, not %q", ErrAuthorization, iss[0], as.issuer)
+		}
+	} else if as.issSupported {
+		return nil, fmt.Errorf("%w: the authorization server announces iss but its response has none", ErrAuthorization)
+	}
+	if e := rq.Get("error"); e != "" {
+		return nil, fmt.Errorf("%w: the authorization server refused: %s %s", ErrAuthorization, e, rq.Get("error_description"))
+	}
+	code := rq.Get("code")
+	if code == "" {
+		return nil, fmt.Errorf("%w: the authorization response has no code", ErrAuthorization)
+	}
+	form := url.Values{
+		"grant_type":    {"authorization_code"},
+		"code":          {code},
+		"redirect_uri":  {a.cfg.RedirectURL},
+		"code_verifier": {verifier},
+		"resource":      {d.resource},
+	}
+	return a.tokenRequest(ctx, as, cl, form, d.resource, scopes)
+}
+
+// clientCredentials runs the client credentials grant.
+func (a *OAuthAuthorizer) clientCredentials(ctx context.Context, d *discovery, scopes []string) (*Token, error) {
+	cl, err := a.client(ctx, d.as)
+	if err != nil {
+		return nil, err
+	}
+	form := url.Values{"grant_type": {"client_credentials"}, "resource": {d.resource}}
+	if len(scopes) > 0 {
+		form.Set("scope", strings.Join(scopes, " "))
+	}
+	return a.tokenRequest(ctx, d.as, cl, form, d.resource, scopes)
+}
+
+// refresh trades a refresh token for a new access token, at the issuer
+// that issued it.
+func (a *OAuthAuthorizer) refresh(ctx context.Context, t *Token) (*Token, error) {
+	if t.RefreshToken == "" || t.Issuer == "" {
+		return nil, fmt.Errorf("%w: no refresh token", ErrAuthorization)
+	}
+	md, err := auth.Discover(ctx, t.Issuer, a.cfg.HTTPClient)
+	var as *asMeta
+	if err == nil {
+		as = &asMeta{issuer: md.Issuer, tokenEndpoint: md.TokenEndpoint, tokenAuthMethods: strs(md.Raw["token_endpoint_auth_methods_supported"])}
+	} else {
+		as = &asMeta{issuer: t.Issuer, tokenEndpoint: t.Issuer + "/token"}
+	}
+	a.mu.Lock()
+	cl := a.clients[t.Issuer]
+	a.mu.Unlock()
+	if cl == nil {
+		cl = &registration{clientID: t.ClientID, authMethod: "none"}
+	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {t.RefreshToken}}
+	if t.Resource != "" {
+		form.Set("resource", t.Resource)
+	}
+	nt, err := a.tokenRequest(ctx, as, cl, form, t.Resource, t.Scopes)
+	if err != nil {
+		return nil, err
+	}
+	if nt.RefreshToken == "" {
+		nt.RefreshToken = t.RefreshToken
+	}
+	if err := a.cfg.Store.Save(ctx, t.Resource, nt); err != nil {
+		return nil, err
+	}
+	return nt, nil
+}
+
+// tokenRequest posts to the token endpoint with the client's
+// authentication and reads the token.
+func (a *OAuthAuthorizer) tokenRequest(ctx context.Context, as *asMeta, cl *registration, form url.Values, resource string, asked []string) (*Token, error) {
+	header := http.Header{}
+	switch cl.authMethod {
+	case "client_secret_basic":
+		header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(cl.clientID)+":"+url.QueryEscape(cl.secret))))
+	case "client_secret_post":
+		form.Set("client_id", cl.clientID)
+		form.Set("client_secret", cl.secret)
+	case "private_key_jwt":
+		assertion, err := a.assertion(cl.clientID, as)
+		if err != nil {
+			return nil, err
+		}
+		form.Set("client_id", cl.clientID)
+		form.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+		form.Set("client_assertion", assertion)
+	default:
+		form.Set("client_id", cl.clientID)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, as.tokenEndpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = header
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if a.cfg.DPoP != nil {
+		proof, err := dpopProof(a.cfg.DPoP, http.MethodPost, as.tokenEndpoint, "", a.cfg.Now())
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("DPoP", proof)
+	}
+	resp, err := a.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: token request: %w", ErrAuthorization, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes))
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: the token endpoint answered %d: %.300s", ErrAuthorization, resp.StatusCode, b)
+	}
+	var tr struct {
+		AccessToken  string `json:"access_token"`
+		TokenType    string `json:"token_type"`
+		ExpiresIn    int64  `json:"expires_in"`
+		RefreshToken string `json:"refresh_token"`
+		Scope        string `json:"scope"`
+	}
+	if err := json.Unmarshal(b, &tr); err != nil || tr.AccessToken == "" {
+		return nil, fmt.Errorf("%w: the token response has no access_token: %.300s", ErrAuthorization, b)
+	}
+	t := &Token{AccessToken: tr.AccessToken, TokenType: tr.TokenType, RefreshToken: tr.RefreshToken,
+		Issuer: as.issuer, Resource: resource, ClientID: cl.clientID, Scopes: asked}
+	if t.TokenType == "" {
+		t.TokenType = "Bearer"
+	}
+	if tr.Scope != "" {
+		t.Scopes = strings.Fields(tr.Scope)
+	}
+	if tr.ExpiresIn > 0 {
+		t.Expiry = a.cfg.Now().Add(time.Duration(tr.ExpiresIn) * time.Second)
+	}
+	return t, nil
+}
+
+// assertion signs the client's JWT for private_key_jwt (RFC 7523).
+func (a *OAuthAuthorizer) assertion(clientID string, as *asMeta) (string, error) {
+	var method jwt.SigningMethod
+	switch k := a.cfg.PrivateKey.(type) {
+	case *ecdsa.PrivateKey:
+		method = jwt.SigningMethodES256
+		if k.Curve.Params().BitSize == 384 {
+			method = jwt.SigningMethodES384
+		}
+	case *rsa.PrivateKey:
+		method = jwt.SigningMethodRS256
+	case ed25519.PrivateKey:
+		method = jwt.SigningMethodEdDSA
+	default:
+		return "", fmt.Errorf("%w: unsupported private key type %T", ErrAuthorization, a.cfg.PrivateKey)
+	}
+	now := a.cfg.Now()
+	aud := as.issuer
+	if aud == "" {
+		aud = as.tokenEndpoint
+	}
+	tok := jwt.NewWithClaims(method, jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": aud,
+		"iat": now.Unix(), "exp": now.Add(5 * time.Minute).Unix(), "jti": randomString()})
+	if a.cfg.KeyID != "" {
+		tok.Header["kid"] = a.cfg.KeyID
+	}
+	return tok.SignedString(a.cfg.PrivateKey)
+}

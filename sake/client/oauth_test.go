@@ -51,8 +51,8 @@ func newTestAS(t *testing.T) *testAS {
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		md := map[string]any{"issuer": a.ts.URL, "authorization_endpoint": a.ts.URL + "/authorize", "token_endpoint": a.ts.URL + "/token",
 			"code_challenge_methods_supported": []string{"S256"}, "response_types_supported": []string{"code"},
-			"scopes_supported":                      []string{"read", "write", "offline_access"},
-			"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic"},
+			"scopes_supported":                               []string{"read", "write", "offline_access"},
+			"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_basic"},
 			"authorization_response_iss_parameter_supported": true}
 		if !a.noDCR {
 			md["registration_endpoint"] = a.ts.URL + "/register"

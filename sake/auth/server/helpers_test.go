@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-chi/chi/v5"
 )
 
 // fakeLogin is the application's login in tests: a session cookie "sid"
@@ -29,6 +31,7 @@ type fakeLogin struct {
 	sessions map[string]*Authentication
 	subjects map[string]*Subject
 	asked    []LoginRequest
+	base     string // where the login page is; default https://login.example
 }
 
 func newFakeLogin() *fakeLogin {
@@ -57,7 +60,11 @@ func (l *fakeLogin) LoginURL(_ *http.Request, req LoginRequest) string {
 	l.mu.Lock()
 	l.asked = append(l.asked, req)
 	l.mu.Unlock()
-	return "https://login.example/signin?return=" + url.QueryEscape(req.ReturnTo)
+	base := l.base
+	if base == "" {
+		base = "https://login.example"
+	}
+	return base + "/signin?return=" + url.QueryEscape(req.ReturnTo)
 }
 
 func (l *fakeLogin) Lookup(_ context.Context, subject string) (*Subject, error) {
@@ -149,7 +156,11 @@ func newHarness(t *testing.T, mod ...func(*Config)) *harness {
 		t.Fatal(err)
 	}
 	h.as = as
-	h.ts.Config.Handler = as.Handler()
+	r := chi.NewRouter()
+	as.Mount(r)
+	r.Get("/signin", h.signinPage)
+	r.Post("/signin", h.signinPost)
+	h.ts.Config.Handler = r
 	h.ts.Start()
 	t.Cleanup(h.ts.Close)
 	h.jar, _ = cookiejar.New(nil)
@@ -331,4 +342,28 @@ func newECKey(t *testing.T) *ecdsa.PrivateKey {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// signinPage is the test application's login form (for the browser
+// tests): a username is enough.
+func (h *harness) signinPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = io.WriteString(w, `<!doctype html><html lang="en"><head><title>Sign in</title></head><body><main>
+<form method="post" action="/signin"><input type="hidden" name="return" value="`+html.EscapeString(r.URL.Query().Get("return"))+`">
+<label for="username">Username</label><input id="username" name="username">
+<button type="submit" id="signin">Sign in</button></form></main></body></html>`)
+}
+
+func (h *harness) signinPost(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	sid := randomToken(12)
+	h.login.mu.Lock()
+	h.login.sessions[sid] = &Authentication{Subject: r.PostForm.Get("username"), ACR: "urn:pwd", AuthTime: h.clock.now()}
+	h.login.mu.Unlock()
+	http.SetCookie(w, &http.Cookie{Name: "sid", Value: sid, Path: "/", HttpOnly: true})
+	ret := r.PostForm.Get("return")
+	if !h.as.IsReturnURL(ret) {
+		ret = "/"
+	}
+	http.Redirect(w, r, ret, http.StatusSeeOther)
 }

@@ -163,64 +163,105 @@ func listNotifications(ns []Notification) string {
 // Listener records what a server broadcasts (list changes, resource
 // updates) from the moment Listen is called until the test ends.
 type Listener struct {
-	mu     sync.Mutex
-	events []sake.Broadcast
-	wake   chan struct{}
+	rec     *recording
+	timeout time.Duration // 0: Timeout
+}
+
+// recording is what a Listener and its Within copies share.
+type recording struct {
+	mu      sync.Mutex
+	events  []sake.Broadcast
+	changed chan struct{} // closed and replaced at each event
 }
 
 // Listen starts recording the broadcasts of target, a *sake.Server or a
 // *Client (its server). Connect builds a server per client from a value,
 // so parallel tests that each connect their own see only their own
-// broadcasts; tests sharing one *sake.Server see every broadcast of it.
-func Listen(t testing.TB, target any) *Listener {
+// broadcasts. Tests sharing one *sake.Server see every broadcast of it,
+// unless they pass OnlyBroadcasts with a filter that keeps their own (for
+// example the URIs or tools the test created). WaitTimeout sets how long
+// its assertions wait (by default the client's WaitTimeout when target is
+// a *Client, else Timeout).
+func Listen(t testing.TB, target any, opts ...Option) *Listener {
 	t.Helper()
+	var o options
 	var srv *sake.Server
 	switch x := target.(type) {
 	case *sake.Server:
 		srv = x
 	case *Client:
 		srv = x.srv
+		o.waitTimeout = x.opts.waitTimeout
 	default:
 		t.Fatalf("saketest: Listen needs a *sake.Server or a *saketest.Client, not %T", target)
 	}
-	l := &Listener{wake: make(chan struct{}, 1)}
+	if srv == nil {
+		t.Fatalf("saketest: Listen needs the server: pass the *sake.Server behind Handler to Connect")
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	l := &Listener{rec: &recording{changed: make(chan struct{})}, timeout: o.waitTimeout}
+	keep := o.broadcastFilter
 	stop := srv.Watch(func(b sake.Broadcast) {
-		l.mu.Lock()
-		l.events = append(l.events, b)
-		l.mu.Unlock()
-		select {
-		case l.wake <- struct{}{}:
-		default:
+		if keep != nil && !keep(b) {
+			return
 		}
+		r := l.rec
+		r.mu.Lock()
+		r.events = append(r.events, b)
+		close(r.changed)
+		r.changed = make(chan struct{})
+		r.mu.Unlock()
 	})
 	t.Cleanup(stop)
 	return l
 }
 
+// Within returns the listener with another wait for its assertions, for
+// one call: saketest.AssertListChanged(t, l.Within(time.Second), ...).
+// It shares the recording.
+func (l *Listener) Within(d time.Duration) *Listener {
+	return &Listener{rec: l.rec, timeout: d}
+}
+
 // Broadcasts returns what was recorded so far.
 func (l *Listener) Broadcasts() []sake.Broadcast {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]sake.Broadcast(nil), l.events...)
+	l.rec.mu.Lock()
+	defer l.rec.mu.Unlock()
+	return append([]sake.Broadcast(nil), l.rec.events...)
 }
 
 // Timeout is how long the Assert functions of a Listener wait for a
-// broadcast made by another goroutine.
+// broadcast made by another goroutine, when neither the listener
+// (WaitTimeout given to Listen or Connect, Listener.Within) nor its client
+// says.
+//
+// Deprecated: a variable shared by every test cannot be changed safely by
+// parallel tests; use the WaitTimeout option or Listener.Within. It is
+// still read as the default.
 var Timeout = 5 * time.Second
 
 // await waits, on broadcast events (never on a timer tick), until one
-// matches or Timeout passes.
+// matches or the listener's timeout passes.
 func (l *Listener) await(match func(sake.Broadcast) bool) bool {
-	deadline := time.NewTimer(Timeout)
+	d := l.timeout
+	if d <= 0 {
+		d = Timeout
+	}
+	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	for {
-		for _, b := range l.Broadcasts() {
+		l.rec.mu.Lock()
+		events, changed := l.rec.events, l.rec.changed
+		l.rec.mu.Unlock()
+		for _, b := range events {
 			if match(b) {
 				return true
 			}
 		}
 		select {
-		case <-l.wake:
+		case <-changed:
 		case <-deadline.C:
 			return false
 		}

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
 // ErrClosed is returned by calls on a client after Close.
@@ -46,6 +48,9 @@ type state struct {
 	in            *sake.Inbound // reused while the session and identity stay the same
 	taskTools     map[string]bool
 	panics        []string // panics of user code not reported yet
+	wire          traceRing
+	label         string // goroutine label of what the client starts; "" with NoLeakCheck
+	ownsTasks     bool   // Connect made the server's task manager (Tasks)
 }
 
 // Notification is a notification the server sent during a call.
@@ -78,19 +83,53 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	o.capabilities = o.clientCapabilities()
+	c := &Client{state: &state{t: t, opts: o}}
+	if !o.noLeakCheck {
+		c.label = nextLabel()
+		wait := o.waitTimeout
+		if wait <= 0 {
+			wait = Timeout
+		}
+		// Registered first, so it runs last: after Close and the task
+		// manager's shutdown.
+		t.Cleanup(func() {
+			if !t.Failed() {
+				c.checkLeaks(wait)
+			}
+		})
+	}
+	t.Cleanup(c.printTrace)
 	srv, ok := impl.(*sake.Server)
 	if !ok && o.handler != nil && impl == nil {
 		ok = true // the host's stack serves; no server value to build
 	}
+	if ok && o.ownTasks {
+		t.Fatalf("saketest: the Tasks option gives a task manager to a server Connect builds; give sake.Tasks to sake.New for a *sake.Server")
+	}
 	if !ok {
 		var err error
 		serverOpts := append([]sake.Option{sake.Logger(testLogger(t, !o.returnPanics))}, o.serverOpts...)
-		if srv, err = sake.New(impl, serverOpts...); err != nil {
+		c.labelled(context.Background(), func(context.Context) {
+			if o.ownTasks {
+				m := tasks.New(o.taskOptions...)
+				c.ownsTasks = true
+				serverOpts = append(serverOpts, sake.Tasks(m))
+				t.Cleanup(func() {
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					defer cancel()
+					if err := m.Shutdown(ctx); err != nil {
+						t.Errorf("saketest: the task manager did not shut down: %v", err)
+					}
+				})
+			}
+			srv, err = sake.New(impl, serverOpts...)
+		})
+		if err != nil {
 			t.Fatalf("saketest: %v", err)
 		}
 	}
-	o.capabilities = o.clientCapabilities()
-	c := &Client{state: &state{t: t, srv: srv, opts: o}}
+	c.srv = srv
 	modernCaps := o.capabilities
 	if !o.noTasks && !modernCaps.HasExtension(sake.TaskExtension) {
 		ext := map[string]json.RawMessage{sake.TaskExtension: json.RawMessage(`{}`)}
@@ -248,6 +287,7 @@ func (c *Client) record(msg []byte) {
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
+	c.trace("<-", msg)
 	if err := json.Unmarshal(msg, &n); err != nil {
 		c.t.Errorf("saketest: the server sent a notification that is not JSON: %v", err)
 		return
@@ -417,11 +457,17 @@ func (c *Client) call(body []byte) (sake.Reply, error) {
 
 // exchange carries one message to the server: into its dispatcher, or
 // through the host's HTTP stack with Handler.
-func (c *Client) exchange(ctx context.Context, body []byte) (sake.Reply, error) {
-	if c.http != nil {
-		return c.http.post(ctx, c, body)
-	}
-	return c.srv.Handle(ctx, body, c.inbound()), nil
+func (c *Client) exchange(ctx context.Context, body []byte) (reply sake.Reply, err error) {
+	c.trace("->", body)
+	c.labelled(ctx, func(ctx context.Context) {
+		if c.http != nil {
+			reply, err = c.http.post(ctx, c, body)
+			return
+		}
+		reply = c.srv.Handle(ctx, body, c.inbound())
+	})
+	c.trace("<-", reply.Body)
+	return reply, err
 }
 
 func (c *Client) context() context.Context {

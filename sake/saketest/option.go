@@ -7,6 +7,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
 // Option configures a test client.
@@ -42,6 +43,14 @@ type options struct {
 	noTasks     bool
 	taskTimeout time.Duration
 
+	waitTimeout     time.Duration
+	broadcastFilter func(sake.Broadcast) bool
+
+	ownTasks    bool
+	taskOptions []tasks.Option
+	noLeakCheck bool
+	noTrace     bool
+
 	onNotification func(Notification)
 }
 
@@ -52,10 +61,43 @@ func OnNotification(fn func(Notification)) Option {
 	return func(o *options) { o.onNotification = fn }
 }
 
+// Tasks makes Connect give the server it builds a task manager
+// (tasks.New(opts...)) that lives as long as the test: it is shut down
+// when the test ends, before the goroutine check, so a test needs no
+// manager of its own. It does not apply to a *sake.Server given to
+// Connect (give that one sake.Tasks yourself).
+func Tasks(opts ...tasks.Option) Option {
+	return func(o *options) { o.ownTasks, o.taskOptions = true, append(o.taskOptions, opts...) }
+}
+
+// NoLeakCheck turns off the check that, when the test ends, no goroutine
+// the client's calls started (in the server, its tasks or the transport)
+// still runs. The check is on by default; goroutines of a task manager
+// the test made itself are left to it.
+func NoLeakCheck() Option { return func(o *options) { o.noLeakCheck = true } }
+
+// NoTrace stops the client from keeping the messages it exchanges (Trace)
+// and printing them when the test fails.
+func NoTrace() Option { return func(o *options) { o.noTrace = true } }
+
 // WithoutTasks makes a modern client leave the tasks extension out of its
 // capabilities (it is declared by default), to test tools that run as
 // tasks with a client that cannot take one.
 func WithoutTasks() Option { return func(o *options) { o.noTasks = true } }
+
+// WaitTimeout sets how long the client's waits last: the assertions of a
+// Listener on it (AssertListChanged, AssertResourceUpdated) and AwaitTask
+// given no timeout. Given to Listen, it sets that listener's. It replaces
+// the package's Timeout for this client only, so parallel tests can each
+// choose theirs. Default: Timeout for listeners, 30 seconds for tasks.
+func WaitTimeout(d time.Duration) Option { return func(o *options) { o.waitTimeout = d } }
+
+// OnlyBroadcasts makes Listen record only the broadcasts keep accepts:
+// on a server shared by several tests, each keeps its own (by the URI or
+// the list its components change).
+func OnlyBroadcasts(keep func(sake.Broadcast) bool) Option {
+	return func(o *options) { o.broadcastFilter = keep }
+}
 
 // TaskTimeout sets how long CallTool waits for a task to finish (default
 // 30 seconds).

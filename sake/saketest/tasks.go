@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -260,10 +261,69 @@ func (c *Client) GetTask(id string) (*Task, error) {
 }
 
 // UpdateTask answers a task's input requests (tasks/update, modern era).
+// responses are keyed as the task's InputRequests are, or by the key the
+// tool asked with ("confirm" for the round's "confirm-2"); values are what
+// the client answers: an Answer (Accept, Decline, Cancel) for an
+// elicitation, a *sake.SamplingResult's JSON, or any JSON value. In the
+// 2025-11-25 era, where the protocol has no tasks/update, use TaskResult:
+// it answers the task's questions with OnInput, Sampling and Roots.
 func (c *Client) UpdateTask(id string, responses map[string]any) error {
 	c.t.Helper()
+	if !c.opts.legacy && len(responses) > 0 {
+		if t, err := c.GetTask(id); err == nil && len(t.InputRequests) > 0 {
+			responses = roundKeys(responses, t.InputRequests)
+		}
+	}
 	_, err := c.Request("tasks/update", map[string]any{"taskId": id, "inputResponses": responses})
 	return err
+}
+
+// roundKeys renames the responses keyed by a tool's own key to the key of
+// the current round's request ("confirm" to "confirm-2"), when exactly one
+// outstanding request has that key.
+func roundKeys(responses map[string]any, requests map[string]json.RawMessage) map[string]any {
+	out := make(map[string]any, len(responses))
+	for k, v := range responses {
+		if _, ok := requests[k]; ok {
+			out[k] = v
+			continue
+		}
+		match := ""
+		for wk := range requests {
+			if i := strings.LastIndexByte(wk, '-'); i > 0 && wk[:i] == k && isDigits(wk[i+1:]) {
+				if match != "" {
+					match = ""
+					break
+				}
+				match = wk
+			}
+		}
+		if match != "" {
+			out[match] = v
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// TaskResult drives a task to its end and returns its result as CallTool
+// does, answering its questions with OnInput, Sampling and Roots on the
+// way, in both eras: with tasks/result (2025-11-25), or by awaiting it and
+// answering with tasks/update (2026-07-28). It gives up after TaskTimeout
+// with ErrTaskTimeout.
+func (c *Client) TaskResult(id string) (*sake.ToolResult, error) {
+	c.t.Helper()
+	return c.followTask(&Task{ID: id})
 }
 
 // CancelTask cancels a task.
@@ -281,9 +341,13 @@ var ErrTaskTimeout = errors.New("saketest: the task is still working")
 // tasks/get does then: input_required, completed, failed or cancelled. It
 // wakes when the task's status changes (it watches the server's task
 // manager; through Handler without the server, it polls at the interval
-// the server suggests), and gives up after timeout with ErrTaskTimeout.
+// the server suggests), and gives up after timeout (when 0, the client's
+// WaitTimeout, else 30 seconds) with ErrTaskTimeout.
 func (c *Client) AwaitTask(id string, timeout time.Duration) (*Task, error) {
 	c.t.Helper()
+	if timeout <= 0 {
+		timeout = c.opts.waitTimeout
+	}
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}

@@ -1,0 +1,273 @@
+package saketest_test
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/saketest"
+)
+
+// toucher announces an update of the resource it is given.
+type toucher struct{}
+
+type touchArgs struct {
+	URI string `json:"uri"`
+}
+
+func (toucher) Touch(ctx *sake.Context, a touchArgs) (string, error) {
+	ctx.Server().ResourceUpdated(a.URI)
+	return "touched", nil
+}
+
+// On a shared server each test keeps its own broadcasts with a filter.
+func TestListenFilterOnASharedServer(t *testing.T) {
+	t.Parallel()
+	srv := sake.MustNew(toucher{})
+	for _, name := range []string{"a", "b"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			mine := "mem://" + name + "/"
+			l := saketest.Listen(t, srv, saketest.OnlyBroadcasts(func(b sake.Broadcast) bool {
+				return strings.HasPrefix(b.URI, mine)
+			}), saketest.WaitTimeout(time.Minute))
+			c := saketest.Connect(t, srv)
+			if _, err := c.CallTool("touch", map[string]any{"uri": mine + "x"}); err != nil {
+				t.Fatal(err)
+			}
+			saketest.AssertResourceUpdated(t, l, mine+"x")
+			for _, b := range l.Broadcasts() {
+				if !strings.HasPrefix(b.URI, mine) {
+					t.Errorf("recorded another test's broadcast %+v", b)
+				}
+			}
+		})
+	}
+}
+
+// A failing assertion waits for the listener's own timeout, set per
+// client, per listener or per call, never for a shared variable.
+func TestWaitTimeoutPerClientListenerAndCall(t *testing.T) {
+	t.Parallel()
+	c := saketest.Connect(t, toucher{}, saketest.WaitTimeout(time.Millisecond))
+	for name, l := range map[string]*saketest.Listener{
+		"client":   saketest.Listen(t, c),
+		"listener": saketest.Listen(t, c.Server(), saketest.WaitTimeout(time.Millisecond)),
+		"call":     saketest.Listen(t, c.Server()).Within(time.Millisecond),
+	} {
+		rec := &recorder{TB: t}
+		saketest.AssertListChanged(rec, l, sake.ListPrompts)
+		if !strings.Contains(rec.msg, "no change of the prompts list") {
+			t.Errorf("%s: the failed assertion said %q", name, rec.msg)
+		}
+	}
+	// The wait ends on the broadcast itself, not on a tick.
+	l := saketest.Listen(t, c).Within(time.Hour)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		saketest.AssertResourceUpdated(t, l, "mem://late")
+	}()
+	if _, err := c.CallTool("touch", map[string]any{"uri": "mem://late"}); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+}
+
+// cleanupTB runs a test's cleanups when told, and records its reports.
+type cleanupTB struct {
+	testing.TB
+	mu     sync.Mutex
+	fns    []func()
+	errs   []string
+	logs   []string
+	failed bool
+}
+
+func (c *cleanupTB) Cleanup(fn func()) { c.fns = append(c.fns, fn) }
+func (c *cleanupTB) Helper()           {}
+func (c *cleanupTB) Errorf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+	c.failed = true
+}
+func (c *cleanupTB) Error(args ...any) { c.Errorf("%s", fmt.Sprint(args...)) }
+
+// fatal is what cleanupTB's Fatalf panics with, to stop the caller.
+type fatal struct{}
+
+func (c *cleanupTB) Fatalf(format string, args ...any) {
+	c.Errorf(format, args...)
+	panic(fatal{})
+}
+func (c *cleanupTB) Log(args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.logs = append(c.logs, fmt.Sprint(args...))
+}
+func (c *cleanupTB) Logf(format string, args ...any) { c.Log(fmt.Sprintf(format, args...)) }
+func (c *cleanupTB) Failed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
+}
+
+// end runs the cleanups, last registered first, as testing does.
+func (c *cleanupTB) end() {
+	for i := len(c.fns) - 1; i >= 0; i-- {
+		c.fns[i]()
+	}
+}
+
+// leaker starts a goroutine that outlives its call.
+type leaker struct{ stop chan struct{} }
+
+func (l *leaker) Leak(ctx *sake.Context) (string, error) {
+	go func() { <-l.stop }()
+	return "started", nil
+}
+
+func (l *leaker) Tidy(ctx *sake.Context) (string, error) {
+	done := make(chan struct{})
+	go func() { defer close(done) }()
+	<-done
+	return "tidy", nil
+}
+
+func TestLeakCheck(t *testing.T) {
+	t.Parallel()
+	BothEras := saketest.BothEras
+	BothEras(t, func(t *testing.T, opts ...saketest.Option) {
+		l := &leaker{stop: make(chan struct{})}
+		defer close(l.stop)
+		leaky := &cleanupTB{TB: t}
+		c := saketest.Connect(leaky, l, append(opts, saketest.WaitTimeout(20*time.Millisecond))...)
+		if _, err := c.CallTool("leak", nil); err != nil {
+			t.Fatal(err)
+		}
+		leaky.end()
+		if len(leaky.errs) != 1 || !strings.Contains(leaky.errs[0], "still run after it ended") || !strings.Contains(leaky.errs[0], "leaker).Leak") {
+			t.Errorf("a leaked goroutine was reported as %q", leaky.errs)
+		}
+
+		tidy := &cleanupTB{TB: t}
+		c = saketest.Connect(tidy, l, opts...)
+		if _, err := c.CallTool("tidy", nil); err != nil {
+			t.Fatal(err)
+		}
+		tidy.end()
+		if len(tidy.errs) != 0 {
+			t.Errorf("a test without leaks failed: %q", tidy.errs)
+		}
+
+		off := &cleanupTB{TB: t}
+		c = saketest.Connect(off, l, append(opts, saketest.NoLeakCheck())...)
+		if _, err := c.CallTool("leak", nil); err != nil {
+			t.Fatal(err)
+		}
+		off.end()
+		if len(off.errs) != 0 {
+			t.Errorf("NoLeakCheck still checked: %q", off.errs)
+		}
+	})
+}
+
+// A failing test prints the messages its client exchanged.
+func TestTracePrintedWhenTheTestFails(t *testing.T) {
+	t.Parallel()
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
+		ft := &cleanupTB{TB: t}
+		c := saketest.Connect(ft, Greeter{}, opts...)
+		if _, err := c.CallTool("greet", map[string]any{"name": "Ana"}); err != nil {
+			t.Fatal(err)
+		}
+		trace := strings.Join(c.Trace(), "\n")
+		if !strings.Contains(trace, `-> {"jsonrpc":"2.0","id":`) || !strings.Contains(trace, `"method":"tools/call"`) || !strings.Contains(trace, "<- ") || !strings.Contains(trace, "Hello, Ana!") {
+			t.Errorf("trace:\n%s", trace)
+		}
+		ft.Errorf("the test failed")
+		ft.end()
+		if len(ft.logs) != 1 || !strings.Contains(ft.logs[0], "Hello, Ana!") {
+			t.Errorf("the failed test logged %q", ft.logs)
+		}
+		passing := &cleanupTB{TB: t}
+		saketest.Connect(passing, Greeter{}, opts...)
+		passing.end()
+		if len(passing.logs) != 0 {
+			t.Errorf("a passing test printed its trace: %q", passing.logs)
+		}
+	})
+}
+
+// A task started by code asks a question; Connect owns the manager.
+type asker struct{}
+
+func (asker) Declare(d *sake.Declarations) { d.Tool("Confirm").Task(sake.TaskRequired) }
+
+func (asker) Confirm(ctx *sake.Context) (string, error) {
+	var f okForm
+	action, err := ctx.Elicit("go_on", "Go on?", &f)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s %v", action, f.OK), nil
+}
+
+// Connect can own the task manager; UpdateTask takes the tool's own keys
+// and Answer values; TaskResult answers a task's questions in both eras.
+func TestTasksOwnedByConnect(t *testing.T) {
+	t.Parallel()
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
+		c := saketest.Connect(t, asker{}, append(opts, saketest.Tasks(), saketest.OnInput(func(saketest.ElicitParams) saketest.Answer {
+			return saketest.Accept(map[string]any{"ok": true})
+		}))...)
+		if c.Server().Tasks() == nil {
+			t.Fatal("no task manager")
+		}
+		_, task, err := c.CallToolAsync("confirm", nil)
+		if err != nil || task == nil {
+			t.Fatalf("async = %v, %v", task, err)
+		}
+		res, err := c.TaskResult(task.ID)
+		if err != nil || res.Text() != "accept true" {
+			t.Fatalf("TaskResult = %v, %v", res, err)
+		}
+		if c.Session().Era != sake.EraModern {
+			return
+		}
+		_, task, err = c.CallToolAsync("confirm", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.AwaitTask(task.ID, 0)
+		if err != nil || got.Status != sake.TaskInputRequired {
+			t.Fatalf("awaiting input: %+v, %v", got, err)
+		}
+		if err := c.UpdateTask(task.ID, map[string]any{"go_on": saketest.Accept(map[string]any{"ok": false})}); err != nil {
+			t.Fatal(err)
+		}
+		done, err := c.TaskResult(task.ID)
+		if err != nil || done.Text() != "accept false" {
+			t.Errorf("after UpdateTask by the tool's key: %v, %v", done, err)
+		}
+	})
+	// A *sake.Server keeps its own manager.
+	ft := &cleanupTB{TB: t}
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != (fatal{}) {
+				panic(r)
+			}
+		}()
+		saketest.Connect(ft, sake.MustNew(asker{}, sake.Logger(slog.New(slog.DiscardHandler))), saketest.Tasks())
+	}()
+	ft.end()
+	if len(ft.errs) != 1 || !strings.Contains(ft.errs[0], "give sake.Tasks to sake.New") {
+		t.Errorf("Tasks with a *sake.Server: %q", ft.errs)
+	}
+}

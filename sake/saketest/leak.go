@@ -1,0 +1,90 @@
+package saketest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// clients numbers the clients, to label the goroutines each one starts.
+var clients atomic.Int64
+
+// labelKey is the goroutine label (runtime/pprof) that marks what a client
+// started: every goroutine the server or the transport starts during one
+// of its calls inherits it, so the check counts this test's goroutines
+// only, even among parallel tests.
+const labelKey = "saketest-client"
+
+// labelled runs fn with the client's goroutine label.
+func (c *Client) labelled(ctx context.Context, fn func(ctx context.Context)) {
+	if c.label == "" {
+		fn(ctx)
+		return
+	}
+	pprof.Do(ctx, pprof.Labels(labelKey, c.label), fn)
+}
+
+// ownedBy returns the stacks of the live goroutines labelled label, less
+// those of what the test made and stops itself: a task manager it did not
+// hand to Connect (its tasks), the host's HTTP handler (its session
+// janitor, ended by Handler.Close).
+func ownedBy(label string, foreignTasks bool) []string {
+	var b bytes.Buffer
+	_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+	want := fmt.Sprintf("%q:%q", labelKey, label)
+	var out []string
+	for _, group := range strings.Split(b.String(), "\n\n") {
+		if !strings.Contains(group, "# labels: ") || !strings.Contains(group, want) {
+			continue
+		}
+		if (foreignTasks && isTaskRunner(group)) || strings.Contains(group, "sake/plug.(*Handler).janitor") {
+			continue
+		}
+		out = append(out, group)
+	}
+	return out
+}
+
+// isTaskRunner reports whether a goroutine runs a task or belongs to a
+// task manager.
+func isTaskRunner(stack string) bool {
+	for _, f := range []string{"sake.(*Server).runTask", "sake.(*Server).callTask", "sake.(*Server).finishTask", "sake-go/sake/tasks."} {
+		if strings.Contains(stack, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkLeaks fails the test if goroutines the client started are still
+// running when the test ends. Goroutines end a little after what ended
+// them, with no event to wait on, so it looks again with a growing pause,
+// for up to wait.
+func (c *Client) checkLeaks(wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	pause := time.Millisecond
+	for {
+		left := ownedBy(c.label, !c.ownsTasks)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Errorf("saketest: %d goroutine group(s) started by this test's calls still run after it ended "+
+				"(a tool, task or stream that does not stop when its context ends?); pass saketest.NoLeakCheck() to skip this check:\n%s",
+				len(left), strings.Join(left, "\n\n"))
+			return
+		}
+		runtime.Gosched()
+		time.Sleep(pause)
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
+// nextLabel returns a new client's goroutine label.
+func nextLabel() string { return strconv.FormatInt(clients.Add(1), 10) }

@@ -41,18 +41,48 @@ func (id *Identity) HasScope(scope string) bool {
 	return false
 }
 
-// Owner returns the key that owns what this caller creates (tasks, request
-// states): the subject, or the client id for a machine client, or "" for an
-// anonymous caller.
+// Owner returns the key that owns what this caller creates (legacy
+// sessions, tasks, request states): "sub:" and the subject, or for a
+// machine client without a subject "client:" and the client id, each
+// escaped (% and : and control bytes as %XX) so that no two identities
+// share a key and a key can be embedded in another. An anonymous caller
+// (nil) has the owner "", and so does an identity with neither a subject
+// nor a client id: sake/auth refuses tokens like that, and a custom
+// plug.Identify should not produce them.
 func (id *Identity) Owner() string {
 	if id == nil {
 		return ""
 	}
 	if id.Subject != "" {
-		return "sub:" + id.Subject
+		return "sub:" + escapeOwner(id.Subject)
 	}
 	if id.ClientID != "" {
-		return "client:" + id.ClientID
+		return "client:" + escapeOwner(id.ClientID)
 	}
 	return ""
+}
+
+// escapeOwner percent-escapes %, : and control bytes; most values have
+// none and are returned as they are.
+func escapeOwner(s string) string {
+	i := 0
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '%' || c == ':' || c < 0x20 || c == 0x7f {
+			break
+		}
+	}
+	if i == len(s) {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+8)
+	b = append(b, s[:i]...)
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '%' || c == ':' || c < 0x20 || c == 0x7f {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }

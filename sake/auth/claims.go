@@ -2,6 +2,8 @@ package auth
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -11,19 +13,39 @@ import (
 
 // identityFromClaims maps token claims (a JWT's payload or an introspection
 // response) to an identity: sub; client_id, else azp, else cid; scope, else
-// scp; acr; auth_time; and all the claims.
-func identityFromClaims(claims map[string]any) *sake.Identity {
+// scp; acr; auth_time; and all the claims. Ownership rests on sub and the
+// client id, so a token whose sub or client id is not a string, or that
+// names neither, is refused (invalid_token): it would own nothing, or
+// what another token owns.
+func identityFromClaims(claims map[string]any) (*sake.Identity, error) {
 	id := &sake.Identity{
 		FromToken: true,
-		Subject:   stringClaim(claims, "sub"),
 		ACR:       stringClaim(claims, "acr"),
 		Claims:    claims,
 	}
+	if v, ok := claims["sub"]; ok && v != nil {
+		s, isString := v.(string)
+		if !isString {
+			return nil, InvalidToken(errors.New("sub is not a string"))
+		}
+		id.Subject = s
+	}
 	for _, name := range [...]string{"client_id", "azp", "cid"} {
-		if s := stringClaim(claims, name); s != "" {
+		v, ok := claims[name]
+		if !ok || v == nil {
+			continue
+		}
+		s, isString := v.(string)
+		if !isString {
+			return nil, InvalidToken(fmt.Errorf("%s is not a string", name))
+		}
+		if s != "" {
 			id.ClientID = s
 			break
 		}
+	}
+	if id.Subject == "" && id.ClientID == "" {
+		return nil, InvalidToken(errors.New("the token names neither a subject (sub) nor a client (client_id, azp or cid)"))
 	}
 	if v, ok := claims["scope"]; ok {
 		id.Scopes = scopeList(v)
@@ -33,7 +55,7 @@ func identityFromClaims(claims map[string]any) *sake.Identity {
 	if t, ok := numericDate(claims["auth_time"]); ok {
 		id.AuthTime = t
 	}
-	return id
+	return id, nil
 }
 
 func stringClaim(claims map[string]any, name string) string {

@@ -101,7 +101,11 @@ func (in *Introspector) Verify(ctx context.Context, r *TokenRequest) (*sake.Iden
 	if err := checkBinding(r, scheme, confirmationJKT(claims), now, in.DPoPWindow, in.replayCache()); err != nil {
 		return nil, err
 	}
-	return resolvePrincipal(ctx, in.Principal, identityFromClaims(maps.Clone(claims)))
+	id, err := identityFromClaims(maps.Clone(claims))
+	if err != nil {
+		return nil, err
+	}
+	return resolvePrincipal(ctx, in.Principal, id)
 }
 
 func (in *Introspector) now() time.Time {

@@ -189,8 +189,8 @@ func (v *JWTVerifier) Verify(ctx context.Context, r *TokenRequest) (*sake.Identi
 	var unavailable error
 	claims := jwt.MapClaims{}
 	_, err := v.parser.ParseWithClaims(r.Token, claims, func(t *jwt.Token) (any, error) {
-		if typ, _ := t.Header["typ"].(string); strings.EqualFold(typ, "dpop+jwt") {
-			return nil, errors.New("a DPoP proof is not an access token")
+		if !acceptedType(t.Header["typ"]) {
+			return nil, fmt.Errorf("typ %v is not an access token's", t.Header["typ"])
 		}
 		alg := t.Method.Alg()
 		if alg == "HS256" {
@@ -223,7 +223,29 @@ func (v *JWTVerifier) Verify(ctx context.Context, r *TokenRequest) (*sake.Identi
 	if err := checkBinding(r, scheme, confirmationJKT(claims), v.now(), v.window, v.replay); err != nil {
 		return nil, err
 	}
-	return resolvePrincipal(ctx, v.principal, identityFromClaims(claims))
+	id, err := identityFromClaims(claims)
+	if err != nil {
+		return nil, err
+	}
+	return resolvePrincipal(ctx, v.principal, id)
+}
+
+// acceptedType reports whether a JWT's typ header names an access token:
+// "at+jwt" or "application/at+jwt" (RFC 9068 §2.1), "JWT", or no typ at
+// all, for issuers that predate RFC 9068. Any other type (a DPoP proof's
+// "dpop+jwt", a security event's "secevent+jwt", an ID token's
+// "id_token+jwt") is a different kind of token that may carry our audience
+// and is refused.
+func acceptedType(typ any) bool {
+	if typ == nil {
+		return true
+	}
+	s, ok := typ.(string)
+	if !ok {
+		return false
+	}
+	s = strings.TrimPrefix(strings.ToLower(s), "application/")
+	return s == "at+jwt" || s == "jwt"
 }
 
 // checkBinding enforces the token's sender constraint: a token with cnf.jkt

@@ -245,6 +245,18 @@ func TestJWTNegative(t *testing.T) {
 		{"unknown kid", v, sign(t, jwt.SigningMethodRS256, rsaKey(), "nope", claimsAt(t0))},
 		{"no kid among several keys", v, sign(t, jwt.SigningMethodRS256, rsaKey(), "", claimsAt(t0))},
 		{"DPoP proof as access token", v, withTyp("dpop+jwt")},
+		{"security event token", v, withTyp("secevent+jwt")},
+		{"ID token type", v, withTyp("id_token+jwt")},
+		{"typ not a string", v, func() string {
+			tok := jwt.NewWithClaims(jwt.SigningMethodRS256, claimsAt(t0))
+			tok.Header["kid"], tok.Header["typ"] = "rsa", 7
+			s, _ := tok.SignedString(rsaKey())
+			return s
+		}()},
+		{"no sub and no client id", v, rs(func(c jwt.MapClaims) { delete(c, "sub"); delete(c, "client_id") })},
+		{"empty sub and no client id", v, rs(func(c jwt.MapClaims) { c["sub"] = ""; delete(c, "client_id") })},
+		{"numeric sub", v, rs(func(c jwt.MapClaims) { c["sub"] = 42 })},
+		{"numeric client id", v, rs(func(c jwt.MapClaims) { delete(c, "sub"); c["client_id"] = 42 })},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -261,9 +273,24 @@ func TestJWTNegative(t *testing.T) {
 			}
 		})
 	}
-	// at+jwt is fine.
-	if _, err := v.Verify(context.Background(), bearer(withTyp("at+jwt"))); err != nil {
-		t.Fatal(err)
+	// The access token types of RFC 9068, plain JWT, and no typ are fine.
+	for _, typ := range []string{"at+jwt", "application/at+jwt", "AT+JWT", "JWT", "jwt"} {
+		if _, err := v.Verify(context.Background(), bearer(withTyp(typ))); err != nil {
+			t.Errorf("typ %q: %v", typ, err)
+		}
+	}
+	noTyp := jwt.NewWithClaims(jwt.SigningMethodRS256, claimsAt(t0))
+	noTyp.Header["kid"] = "rsa"
+	delete(noTyp.Header, "typ")
+	if s, _ := noTyp.SignedString(rsaKey()); s == "" {
+		t.Fatal("signing")
+	} else if _, err := v.Verify(context.Background(), bearer(s)); err != nil {
+		t.Errorf("no typ: %v", err)
+	}
+	// A machine client's token (no sub) owns what its client id owns.
+	id, err := v.Verify(context.Background(), bearer(rs(func(c jwt.MapClaims) { delete(c, "sub") })))
+	if err != nil || id.Owner() != "client:client-1" {
+		t.Errorf("client credentials token: %v, owner %q", err, id.Owner())
 	}
 }
 

@@ -116,18 +116,3 @@ func broadcastJSON(b Broadcast, subscriptionID []byte) []byte {
 	return append(out, '}')
 }
 
-// Shutdown ends every modern subscriptions/listen stream with its final
-// result and closes every legacy session. Call it before stopping the
-// transports.
-func (s *Server) Shutdown() {
-	s.shutdownOnce.Do(func() {
-		if s.stopBroker != nil {
-			s.stopBroker()
-		}
-		close(s.done)
-	})
-	s.sessions.Range(func(_, v any) bool {
-		v.(*Session).Close()
-		return true
-	})
-}

@@ -107,6 +107,8 @@ func (m *Message) Handle(ctx context.Context) Reply {
 	if p == nil {
 		p = &m.params
 	}
+	s.begin()
+	defer s.end()
 	req := &m.req
 	*req = Request{ID: env.ID, Method: *env.Method, Params: p, Era: m.era, Identity: in.Identity,
 		BaseURL: in.BaseURL, Message: m.msg, in: in, ctx: &m.ctx, fl: m.fl}

@@ -102,6 +102,9 @@ func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (a
 	sess.srv, sess.owner = s, req.Identity.Owner()
 	sess.offer(reg)
 	sess.key = ownerKey(sess.owner, req.in.RemoteAddr)
+	if s.stopping.Load() {
+		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: the server is shutting down; connect to another instance"}
+	}
 	if !s.admit(sess) {
 		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: too many sessions open; close idle ones (DELETE) or retry later"}
 	}

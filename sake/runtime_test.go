@@ -254,7 +254,7 @@ func TestListenStream(t *testing.T) {
 			&sake.Inbound{Notify: func(m []byte) { msgs <- string(m) }})
 	}()
 	<-msgs
-	s.Shutdown()
+	_ = s.Shutdown(context.Background())
 	r := <-done
 	if !strings.Contains(string(r.Body), `"result":{"resultType":"complete","_meta":{`) || !strings.Contains(string(r.Body), `"io.modelcontextprotocol/subscriptionId":7`) {
 		t.Errorf("final result = %s", r.Body)

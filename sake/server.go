@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Server is an MCP server built from a Go value: its tools, resources,
@@ -30,6 +31,9 @@ type Server struct {
 	sessions       sync.Map      // id -> *Session, the live legacy sessions
 	sessTable      sessionTable  // the same, by owner, for quotas
 	done           chan struct{} // closed by Shutdown
+	stopping       atomic.Bool   // Shutdown was called
+	running        atomic.Int64  // requests being handled
+	drained        chan struct{} // signalled when running drops to 0 while stopping
 	shutdownOnce   sync.Once
 	stopBroker     func() // stops listening to the other replicas
 }
@@ -109,7 +113,7 @@ func New(impl any, opts ...Option) (*Server, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s := &Server{opts: o, logger: o.logger, done: make(chan struct{})}
+	s := &Server{opts: o, logger: o.logger, done: make(chan struct{}), drained: make(chan struct{}, 1)}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}

@@ -1,6 +1,9 @@
 package sake
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // The server owns every legacy session: initialize registers it with its
 // owner, a transport names it (Inbound.SessionID) or holds it (Conn), and
@@ -156,3 +159,44 @@ func (s *Session) Hold() (release func()) {
 // Owner returns who opened the session (Identity.Owner), "" for an
 // anonymous caller.
 func (s *Session) Owner() string { return s.owner }
+
+// Shutdown stops the server: initialize is refused from now on, every
+// modern subscriptions/listen stream ends with its final result, and every
+// legacy session is closed, which cancels its requests. It then waits
+// until every request still running has returned, or ctx ends, and
+// returns ctx's error in that case. Call it before stopping the
+// transports; a task manager is shut down on its own
+// (tasks.Manager.Shutdown). Shutdown may be called more than once.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.shutdownOnce.Do(func() {
+		s.stopping.Store(true)
+		if s.stopBroker != nil {
+			s.stopBroker()
+		}
+		close(s.done)
+	})
+	s.sessions.Range(func(_, v any) bool {
+		v.(*Session).Close()
+		return true
+	})
+	for s.running.Load() > 0 {
+		select {
+		case <-s.drained:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// begin and end count the requests running, for Shutdown.
+func (s *Server) begin() { s.running.Add(1) }
+
+func (s *Server) end() {
+	if s.running.Add(-1) == 0 && s.stopping.Load() {
+		select {
+		case s.drained <- struct{}{}:
+		default:
+		}
+	}
+}

@@ -200,3 +200,60 @@ func TestInFlightCapPerSession(t *testing.T) {
 		t.Errorf("after the cancellation: %s", r.Body)
 	}
 }
+
+type stubborn struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+// Hold ignores its context until released.
+func (s *stubborn) Hold(ctx *sake.Context) (string, error) {
+	close(s.started)
+	<-s.release
+	return "released", nil
+}
+
+func TestShutdownWaitsForRequests(t *testing.T) {
+	t.Parallel()
+	tl := &lineTools{started: make(chan struct{})}
+	srv := sake.MustNew(tl)
+	conn := srv.Connect("test", nil, sake.StreamFunc(func([]byte) {}))
+	defer conn.Close()
+	conn.Decode([]byte(initMsg)).Handle(context.Background())
+	done := make(chan sake.Reply, 1)
+	m := conn.Decode([]byte(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"block"}}`))
+	go func() { done <- m.Handle(context.Background()) }()
+	<-tl.started
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	// The session's request was cancelled.
+	if r := <-done; !r.Cancelled {
+		t.Errorf("the request was not cancelled: %s", r.Body)
+	}
+	if r := srv.Handle(context.Background(), []byte(initMsg), nil); r.Session != nil || r.ErrorCode != sake.CodeServerBusy {
+		t.Errorf("initialize after Shutdown: %s", r.Body)
+	}
+}
+
+func TestShutdownGivesUpWithItsContext(t *testing.T) {
+	t.Parallel()
+	st := &stubborn{started: make(chan struct{}), release: make(chan struct{})}
+	srv := sake.MustNew(st)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold",`+modernMeta+`}}`), nil)
+	}()
+	<-st.started
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := srv.Shutdown(ctx); err != context.Canceled {
+		t.Errorf("Shutdown = %v, want context.Canceled", err)
+	}
+	close(st.release)
+	<-done
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Errorf("Shutdown once the request returned = %v", err)
+	}
+}

@@ -96,7 +96,7 @@ func serve(addr string, srv *sake.Server, logger *slog.Logger, origins []string)
 		return err
 	case <-ctx.Done():
 	}
-	srv.Shutdown()
+	_ = srv.Shutdown(context.Background())
 	h.Close()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

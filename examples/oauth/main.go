@@ -32,7 +32,7 @@ func main() {
 	defer stop()
 	go func() {
 		<-ctx.Done()
-		app.MCP.Shutdown()
+		_ = app.MCP.Shutdown(context.Background())
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(shutdown)

@@ -54,7 +54,7 @@ func main() {
 	defer stop()
 	go func() {
 		<-ctx.Done()
-		srv.Shutdown()
+		_ = srv.Shutdown(context.Background())
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(shutdown)

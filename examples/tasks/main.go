@@ -52,7 +52,7 @@ func main() {
 	defer stop()
 	go func() {
 		<-ctx.Done()
-		srv.Shutdown()
+		_ = srv.Shutdown(context.Background())
 		h.Close()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

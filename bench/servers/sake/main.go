@@ -87,7 +87,7 @@ func serveHTTP(addr string, srv *sake.Server, logger *slog.Logger) error {
 		return err
 	case <-ctx.Done():
 	}
-	srv.Shutdown()
+	_ = srv.Shutdown(context.Background())
 	h.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()

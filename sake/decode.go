@@ -346,11 +346,11 @@ func (m *RequestMeta) info() *Implementation {
 	if m == nil || m.clientInfo == nil {
 		return nil
 	}
-	if m.ClientInfo == nil {
+	if m.decodedInfo == nil {
 		var impl Implementation
 		if json.Unmarshal(m.clientInfo, &impl) == nil {
-			m.ClientInfo = &impl
+			m.decodedInfo = &impl
 		}
 	}
-	return m.ClientInfo
+	return m.decodedInfo
 }

@@ -171,7 +171,6 @@ type RequestMeta struct {
 	ProgressToken      json.RawMessage     `json:"progressToken"`
 	ProtocolVersion    *string             `json:"io.modelcontextprotocol/protocolVersion"`
 	ClientCapabilities *ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
-	ClientInfo         *Implementation     `json:"io.modelcontextprotocol/clientInfo"`
 	LogLevel           *LogLevel           `json:"io.modelcontextprotocol/logLevel"`
 
 	// W3C Trace Context and Baggage, for middleware that continues the
@@ -180,7 +179,10 @@ type RequestMeta struct {
 	TraceState  string `json:"tracestate,omitempty"`
 	Baggage     string `json:"baggage,omitempty"`
 
-	clientInfo []byte // raw, decoded into ClientInfo on demand
+	// The client's self-description, raw, decoded on demand by
+	// Request.ClientInfo (most requests never need it).
+	clientInfo  []byte
+	decodedInfo *Implementation
 }
 
 // CompleteRef names what completion/complete completes.

@@ -88,6 +88,8 @@ type JWKSOption func(*JWKS)
 
 // WithMinRefresh sets the least time between fetches (default
 // DefaultJWKSMinRefresh).
+//
+// Deprecated: use MinRefresh.
 func WithMinRefresh(d time.Duration) JWKSOption {
 	return func(j *JWKS) {
 		if d > 0 {
@@ -98,6 +100,8 @@ func WithMinRefresh(d time.Duration) JWKSOption {
 
 // WithDefaultTTL sets how long a set is cached when the response has no
 // max-age (default DefaultJWKSTTL).
+//
+// Deprecated: use DefaultTTL.
 func WithDefaultTTL(d time.Duration) JWKSOption {
 	return func(j *JWKS) {
 		if d > 0 {
@@ -117,6 +121,8 @@ func WithMaxWait(d time.Duration) JWKSOption {
 }
 
 // WithClock sets the time source (default time.Now). For tests.
+//
+// Deprecated: use Clock.
 func WithClock(now func() time.Time) JWKSOption {
 	return func(j *JWKS) {
 		if now != nil {

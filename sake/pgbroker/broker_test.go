@@ -19,7 +19,7 @@ func replicas(t *testing.T, n int) []*sake.Server {
 	for i := range n {
 		b := pgbroker.New(pgtest.Pool(t, url, schema), fmt.Sprint("r", i), nil)
 		s := sake.MustNew(nil, sake.WithBroker(b))
-		t.Cleanup(s.Shutdown)
+		t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
 		out = append(out, s)
 	}
 	return out

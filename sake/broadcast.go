@@ -115,4 +115,3 @@ func broadcastJSON(b Broadcast, subscriptionID []byte) []byte {
 	}
 	return append(out, '}')
 }
-

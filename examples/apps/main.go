@@ -61,7 +61,7 @@ func serveHTTP(addr string, srv *sake.Server, logger *slog.Logger) error {
 		return err
 	case <-ctx.Done():
 	}
-	srv.Shutdown()
+	_ = srv.Shutdown(context.Background())
 	h.Close()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

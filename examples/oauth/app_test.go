@@ -229,3 +229,18 @@ func TestUnauthenticatedMCPGetsChallenge(t *testing.T) {
 		t.Fatal(prm)
 	}
 }
+
+// callbackListener is a client's loopback redirect URI; it hands over the
+// query of the first request.
+func callbackListener(t *testing.T) (string, <-chan map[string][]string) {
+	got := make(chan map[string][]string, 1)
+	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- r.URL.Query():
+		default:
+		}
+		_, _ = io.WriteString(w, "<!doctype html><title>done</title><p>Signed in.</p>")
+	}))
+	t.Cleanup(cb.Close)
+	return cb.URL + "/callback", got
+}

@@ -24,7 +24,21 @@
 // Legacy() makes it run the initialize handshake and use a session, as a
 // 2025-11-25 client does, so one test body can run in both eras.
 //
+// BothEras runs one test body in both eras as two parallel subtests:
+//
+//	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
+//		c := saketest.Connect(t, &Greeter{}, opts...)
+//		...
+//	})
+//
 // A panic in a tool, resource, prompt or completion fails the test by
-// default, with its stack; ReturnPanics() lets the test see the error
-// result a client would get instead.
+// default, once, at the line of the call, with the stack of the
+// application's frames; ReturnPanics() lets the test see the error result
+// a client would get instead.
+//
+// When the test ends, Connect checks that no goroutine started during the
+// client's calls (by a tool, a task or the transport) still runs
+// (NoLeakCheck turns it off), and when it failed, prints the messages the
+// client exchanged (Trace). Waits are bounded per client (WaitTimeout), per
+// listener or per call (Listener.Within), never by a shared variable.
 package saketest

@@ -13,8 +13,9 @@ import (
 
 // control is the sake.TaskControl of one task created by a Manager.
 type control struct {
-	m  *Manager
-	id string
+	m     *Manager
+	id    string
+	owner string // counted in m.byOwner while running
 	// ctx is the task's context; cancel ends it with a cause.
 	ctx    context.Context
 	cancel context.CancelCauseFunc

@@ -19,8 +19,13 @@
 // should stop). Once a task is terminal (completed, failed or cancelled)
 // the control's further reports are ignored.
 //
-// A task keeps one of the manager's running slots (MaxRunning) until it is
-// terminal; Create returns ErrTooMany when none is free.
+// A task keeps one of the manager's running slots until it is terminal: at
+// most MaxRunning (default 64) in all and MaxRunningPerOwner (default 16)
+// per owner, so one caller cannot take them all. Create beyond them returns
+// an error matching ErrTooMany or ErrTooManyForOwner that is also a
+// *sake.Error with CodeServerBusy (-32000): a tool call gets it as its
+// JSON-RPC error, saying to wait for or cancel (tasks/cancel) a task and
+// call again.
 //
 // Every task has a TTL counted from its creation (DefaultTTL when the
 // caller asks for none, at most MaxTTL). An expired task is not found from

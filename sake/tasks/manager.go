@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync"
 	"time"
 
@@ -14,8 +15,12 @@ import (
 
 // Errors of the manager.
 var (
-	// ErrTooMany is returned by Create when MaxRunning tasks are running.
+	// ErrTooMany is matched (errors.Is) by the error Create returns when
+	// MaxRunning tasks are running.
 	ErrTooMany = errors.New("tasks: too many running tasks")
+	// ErrTooManyForOwner is matched (errors.Is) by the error Create
+	// returns when the owner already has MaxRunningPerOwner tasks running.
+	ErrTooManyForOwner = errors.New("tasks: too many running tasks for this owner")
 	// ErrClosed is returned by Create after Shutdown.
 	ErrClosed = errors.New("tasks: manager shut down")
 	// ErrTaskFinished is returned by TaskControl.NeedInput once the task
@@ -46,10 +51,13 @@ type Manager struct {
 	stopFeed     func()
 	feedStopOnce sync.Once
 
+	ownerFull, serverFull error // what Create returns at the limits
+
 	mu       sync.Mutex
 	closed   bool
 	pending  int                 // Creates between reserving a slot and storing the task
 	running  map[string]*control // non-terminal tasks created here, by id
+	byOwner  map[string]int      // running and pending tasks, by owner
 	watchers map[string]*watcher // Waits in progress, by task id
 	subs     map[string]map[uint64]func(*sake.Task)
 	nextSub  uint64
@@ -74,9 +82,11 @@ func New(opts ...Option) *Manager {
 		store:    cfg.store,
 		feed:     feedOf(cfg),
 		running:  make(map[string]*control),
+		byOwner:  make(map[string]int),
 		watchers: make(map[string]*watcher),
 		subs:     make(map[string]map[uint64]func(*sake.Task)),
 	}
+	m.ownerFull, m.serverFull = newLimitErrors(cfg)
 	if m.feed != nil {
 		m.stopFeed = m.feed.Listen(m.remoteChange)
 	}
@@ -111,11 +121,15 @@ func (m *Manager) Create(ctx context.Context, owner string, opts sake.TaskOption
 	case m.closed:
 		m.mu.Unlock()
 		return nil, nil, ErrClosed
+	case m.cfg.maxPerOwner > 0 && m.byOwner[owner] >= m.cfg.maxPerOwner:
+		m.mu.Unlock()
+		return nil, nil, m.ownerFull
 	case m.cfg.maxRunning > 0 && len(m.running)+m.pending >= m.cfg.maxRunning:
 		m.mu.Unlock()
-		return nil, nil, ErrTooMany
+		return nil, nil, m.serverFull
 	}
 	m.pending++
+	m.byOwner[owner]++
 	m.mu.Unlock()
 	m.janitorOnce.Do(m.startJanitor)
 
@@ -138,6 +152,9 @@ func (m *Manager) Create(ctx context.Context, owner string, opts sake.TaskOption
 
 	m.mu.Lock()
 	m.pending--
+	if err != nil || m.closed {
+		m.ownerDone(owner)
+	}
 	if err != nil {
 		m.mu.Unlock()
 		return nil, nil, err
@@ -150,6 +167,7 @@ func (m *Manager) Create(ctx context.Context, owner string, opts sake.TaskOption
 		return nil, nil, ErrClosed
 	}
 	c := newControl(m, ctx, t.ID)
+	c.owner = owner
 	m.running[t.ID] = c
 	m.mu.Unlock()
 	return t, c, nil
@@ -314,6 +332,7 @@ func (m *Manager) release(c *control, cause error) {
 	m.mu.Lock()
 	if m.running[c.id] == c {
 		delete(m.running, c.id)
+		m.ownerDone(c.owner)
 	}
 	m.mu.Unlock()
 	c.cancel(cause)
@@ -337,4 +356,41 @@ func newID() string {
 	s[23] = '-'
 	hex.Encode(s[24:], b[10:])
 	return string(s[:])
+}
+
+// ownerDone gives back one of owner's running slots. m.mu is held.
+func (m *Manager) ownerDone(owner string) {
+	if n := m.byOwner[owner]; n > 1 {
+		m.byOwner[owner] = n - 1
+	} else {
+		delete(m.byOwner, owner)
+	}
+}
+
+// limitError is a refused Create: it matches its sentinel (errors.Is) and
+// is, for the dispatcher (errors.As), the JSON-RPC error the caller gets.
+type limitError struct {
+	sentinel error
+	rpc      *sake.Error
+}
+
+func (e *limitError) Error() string        { return e.sentinel.Error() + ": " + e.rpc.Message }
+func (e *limitError) Is(target error) bool { return target == e.sentinel }
+func (e *limitError) As(target any) bool {
+	if p, ok := target.(**sake.Error); ok {
+		*p = e.rpc
+		return true
+	}
+	return false
+}
+
+func newLimitErrors(cfg config) (owner, server error) {
+	owner = &limitError{ErrTooManyForOwner, &sake.Error{Code: sake.CodeServerBusy,
+		Message: "Too many tasks: you already have " + strconv.Itoa(cfg.maxPerOwner) +
+			" tasks running, the most one caller may have; wait for one to finish or cancel one (tasks/cancel), then call again",
+		Data: map[string]any{"reason": "tasks_per_owner", "limit": cfg.maxPerOwner}}}
+	server = &limitError{ErrTooMany, &sake.Error{Code: sake.CodeServerBusy,
+		Message: "Server busy: the server is running as many tasks as it may (" + strconv.Itoa(cfg.maxRunning) + "); call again once some have finished",
+		Data:    map[string]any{"reason": "tasks_per_server", "limit": cfg.maxRunning}}}
+	return owner, server
 }

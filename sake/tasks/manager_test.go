@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -688,7 +689,7 @@ func TestMaxRunning(t *testing.T) {
 	mustCreate(t, m, "o", sake.TaskOptions{})
 	mustCreate(t, m, "o", sake.TaskOptions{})
 
-	unlimited := newManager(t, MaxRunning(0))
+	unlimited := newManager(t, MaxRunning(0), MaxRunningPerOwner(0))
 	for range 100 {
 		mustCreate(t, unlimited, "o", sake.TaskOptions{})
 	}
@@ -879,3 +880,45 @@ func TestConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// One owner cannot take every slot: beyond MaxRunningPerOwner its Create
+// fails with an error the caller can act on, while others still start.
+func TestMaxRunningPerOwner(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := newManager(t, MaxRunning(10), MaxRunningPerOwner(2))
+	_, a1 := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
+	mustCreate(t, m, "sub:alice", sake.TaskOptions{})
+	_, _, err := m.Create(ctx, "sub:alice", sake.TaskOptions{})
+	if !errors.Is(err, ErrTooManyForOwner) || errors.Is(err, ErrTooMany) {
+		t.Fatalf("alice's third Create: %v", err)
+	}
+	var rpc *sake.Error
+	if !errors.As(err, &rpc) || rpc.Code != sake.CodeServerBusy || !strings.Contains(rpc.Message, "cancel") {
+		t.Fatalf("the caller's error: %+v", rpc)
+	}
+	mustCreate(t, m, "sub:bob", sake.TaskOptions{})
+	mustCreate(t, m, "", sake.TaskOptions{})
+	a1.Complete(nil, false)
+	mustCreate(t, m, "sub:alice", sake.TaskOptions{})
+	if m.Running() != 4 {
+		t.Errorf("Running = %d", m.Running())
+	}
+	// A store failure gives the slot back.
+	failing := newManager(t, MaxRunningPerOwner(1), WithStore(failingStore{NewMemoryStore()}))
+	for range 2 {
+		if _, _, err := failing.Create(ctx, "sub:alice", sake.TaskOptions{}); errors.Is(err, ErrTooManyForOwner) || err == nil {
+			t.Fatalf("Create with a failing store: %v", err)
+		}
+	}
+	// The server-wide limit still holds, with its own error.
+	full := newManager(t, MaxRunning(1), MaxRunningPerOwner(5))
+	mustCreate(t, full, "sub:alice", sake.TaskOptions{})
+	if _, _, err := full.Create(ctx, "sub:bob", sake.TaskOptions{}); !errors.Is(err, ErrTooMany) || !errors.As(err, &rpc) || rpc.Code != sake.CodeServerBusy {
+		t.Fatalf("bob when the server is full: %v", err)
+	}
+}
+
+type failingStore struct{ Store }
+
+func (failingStore) Create(context.Context, *sake.Task) error { return errors.New("store down") }

@@ -7,19 +7,23 @@ import (
 
 // Defaults of a Manager built without options.
 const (
-	defaultMaxRunning   = 64
-	defaultTTL          = time.Hour
-	defaultMaxTTL       = 24 * time.Hour
-	defaultPollInterval = time.Second
-	defaultPageSize     = 100
-	maxPageSize         = 1000
-	sweepInterval       = time.Minute
+	defaultMaxRunning = 64
+	// DefaultMaxRunningPerOwner is how many running tasks one owner may
+	// have when MaxRunningPerOwner is not given.
+	DefaultMaxRunningPerOwner = 16
+	defaultTTL                = time.Hour
+	defaultMaxTTL             = 24 * time.Hour
+	defaultPollInterval       = time.Second
+	defaultPageSize           = 100
+	maxPageSize               = 1000
+	sweepInterval             = time.Minute
 )
 
 // config is what the options set.
 type config struct {
 	store        Store
 	maxRunning   int
+	maxPerOwner  int
 	defaultTTL   time.Duration
 	maxTTL       time.Duration
 	pollInterval time.Duration
@@ -41,6 +45,18 @@ func WithStore(s Store) Option {
 // 64; n <= 0 removes the limit.
 func MaxRunning(n int) Option {
 	return func(c *config) { c.maxRunning = n }
+}
+
+// MaxRunningPerOwner limits how many tasks one owner (Identity.Owner(); all
+// anonymous callers share the owner "") may have running at once, so that
+// one caller cannot take every slot of MaxRunning. Create beyond it returns
+// an error matching ErrTooManyForOwner, which a tool call answers with the
+// JSON-RPC error CodeServerBusy (-32000) telling the caller to wait for or
+// cancel one of its tasks. The default is DefaultMaxRunningPerOwner (16); n
+// <= 0 removes the limit. Like MaxRunning it counts the tasks this manager
+// (this process) runs.
+func MaxRunningPerOwner(n int) Option {
+	return func(c *config) { c.maxPerOwner = n }
 }
 
 // DefaultTTL is the TTL of a task created without one (TaskOptions.TTL 0).
@@ -76,6 +92,7 @@ func Logger(l *slog.Logger) Option {
 func newConfig(opts []Option) config {
 	c := config{
 		maxRunning:   defaultMaxRunning,
+		maxPerOwner:  DefaultMaxRunningPerOwner,
 		defaultTTL:   defaultTTL,
 		maxTTL:       defaultMaxTTL,
 		pollInterval: defaultPollInterval,

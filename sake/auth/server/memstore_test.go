@@ -40,3 +40,8 @@ func TestMemoryStoreBounds(t *testing.T) {
 		t.Fatalf("second consent: %v", err)
 	}
 }
+
+func TestMemoryStoreShared(t *testing.T) {
+	m := server.NewMemoryStore()
+	storetest.Shared(t, m, m)
+}

@@ -169,3 +169,38 @@ func Run(t *testing.T, newStore func(t *testing.T) server.Store) {
 		}
 	})
 }
+
+// Shared checks two stores on the same backing storage (two replicas):
+// what one stores, the other sees; a credential is consumed once across
+// both; a family revoked through one is revoked for the other.
+func Shared(t *testing.T, a, b server.Store) {
+	ctx := context.Background()
+	future := time.Now().Add(time.Hour)
+	if err := a.PutClient(ctx, &server.Client{ID: "shared", Name: "Shared", Dynamic: true}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := b.Client(ctx, "shared"); err != nil || c.Name != "Shared" {
+		t.Fatalf("client through the other store: %+v, %v", c, err)
+	}
+	if err := a.PutCredential(ctx, &server.Credential{Hash: "code", Kind: server.KindCode, Family: "f", Expires: future}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := b.Consume(ctx, "code"); err != nil || c.Used {
+		t.Fatalf("first consume through b: %+v, %v", c, err)
+	}
+	if c, err := a.Consume(ctx, "code"); err != nil || !c.Used {
+		t.Fatalf("second consume through a: %+v, %v; want Used", c, err)
+	}
+	if err := b.RevokeFamily(ctx, "f"); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := a.Credential(ctx, "code"); err != nil || !c.Revoked {
+		t.Fatalf("revocation through b not seen by a: %+v, %v", c, err)
+	}
+	if err := a.PutConsent(ctx, "alice", "shared", []string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := b.Consent(ctx, "alice", "shared"); err != nil || !slices.Equal(s, []string{"x"}) {
+		t.Fatalf("consent through b: %v, %v", s, err)
+	}
+}

@@ -1,0 +1,240 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sakemcp/sake-go/sake/auth/server"
+	"github.com/sakemcp/sake-go/sake/internal/pgmigrate"
+)
+
+// migrations are the schema steps, applied once per database in order.
+// Never edit a step that has shipped: add one.
+var migrations = []string{
+	`CREATE TABLE sake_oauth_clients (
+		id      text PRIMARY KEY,
+		dynamic boolean NOT NULL,
+		client  jsonb NOT NULL
+	);
+	CREATE TABLE sake_oauth_credentials (
+		hash       text PRIMARY KEY,
+		kind       text NOT NULL,
+		family     text NOT NULL,
+		expires_at timestamptz NOT NULL,
+		used       boolean NOT NULL,
+		revoked    boolean NOT NULL,
+		grant_data jsonb NOT NULL
+	);
+	CREATE INDEX sake_oauth_credentials_by_family ON sake_oauth_credentials (family) WHERE family <> '';
+	CREATE INDEX sake_oauth_credentials_by_expiry ON sake_oauth_credentials (expires_at);
+	CREATE TABLE sake_oauth_revoked_families (
+		family text PRIMARY KEY,
+		until  timestamptz NOT NULL
+	);
+	CREATE TABLE sake_oauth_consents (
+		subject   text NOT NULL,
+		client_id text NOT NULL,
+		scopes    text[] NOT NULL,
+		PRIMARY KEY (subject, client_id)
+	);`,
+}
+
+// sweepEvery is how many stored credentials trigger a sweep of expired
+// ones; sweepBatch bounds one sweep.
+const (
+	sweepEvery = 256
+	sweepBatch = 1000
+)
+
+// Store is a server.Store in PostgreSQL.
+type Store struct {
+	pool *pgxpool.Pool
+	now  func() time.Time
+	puts atomic.Int64
+}
+
+var _ server.Store = (*Store)(nil)
+
+// Option configures a Store.
+type Option func(*Store)
+
+// Clock sets the time source (default time.Now); use the server's.
+func Clock(now func() time.Time) Option {
+	return func(s *Store) {
+		if now != nil {
+			s.now = now
+		}
+	}
+}
+
+// New returns a store on pool, first bringing its tables up to date.
+func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
+	if err := pgmigrate.Apply(ctx, pool, "oauth", migrations); err != nil {
+		return nil, err
+	}
+	s := &Store{pool: pool, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// PutClient implements server.Store.
+func (s *Store) PutClient(ctx context.Context, c *server.Client) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, `INSERT INTO sake_oauth_clients (id, dynamic, client) VALUES ($1, $2, $3)
+		ON CONFLICT (id) DO UPDATE SET dynamic = EXCLUDED.dynamic, client = EXCLUDED.client`, c.ID, c.Dynamic, b)
+	return wrap(err)
+}
+
+// Client implements server.Store.
+func (s *Store) Client(ctx context.Context, id string) (*server.Client, error) {
+	var b []byte
+	err := s.pool.QueryRow(ctx, `SELECT client FROM sake_oauth_clients WHERE id = $1`, id).Scan(&b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, server.ErrNotFound
+	}
+	if err != nil {
+		return nil, wrap(err)
+	}
+	var c server.Client
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("pgstore: decoding client %q: %w", id, err)
+	}
+	return &c, nil
+}
+
+// CountClients implements server.Store.
+func (s *Store) CountClients(ctx context.Context) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM sake_oauth_clients WHERE dynamic`).Scan(&n)
+	return n, wrap(err)
+}
+
+// PutCredential implements server.Store.
+func (s *Store) PutCredential(ctx context.Context, c *server.Credential) error {
+	g, err := json.Marshal(&c.Grant)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	_, err = s.pool.Exec(ctx, `INSERT INTO sake_oauth_credentials (hash, kind, family, expires_at, used, revoked, grant_data)
+		VALUES ($1, $2, $3, $4, $5, $6 OR EXISTS (SELECT 1 FROM sake_oauth_revoked_families WHERE family = $3 AND $3 <> ''), $7)
+		ON CONFLICT (hash) DO UPDATE SET kind = EXCLUDED.kind, family = EXCLUDED.family, expires_at = EXCLUDED.expires_at,
+			used = EXCLUDED.used, revoked = EXCLUDED.revoked, grant_data = EXCLUDED.grant_data`,
+		c.Hash, string(c.Kind), c.Family, c.Expires, c.Used, c.Revoked, g)
+	if err != nil {
+		return wrap(err)
+	}
+	if s.puts.Add(1)%sweepEvery == 0 {
+		s.sweep(ctx, now)
+	}
+	return nil
+}
+
+// sweep deletes a bounded batch of expired credentials and revoked-family
+// records.
+func (s *Store) sweep(ctx context.Context, now time.Time) {
+	_, _ = s.pool.Exec(ctx, `DELETE FROM sake_oauth_credentials WHERE hash IN
+		(SELECT hash FROM sake_oauth_credentials WHERE expires_at <= $1 LIMIT $2)`, now, sweepBatch)
+	_, _ = s.pool.Exec(ctx, `DELETE FROM sake_oauth_revoked_families WHERE family IN
+		(SELECT family FROM sake_oauth_revoked_families WHERE until <= $1 LIMIT $2)`, now, sweepBatch)
+}
+
+func scanCredential(row pgx.Row) (*server.Credential, error) {
+	var c server.Credential
+	var kind string
+	var g []byte
+	err := row.Scan(&c.Hash, &kind, &c.Family, &c.Expires, &c.Used, &c.Revoked, &g)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, server.ErrNotFound
+	}
+	if err != nil {
+		return nil, wrap(err)
+	}
+	c.Kind = server.Kind(kind)
+	if err := json.Unmarshal(g, &c.Grant); err != nil {
+		return nil, fmt.Errorf("pgstore: decoding a credential: %w", err)
+	}
+	return &c, nil
+}
+
+// Credential implements server.Store.
+func (s *Store) Credential(ctx context.Context, hash string) (*server.Credential, error) {
+	return scanCredential(s.pool.QueryRow(ctx, `SELECT hash, kind, family, expires_at, used, revoked, grant_data
+		FROM sake_oauth_credentials WHERE hash = $1 AND expires_at > $2`, hash, s.now()))
+}
+
+// Consume implements server.Store: one statement, so concurrent
+// consumers are serialised by the row lock and only one sees it unused.
+func (s *Store) Consume(ctx context.Context, hash string) (*server.Credential, error) {
+	return scanCredential(s.pool.QueryRow(ctx, `UPDATE sake_oauth_credentials c SET used = true
+		FROM (SELECT hash, used FROM sake_oauth_credentials WHERE hash = $1 AND expires_at > $2 FOR UPDATE) old
+		WHERE c.hash = old.hash
+		RETURNING c.hash, c.kind, c.family, c.expires_at, old.used, c.revoked, c.grant_data`, hash, s.now()))
+}
+
+// Delete implements server.Store.
+func (s *Store) Delete(ctx context.Context, hash string) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM sake_oauth_credentials WHERE hash = $1`, hash)
+	return wrap(err)
+}
+
+// RevokeFamily implements server.Store.
+func (s *Store) RevokeFamily(ctx context.Context, family string) error {
+	if family == "" {
+		return nil
+	}
+	until := s.now().Add(time.Hour)
+	return wrap(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var latest *time.Time
+		if err := tx.QueryRow(ctx, `WITH r AS (UPDATE sake_oauth_credentials SET revoked = true WHERE family = $1 RETURNING expires_at)
+			SELECT max(expires_at) FROM r`, family).Scan(&latest); err != nil {
+			return err
+		}
+		if latest != nil && latest.After(until) {
+			until = *latest
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO sake_oauth_revoked_families (family, until) VALUES ($1, $2)
+			ON CONFLICT (family) DO UPDATE SET until = greatest(sake_oauth_revoked_families.until, EXCLUDED.until)`, family, until)
+		return err
+	}))
+}
+
+// PutConsent implements server.Store.
+func (s *Store) PutConsent(ctx context.Context, subject, clientID string, scopes []string) error {
+	if scopes == nil {
+		scopes = []string{}
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO sake_oauth_consents (subject, client_id, scopes) VALUES ($1, $2, $3)
+		ON CONFLICT (subject, client_id) DO UPDATE SET scopes = EXCLUDED.scopes`, subject, clientID, scopes)
+	return wrap(err)
+}
+
+// Consent implements server.Store.
+func (s *Store) Consent(ctx context.Context, subject, clientID string) ([]string, error) {
+	var scopes []string
+	err := s.pool.QueryRow(ctx, `SELECT scopes FROM sake_oauth_consents WHERE subject = $1 AND client_id = $2`,
+		subject, clientID).Scan(&scopes)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, server.ErrNotFound
+	}
+	return scopes, wrap(err)
+}
+
+func wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("pgstore: %w", err)
+}

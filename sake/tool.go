@@ -25,6 +25,7 @@ type tool struct {
 	name       string
 	call       callable
 	input      *typeSchema
+	fill       *filler // copies validated arguments into argType; nil: encoding/json decodes them
 	output     json.RawMessage
 	structured bool // the result becomes structuredContent
 	headers    []paramHeader
@@ -85,6 +86,9 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 		t.input = ts
 	default:
 		t.input = noArgsSchema
+	}
+	if c.argType != nil && c.argType.Kind() == reflect.Struct {
+		t.fill = fillerFor(c.argType)
 	}
 	if t.headers, err = mcpHeaders(t.input); err != nil {
 		return nil, err
@@ -235,7 +239,7 @@ func (t *tool) invoke(c *Context, args json.RawMessage) (res *ToolResult, err er
 	var arg reflect.Value
 	if t.call.argType != nil {
 		arg = reflect.New(t.call.argType)
-		if err := json.Unmarshal(args, arg.Interface()); err != nil {
+		if err := t.decodeArg(arg, args, generic); err != nil {
 			return ErrorResult("Invalid arguments for tool %s: %s", t.name, describeDecodeError(err)), nil
 		}
 	}
@@ -259,6 +263,31 @@ func (t *tool) invoke(c *Context, args json.RawMessage) (res *ToolResult, err er
 		return ErrorResult("%s", callErr.Error()), nil
 	}
 	return t.toResult(out)
+}
+
+// decodeArg sets *arg from the arguments, validated and already decoded
+// into generic: a map[string]any argument is the generic value itself, a
+// struct is filled from it, and only what the filler cannot do exactly is
+// decoded again from the JSON text.
+func (t *tool) decodeArg(arg reflect.Value, args json.RawMessage, generic any) error {
+	switch {
+	case t.call.argType == mapAnyType:
+		if m, ok := generic.(map[string]any); ok {
+			arg.Elem().Set(reflect.ValueOf(m))
+			return nil
+		}
+	case t.call.argType == rawMessageType:
+		arg.Elem().SetBytes(append([]byte(nil), args...))
+		return nil
+	case t.fill != nil:
+		var first error
+		err := t.fill.fill(arg.Elem(), generic, nil, &first)
+		if err == nil {
+			return first
+		}
+		arg.Elem().SetZero() // inexact: start again from the text
+	}
+	return json.Unmarshal(args, arg.Interface())
 }
 
 func describeDecodeError(err error) string {

@@ -835,7 +835,7 @@ func TestListPagination(t *testing.T) {
 func TestConcurrent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	m := newManager(t, MaxRunning(0))
+	m := newManager(t, MaxRunning(0), MaxRunningPerOwner(0))
 	defer m.Subscribe("o", func(*sake.Task) {})()
 	var wg sync.WaitGroup
 	for i := range 20 {

@@ -2,7 +2,7 @@ package sake
 
 // withExtensions returns the capabilities object caps with an
 // "extensions" member naming the extensions the server offers (MCP Apps
-// when it has views, the tasks extension when tasks is set), or caps
+// when it has views, Skills, the tasks extension when tasks is set), or caps
 // itself when it offers none.
 func (s *Server) withExtensions(caps []byte, reg *registry, tasks bool) []byte {
 	var members []byte
@@ -16,6 +16,9 @@ func (s *Server) withExtensions(caps []byte, reg *registry, tasks bool) []byte {
 	}
 	if reg.apps.views > 0 {
 		add(AppsExtension, "{}")
+	}
+	if s.skills != nil {
+		add(SkillsExtension, s.skills.settings)
 	}
 	if tasks {
 		add(TaskExtension, "{}")

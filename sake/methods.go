@@ -44,6 +44,9 @@ func init() {
 		"prompts/get":              prompts(both((*Server).getPrompt)),
 		"completion/complete":      completions(both((*Server).complete)),
 		"subscriptions/listen":     {fn: (*Server).listen, modern: true},
+		"skills/list":              both((*Server).listSkills),
+		"skills/get":               both((*Server).getSkill),
+		"resources/directory/read": both((*Server).readDirectory),
 		"tasks/get":                tasks(both((*Server).tasksGet)),
 		"tasks/update":             tasks(&method{fn: (*Server).tasksUpdate, modern: true}),
 		"tasks/cancel":             tasks(both((*Server).tasksCancel)),
@@ -266,6 +269,14 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 	r := reg.resourcesByURI[uri]
 	if r == nil {
 		r, vars = reg.matchTemplate(uri)
+	}
+	if r == nil && s.skills != nil {
+		if contents, ok := s.skills.read(uri); ok {
+			if err := s.authorize(Requirement{}, req); err != nil {
+				return nil, err
+			}
+			return &ReadResult{Contents: contents}, nil
+		}
 	}
 	if r == nil {
 		return nil, resourceNotFound(req.Era, uri)

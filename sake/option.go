@@ -25,6 +25,7 @@ type options struct {
 	now                  func() time.Time
 	require              Requirement
 	tasks                TaskManager
+	skills               *skillsConfig
 	hooks                *Hooks
 	maxSessions          int
 	maxSessionsPerOwner  int

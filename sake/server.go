@@ -24,7 +24,8 @@ type Server struct {
 	secret  []byte
 	handler Handler
 
-	comps components // the tools, resources and prompts, as published snapshots
+	comps  components // the tools, resources and prompts, as published snapshots
+	skills *skillSet  // the skills served (the Skills option), or nil
 
 	serverInfoMeta []byte // "io.modelcontextprotocol/serverInfo":{...}
 	listeners      listeners
@@ -141,6 +142,11 @@ func New(impl any, opts ...Option) (*Server, error) {
 		reg = bp.reg
 	}
 	s.comps.init(reg)
+	if o.skills != nil {
+		if err := s.loadSkills(o.skills); err != nil {
+			return nil, err
+		}
+	}
 	if o.tasks == nil {
 		for _, t := range reg.tools {
 			if t.task != TaskNever {

@@ -92,4 +92,22 @@ for scenario in json-schema-2020-12 http-header-validation http-custom-header-se
     status=1
   fi
 done
+# The Skills extension (SEP-2640): at 2026-07-28 every check runs (none
+# skipped) and passes; at 2025-11-25 they pass too (the two cache-hint
+# checks do not apply there). Each counts as a scored scenario.
+for scenario in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
+  for rev in 2026-07-28 2025-11-25; do
+    set +e
+    "$node22" "$conf" server --url "$url" --scenario "$scenario" --spec-version "$rev" --force --verbose >"$cache/conformance-$scenario-$rev.txt" 2>&1
+    code=$?
+    set -e
+    skipped=$(grep -c '"status": "SKIPPED"' "$cache/conformance-$scenario-$rev.txt" || true)
+    echo "== $scenario at $rev: $(grep -E '^Passed:' "$cache/conformance-$scenario-$rev.txt" | tail -1 | sed -E 's/^Passed: ([0-9]+)\/([0-9]+).*/\1 of \2 checks ok/'), $skipped skipped"
+    if [ $code -ne 0 ] || { [ "$rev" = 2026-07-28 ] && [ "$skipped" -ne 0 ]; }; then
+      echo "scenario $scenario failed at $rev; details in $cache/conformance-$scenario-$rev.txt"
+      status=1
+      if [ -n "${SAKE_CONFORMANCE_COUNTS:-}" ]; then echo "0 1" >>"$SAKE_CONFORMANCE_COUNTS"; fi
+    elif [ -n "${SAKE_CONFORMANCE_COUNTS:-}" ]; then echo "1 0" >>"$SAKE_CONFORMANCE_COUNTS"; fi
+  done
+done
 exit $status

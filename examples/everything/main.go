@@ -35,7 +35,7 @@ func main() {
 	pgURL := flag.String("postgres", "", "share tasks, broadcasts and the signing secret with the other replicas on this PostgreSQL database")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := []sake.Option{sake.Name("sake-everything", "1.0.0"), sake.Logger(logger)}
+	opts := []sake.Option{sake.Name("sake-everything", "1.0.0"), sake.Logger(logger), sake.Skills(skillsFS())}
 	if *pgURL != "" {
 		replica, err := joinReplicas(*pgURL, logger)
 		if err != nil {

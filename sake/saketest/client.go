@@ -271,7 +271,7 @@ func (c *Client) inbound() *sake.Inbound {
 	if cached != nil && cached.Session == sess && c.opts.principal == nil {
 		return cached
 	}
-	in := &sake.Inbound{Session: sess, Notify: c.record, Identity: c.identity(), BaseURL: c.opts.baseURL, Transport: "memory"}
+	in := &sake.Inbound{Session: sess, Stream: sake.StreamFunc(c.record), Identity: c.identity(), BaseURL: c.opts.baseURL, Transport: "memory"}
 	if !c.opts.returnPanics {
 		in.OnPanic = c.notePanic
 	}

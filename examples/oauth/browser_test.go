@@ -64,7 +64,7 @@ func chromium(t *testing.T, timeout time.Duration) context.Context {
 
 // signInAndAllow fills the login form as the demo user (with the one-time
 // code when otp is set) and allows on the consent page.
-func signInAndAllow(t *testing.T, ctx context.Context, start, otp string) (login, consent string) {
+func signInAndAllow(t *testing.T, ctx context.Context, start, otp string, askConsent bool) (login, consent string) {
 	t.Helper()
 	steps := []chromedp.Action[chromedp.Void]{chromedp.Navigate(start), chromedp.WaitVisible("#username")}
 	if err := chromedp.Do(ctx, steps...); err != nil {
@@ -78,7 +78,15 @@ func signInAndAllow(t *testing.T, ctx context.Context, start, otp string) (login
 	if otp != "" {
 		steps = append(steps, chromedp.SendKeys("#otp", otp))
 	}
-	steps = append(steps, chromedp.Click("#sign-in"), chromedp.WaitVisible(`button[value="allow"]`))
+	steps = append(steps, chromedp.Click("#sign-in"))
+	if !askConsent {
+		// Consent is remembered: the browser goes straight back.
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatal(err)
+		}
+		return login, ""
+	}
+	steps = append(steps, chromedp.WaitVisible(`button[value="allow"]`))
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +129,7 @@ func TestLoginAndConsentInBrowser(t *testing.T) {
 	_, challenge := pkcePair()
 	start := b.base + "/oauth/authorize?response_type=code&client_id=" + DemoClientID + "&redirect_uri=" + url.QueryEscape(cb) +
 		"&code_challenge=" + challenge + "&code_challenge_method=S256&state=s1&acr_values=" + MFA
-	login, consent := signInAndAllow(t, ctx, start, DemoCode)
+	login, consent := signInAndAllow(t, ctx, start, DemoCode, true)
 	labelled(t, "login", login)
 	labelled(t, "consent", consent)
 	if !strings.Contains(login, "needs a multi-factor sign-in") || !strings.Contains(consent, "Demo client") ||

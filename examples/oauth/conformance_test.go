@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -51,9 +50,14 @@ func TestAuthorizationConformance(t *testing.T) {
 	cbPort := cbl.Addr().(*net.TCPAddr).Port
 	_ = cbl.Close()
 
-	out := os.Getenv("SAKE_CONFORMANCE_OUT")
-	if out == "" {
-		out = t.TempDir()
+	out := t.TempDir()
+	if keep := os.Getenv("SAKE_CONFORMANCE_OUT"); keep != "" {
+		if err := os.MkdirAll(keep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if out, err = os.MkdirTemp(keep, "run-"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cmd := exec.CommandContext(ctx, node, suite, "authorization", "--url", issuer, "--client-id", DemoClientID,
 		"--resource", app.Resource, "-p", fmt.Sprint(cbPort), "-o", out)
@@ -85,7 +89,7 @@ func TestAuthorizationConformance(t *testing.T) {
 	}()
 	select {
 	case u := <-urls:
-		signInAndAllow(t, ctx, u, "")
+		signInAndAllow(t, ctx, u, "", true)
 	case <-done:
 		t.Logf("the suite printed no authorization URL")
 	case <-ctx.Done():
@@ -137,5 +141,3 @@ func scenarioCounts(t *testing.T, dir string) (passed, failed int) {
 	})
 	return passed, failed
 }
-
-var _ = context.Background

@@ -83,10 +83,10 @@ func (s *Server) deliver(b Broadcast) {
 	msg := broadcastJSON(b, nil)
 	s.sessions.Range(func(_, v any) bool {
 		sess := v.(*Session)
-		if !sess.Initialized() || (b.URI != "" && !sess.Subscribed(b.URI)) {
+		if !sess.Initialized() || (b.URI != "" && !sess.Subscribed(b.URI) && !s.subscribedElsewhere(sess, b.URI)) {
 			return true
 		}
-		if err := sess.Send(msg); err != nil && err != ErrNoStream {
+		if err := sess.sendLocal(msg); err != nil && err != ErrNoStream {
 			s.logger.Debug("sake: cannot send to session", "session", sess.id, "err", err)
 		}
 		return true

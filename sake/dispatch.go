@@ -98,8 +98,8 @@ func (m *Message) Handle(ctx context.Context) Reply {
 		return s.handleBatch(ctx, m.msg, in)
 	case KindResponse:
 		// An answer to a server-initiated request.
-		if in.Session != nil {
-			in.Session.deliver(env.ID, env.Result, env.Error)
+		if in.Session != nil && !in.Session.deliver(env.ID, env.Result, env.Error) && in.Session.shared {
+			s.relay(RelayAnswer, in.Session.id, m.msg)
 		}
 		return Reply{Era: EraLegacy}
 	}
@@ -402,8 +402,8 @@ func headerMatches(kind, header string, raw json.RawMessage) bool {
 func (s *Server) notification(method string, p *Params, in *Inbound, era Era) {
 	switch method {
 	case "notifications/initialized":
-		if in.Session != nil {
-			in.Session.initialized.Store(true)
+		if in.Session != nil && !in.Session.initialized.Swap(true) {
+			s.sessionChanged(in.Session)
 		}
 	case "notifications/cancelled":
 		// The request may be a session's (legacy) or the connection's
@@ -413,6 +413,8 @@ func (s *Server) notification(method string, p *Params, in *Inbound, era Era) {
 			if in.Session == nil || !in.Session.flight.cancel(id) {
 				if in.conn != nil {
 					in.conn.flight.cancel(id)
+				} else if in.Session != nil && in.Session.shared {
+					s.relay(RelayCancel, in.Session.id, p.RequestID)
 				}
 			}
 		}

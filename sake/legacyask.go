@@ -20,7 +20,7 @@ func (s *Session) newOutgoing() (string, chan outgoing) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextOut++
-	id := `"sake-` + strconv.FormatInt(s.nextOut, 10) + `"`
+	id := `"sake-` + s.srv.replicaTag + "-" + strconv.FormatInt(s.nextOut, 10) + `"`
 	ch := make(chan outgoing, 1)
 	if s.pending == nil {
 		s.pending = map[string]chan outgoing{}

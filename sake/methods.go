@@ -108,8 +108,16 @@ func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (a
 	if s.stopping.Load() {
 		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: the server is shutting down; connect to another instance"}
 	}
+	sess.shared = s.share.store != nil
 	if !s.admit(sess) {
 		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: too many sessions open; close idle ones (DELETE) or retry later"}
+	}
+	if s.share.store != nil {
+		if err := s.shareSession(ctx, sess); err != nil {
+			sess.Close()
+			s.logger.Error("sake: storing a new shared session", "err", err)
+			return nil, &Error{Code: CodeServerBusy, Message: "Server busy: the session could not be stored; retry later"}
+		}
 	}
 	if h := s.opts.hooks; h != nil && h.Session != nil {
 		sess.onClose = h.Session(ctx, req, sess)
@@ -128,23 +136,25 @@ func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (a
 
 func ping(*Server, context.Context, *Request, *registry) (any, error) { return emptyResult{}, nil }
 
-func setLevel(_ *Server, _ context.Context, req *Request, _ *registry) (any, error) {
+func setLevel(s *Server, _ context.Context, req *Request, _ *registry) (any, error) {
 	sev := req.Params.Level.severity()
 	if sev == 0 {
 		return nil, InvalidParams("Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
 	}
 	if req.Session != nil {
 		req.Session.logLevel.Store(int32(sev))
+		s.sessionChanged(req.Session)
 	}
 	return emptyResult{}, nil
 }
 
-func subscribe(_ *Server, _ context.Context, req *Request, _ *registry) (any, error) {
+func subscribe(s *Server, _ context.Context, req *Request, _ *registry) (any, error) {
 	if req.Params.URI == "" {
 		return nil, InvalidParams("Invalid params: %s needs a uri", req.Method)
 	}
 	if req.Session != nil {
 		req.Session.subscribe(req.Params.URI, req.Method == "resources/subscribe")
+		s.sessionChanged(req.Session)
 	}
 	return emptyResult{}, nil
 }

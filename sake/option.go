@@ -31,6 +31,7 @@ type options struct {
 	maxSessionsPerOwner  int
 	maxInFlight          int
 	broker               Broker
+	sessionStore         SessionStore
 }
 
 // MaxSessions caps the legacy sessions of the server (default

@@ -37,6 +37,8 @@ type Server struct {
 	drained        chan struct{} // signalled when running drops to 0 while stopping
 	shutdownOnce   sync.Once
 	stopBroker     func() // stops listening to the other replicas
+	share          sharing
+	replicaTag     string // in the ids of server-initiated requests
 }
 
 // blueprint is what reflection learns about a type, computed once per type
@@ -167,7 +169,9 @@ func New(impl any, opts ...Option) (*Server, error) {
 	for i := len(o.middleware) - 1; i >= 0; i-- {
 		s.handler = o.middleware[i](s.handler)
 	}
+	s.replicaTag = newReplicaTag()
 	s.startBroker()
+	s.startSharing()
 	return s, nil
 }
 

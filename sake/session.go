@@ -1,6 +1,7 @@
 package sake
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -44,6 +45,9 @@ type Session struct {
 	pending       map[string]chan outgoing
 	done          chan struct{}
 	onClose       func() // from Hooks.Session
+	// shared says the session lives in the server's SessionStore, and
+	// this is one replica's copy of it.
+	shared bool
 }
 
 func newSession(version string, caps *ClientCapabilities, info *Implementation) *Session {
@@ -122,6 +126,18 @@ func (s *Session) subscribe(uri string, on bool) {
 // client deletes the session, when it expires, or when the connection
 // ends.
 func (s *Session) Close() {
+	if s.shared && !s.Closed() {
+		ctx := context.Background()
+		if err := s.srv.share.store.DeleteSession(ctx, s.id); err != nil {
+			s.srv.logger.Error("sake: deleting a shared session", "session", s.id, "err", err)
+		}
+		s.srv.relay(RelayClosed, s.id, nil)
+	}
+	s.closeHere()
+}
+
+// closeHere ends this replica's copy of the session.
+func (s *Session) closeHere() {
 	s.mu.Lock()
 	var onClose func()
 	if !s.closed {
@@ -165,8 +181,20 @@ func (s *Session) SetSender(send func(msg []byte) error) {
 	s.mu.Unlock()
 }
 
-// Send delivers a message through the sender, or returns ErrNoStream.
+// Send delivers a message through the sender, or returns ErrNoStream. A
+// shared session whose stream is held by another replica has the message
+// relayed there.
 func (s *Session) Send(msg []byte) error {
+	err := s.sendLocal(msg)
+	if err == ErrNoStream && s.shared {
+		s.srv.relay(RelaySend, s.id, msg)
+		return nil
+	}
+	return err
+}
+
+// sendLocal delivers a message through this replica's sender.
+func (s *Session) sendLocal(msg []byte) error {
 	s.mu.Lock()
 	send := s.send
 	s.mu.Unlock()

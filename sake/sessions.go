@@ -110,6 +110,9 @@ func (s *Server) forget(sess *Session) {
 
 // lookupSession returns the live session with that id if owner owns it.
 func (s *Server) lookupSession(id, owner string) *Session {
+	if s.share.store != nil {
+		return s.sharedSession(id, owner)
+	}
 	v, ok := s.sessions.Load(id)
 	if !ok {
 		return nil
@@ -173,10 +176,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if s.stopBroker != nil {
 			s.stopBroker()
 		}
+		if s.share.stop != nil {
+			s.share.stop()
+		}
 		close(s.done)
 	})
+	// A session shared with other replicas lives on there: only this
+	// replica's copy ends.
 	s.sessions.Range(func(_, v any) bool {
-		v.(*Session).Close()
+		v.(*Session).closeHere()
 		return true
 	})
 	for s.running.Load() > 0 {

@@ -30,11 +30,12 @@ var migrations = []string{
 // PostgreSQL and the broker. Build it with Open; Close it after the
 // server's Shutdown.
 type Replica struct {
-	id     string
-	secret []byte
-	store  *pgstore.Store
-	tasks  *tasks.Manager
-	broker *pgbroker.Broker
+	id       string
+	secret   []byte
+	store    *pgstore.Store
+	tasks    *tasks.Manager
+	broker   *pgbroker.Broker
+	sessions *sessionStore
 }
 
 // Option configures Open.
@@ -66,6 +67,9 @@ func Open(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Replica, er
 	if err := pgmigrate.Apply(ctx, pool, "replica", migrations); err != nil {
 		return nil, err
 	}
+	if err := pgmigrate.Apply(ctx, pool, "sessions", sessionMigrations); err != nil {
+		return nil, err
+	}
 	secret, err := sharedSecret(ctx, pool)
 	if err != nil {
 		return nil, err
@@ -78,11 +82,12 @@ func Open(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Replica, er
 	topts := append([]tasks.Option{tasks.Logger(c.logger)}, c.tasks...)
 	topts = append(topts, tasks.WithStore(store))
 	return &Replica{
-		id:     id,
-		secret: secret,
-		store:  store,
-		tasks:  tasks.New(topts...),
-		broker: pgbroker.New(pool, id, c.logger),
+		id:       id,
+		secret:   secret,
+		store:    store,
+		tasks:    tasks.New(topts...),
+		broker:   pgbroker.New(pool, id, c.logger),
+		sessions: &sessionStore{pool: pool, replica: id, logger: c.logger},
 	}, nil
 }
 
@@ -112,9 +117,11 @@ func (r *Replica) ID() string { return r.id }
 func (r *Replica) Tasks() *tasks.Manager { return r.tasks }
 
 // Options returns the server options that make a sake.Server one of the
-// replicas: the shared secret, the tasks, the broker.
+// replicas: the shared secret, the tasks, the broker, the legacy
+// sessions.
 func (r *Replica) Options() []sake.Option {
-	return []sake.Option{sake.Secret(r.secret), sake.Tasks(r.tasks), sake.WithBroker(r.broker)}
+	return []sake.Option{sake.Secret(r.secret), sake.Tasks(r.tasks), sake.WithBroker(r.broker),
+		sake.WithSessionStore(r.sessions)}
 }
 
 // Close shuts the task manager down (see tasks.Manager.Shutdown): tasks

@@ -313,6 +313,15 @@ func (h *Handler) entryOf(sess *sake.Session) *entry {
 	h.mu.RLock()
 	e := h.sessions[sess.ID()]
 	h.mu.RUnlock()
+	if e != nil && e.sess != sess && e.sess.Closed() {
+		h.remove(e) // an earlier copy of a shared session
+		e = nil
+	}
+	if e == nil && sess.Shared() && !sess.Closed() {
+		// A session another replica created: its streams from here are
+		// kept here.
+		e, _ = h.add(sess)
+	}
 	if e == nil || e.sess != sess {
 		return nil
 	}
@@ -334,6 +343,9 @@ func (h *Handler) add(sess *sake.Session) (*entry, error) {
 	}
 	if h.cfg.maxSessions > 0 && len(h.sessions) >= h.cfg.maxSessions {
 		return nil, errTooMany
+	}
+	if e := h.sessions[sess.ID()]; e != nil && e.sess == sess {
+		return e, nil
 	}
 	e := &entry{sess: sess, closed: make(chan struct{}), replay: h.cfg.replay,
 		budget: &h.replay, maxReplayBytes: h.cfg.replaySessionBytes}
@@ -390,6 +402,7 @@ func (h *Handler) sweep(now time.Time) {
 	h.mu.RUnlock()
 	for _, e := range idle {
 		h.cfg.logger.Debug("plug: closing an idle session", "idle", now.Sub(e.sess.LastUsed()).Round(time.Second))
+		e.sess.CloseIdle(h.cfg.idleTimeout)
 		h.remove(e)
 	}
 }

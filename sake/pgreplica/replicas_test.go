@@ -1,0 +1,285 @@
+package pgreplica_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/internal/pgtest"
+	"github.com/sakemcp/sake-go/sake/pgreplica"
+	"github.com/sakemcp/sake-go/sake/plug"
+)
+
+// app is the server every replica runs.
+type app struct{}
+
+type nameForm struct {
+	Name string `json:"name"`
+}
+
+type echoArgs struct {
+	Text string `json:"text"`
+}
+
+func (app) Declare(d *sake.Declarations) {
+	d.Resource("Watched", "file:///watched").MIMEType("text/plain")
+}
+
+func (app) Watched(*sake.Context) (string, error) { return "watched", nil }
+
+func (app) Echo(_ *sake.Context, a echoArgs) (string, error) { return a.Text, nil }
+
+func (app) Ask(c *sake.Context) (string, error) {
+	var f nameForm
+	act, err := c.Elicit("name", "Your name?", &f)
+	if err != nil {
+		return "", err
+	}
+	return string(act) + ":" + f.Name, nil
+}
+
+// replica is one process of the group: its server and its URL.
+type replica struct {
+	srv *sake.Server
+	url string
+}
+
+// start runs n replicas on one fresh schema, each behind its own HTTP
+// server; the X-User header names the caller.
+func start(t *testing.T, n int) []replica {
+	t.Helper()
+	url, schema, _ := pgtest.Schema(t)
+	ctx := context.Background()
+	var out []replica
+	for range n {
+		r, err := pgreplica.Open(ctx, pgtest.Pool(t, url, schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := sake.MustNew(app{}, r.Options()...)
+		h := plug.New(srv, plug.Identify(func(req *http.Request) (*sake.Identity, error) {
+			if u := req.Header.Get("X-User"); u != "" {
+				return &sake.Identity{Subject: u}, nil
+			}
+			return nil, nil
+		}))
+		ts := httptest.NewServer(h)
+		t.Cleanup(func() {
+			ts.Close()
+			h.Close()
+			_ = srv.Shutdown(ctx)
+			_ = r.Close(ctx)
+		})
+		out = append(out, replica{srv: srv, url: ts.URL})
+	}
+	return out
+}
+
+// post sends one legacy message and returns the response.
+func post(t *testing.T, url, user, sid, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	req.Header.Set("X-User", user)
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// initialize opens a session on url for user and returns its id.
+func initialize(t *testing.T, url, user string) string {
+	t.Helper()
+	resp := post(t, url, user, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
+	}
+	return sid
+}
+
+// events reads the JSON-RPC messages of an SSE or JSON response.
+func events(resp *http.Response) <-chan map[string]any {
+	return eventsFrom(resp, resp.Body)
+}
+
+// eventsFrom is events reading the body from r.
+func eventsFrom(resp *http.Response, r io.Reader) <-chan map[string]any {
+	ch := make(chan map[string]any, 16)
+	go func() {
+		defer close(ch)
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			var m map[string]any
+			if json.NewDecoder(r).Decode(&m) == nil {
+				ch <- m
+			}
+			return
+		}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<16), 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && data != "" {
+				var m map[string]any
+				if json.Unmarshal([]byte(data), &m) == nil {
+					ch <- m
+				}
+			}
+		}
+	}()
+	return ch
+}
+
+// result waits for the response with a result and returns its text.
+func resultText(t *testing.T, ch <-chan map[string]any) string {
+	t.Helper()
+	for m := range ch {
+		if res, ok := m["result"].(map[string]any); ok {
+			content, _ := res["content"].([]any)
+			if len(content) == 0 {
+				return ""
+			}
+			text, _ := content[0].(map[string]any)["text"].(string)
+			return text
+		}
+		if e, ok := m["error"]; ok {
+			t.Fatalf("error: %v", e)
+		}
+	}
+	t.Fatal("the stream ended without a result")
+	return ""
+}
+
+func TestLegacySessionAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	rs := start(t, 3)
+	a, b, c := rs[0].url, rs[1].url, rs[2].url
+	sid := initialize(t, a, "alice")
+	if resp := post(t, b, "alice", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("initialized on B: %d", resp.StatusCode)
+	}
+	// Any replica answers the session's requests.
+	for i, url := range []string{a, b, c} {
+		resp := post(t, url, "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
+		if got := resultText(t, events(resp)); got != "hi" {
+			t.Errorf("replica %d answered %q", i, got)
+		}
+	}
+	// Another subject cannot use it on any replica, and changes nothing.
+	for i, url := range []string{a, b, c} {
+		resp := post(t, url, "bob", sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("bob on replica %d: %d, want 404", i, resp.StatusCode)
+		}
+	}
+
+	// A question asked by a tool running on A is answered through B.
+	resp := post(t, a, "alice", sid, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ask"}}`)
+	stream := events(resp)
+	var askID any
+	for m := range stream {
+		if m["method"] == "elicitation/create" {
+			askID = m["id"]
+			break
+		}
+	}
+	if askID == nil {
+		t.Fatal("no question came")
+	}
+	answer, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": askID, "result": map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}})
+	if r := post(t, b, "alice", sid, string(answer)); r.StatusCode != http.StatusAccepted {
+		t.Fatalf("answer on B: %d", r.StatusCode)
+	}
+	if got := resultText(t, stream); got != "accept:Ada" {
+		t.Fatalf("the tool on A got %q", got)
+	}
+
+	// Ended on C: gone everywhere.
+	req, _ := http.NewRequest(http.MethodDelete, c, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("X-User", "alice")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	del, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, del.Body)
+	del.Body.Close()
+	if del.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE on C: %d", del.StatusCode)
+	}
+	for i, url := range []string{a, b, c} {
+		resp := post(t, url, "alice", sid, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("after DELETE, replica %d: %d, want 404", i, resp.StatusCode)
+		}
+	}
+}
+
+func TestStreamOnAnotherReplica(t *testing.T) {
+	t.Parallel()
+	rs := start(t, 2)
+	a, b := rs[0], rs[1]
+	sid := initialize(t, a.url, "alice")
+	post(t, a.url, "alice", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// The session's own stream is held by B.
+	req, _ := http.NewRequest(http.MethodGet, b.url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("X-User", "alice")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	get, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer get.Body.Close()
+	if get.StatusCode != http.StatusOK {
+		t.Fatalf("GET on B: %d", get.StatusCode)
+	}
+	// The stream is attached once its first (priming) event has come.
+	body := bufio.NewReader(get.Body)
+	for {
+		line, err := body.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line == "\n" {
+			break
+		}
+	}
+	stream := eventsFrom(get, body)
+	// Subscribed through A; the update is raised on A.
+	if got := <-events(post(t, a.url, "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"file:///watched"}}`)); got["result"] == nil {
+		t.Fatalf("subscribe on A: %v", got)
+	}
+	a.srv.ResourceUpdated("file:///other")
+	a.srv.ResourceUpdated("file:///watched")
+	a.srv.NotifyListChanged(sake.ListTools)
+	var got []string
+	for m := range stream {
+		method, _ := m["method"].(string)
+		if p, ok := m["params"].(map[string]any); ok && p["uri"] != nil {
+			method += " " + p["uri"].(string)
+		}
+		got = append(got, method)
+		if len(got) == 2 {
+			break
+		}
+	}
+	want := "[notifications/resources/updated file:///watched notifications/tools/list_changed]"
+	if s := strings.Join(got, ","); "["+strings.ReplaceAll(s, ",", " ")+"]" != want {
+		t.Errorf("B's stream got %v, want %s", got, want)
+	}
+}

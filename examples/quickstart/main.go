@@ -7,12 +7,17 @@
 // Over HTTP on a loopback address, browser pages from any loopback origin
 // (an inspector on another port) are accepted; -allow-origin adds others
 // (repeatable, or comma-separated; "*" accepts any).
+//
+// Either way, -otlp http://127.0.0.1:4318 sends traces and metrics to an
+// OpenTelemetry collector over OTLP/HTTP (to /v1/traces and /v1/metrics),
+// and flushes them on exit.
 package main
 
 import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -31,33 +36,55 @@ func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address (for example 127.0.0.1:8080) instead of stdio")
 	var origins originList
 	flag.Var(&origins, "allow-origin", "a browser origin to accept over HTTP besides loopback ones (scheme://host[:port]; repeatable)")
+	otlp := flag.String("otlp", "", "send traces and metrics to this OTLP/HTTP collector base URL (for example http://127.0.0.1:4318)")
 	flag.Parse()
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	srv, err := sake.New(&Quickstart{}, sake.Name("quickstart", "1.0.0"), sake.Logger(logger),
-		sake.Instructions("Greets people, converts temperatures and tells the time."))
-	if err != nil {
-		logger.Error("cannot build the server", "err", err)
-		os.Exit(1)
-	}
-	if *addr == "" {
-		banner(os.Stderr)
-		if err := stdio.ServeStdio(srv, stdio.Logger(logger)); err != nil {
-			logger.Error("stdio", "err", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if err := serveHTTP(*addr, srv, logger, origins); err != nil {
-		logger.Error("http", "err", err)
+	if err := run(*addr, *otlp, origins); err != nil {
+		slog.Error("quickstart", "err", err)
 		os.Exit(1)
 	}
 }
 
-func serveHTTP(addr string, srv *sake.Server, logger *slog.Logger, origins []string) error {
+// run serves until the input ends (stdio) or a signal, then sends the
+// telemetry still buffered.
+func run(addr, otlp string, origins []string) error {
+	tel, err := newTelemetry(context.Background(), otlp)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(tel.logHandler(slog.NewTextHandler(os.Stderr, nil)))
+	srv, err := newServer(logger, tel)
+	if err != nil {
+		return fmt.Errorf("cannot build the server: %w", err)
+	}
+	if addr == "" {
+		banner(os.Stderr)
+		err = stdio.ServeStdio(srv, stdio.Logger(logger))
+	} else {
+		err = serveHTTP(addr, srv, tel, logger, origins)
+	}
+	flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return errors.Join(err, tel.shutdown(flush))
+}
+
+// newServer builds the quickstart server.
+func newServer(logger *slog.Logger, tel *telemetry) (*sake.Server, error) {
+	opts := append([]sake.Option{sake.Name("quickstart", "1.0.0"), sake.Logger(logger),
+		sake.Instructions("Greets people, converts temperatures and tells the time.")}, tel.options()...)
+	return sake.New(&Quickstart{}, opts...)
+}
+
+// handler is the HTTP handler of the server at /mcp.
+func handler(srv *sake.Server, tel *telemetry, logger *slog.Logger, origins []string) (http.Handler, func()) {
 	h := plug.New(srv, plug.Logger(logger), plug.AllowedOrigins(origins...))
-	defer h.Close()
 	r := chi.NewRouter()
-	r.Handle("/mcp", h)
+	r.Handle("/mcp", tel.handler(h))
+	return r, h.Close
+}
+
+func serveHTTP(addr string, srv *sake.Server, tel *telemetry, logger *slog.Logger, origins []string) error {
+	r, closeHandler := handler(srv, tel, logger, origins)
+	defer closeHandler()
 	hs := &http.Server{Addr: addr, Handler: r, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -70,7 +97,7 @@ func serveHTTP(addr string, srv *sake.Server, logger *slog.Logger, origins []str
 	case <-ctx.Done():
 	}
 	_ = srv.Shutdown(context.Background())
-	h.Close()
+	closeHandler()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -286,3 +286,33 @@ func TestSkillsConstructionErrors(t *testing.T) {
 		t.Errorf("New = %v, want both skills named", err)
 	}
 }
+
+// The server-wide requirement gates the skills as it gates resources.
+func TestSkillsRequireScopes(t *testing.T) {
+	t.Parallel()
+	srv := sake.MustNew(nil, sake.Skills(skillFS()), sake.RequireScopes("docs"))
+	without := saketest.Connect(t, srv, saketest.Scopes("other"))
+	for _, call := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"skills/list", nil},
+		{"skills/get", map[string]any{"uri": "skill://pdf/SKILL.md"}},
+		{"resources/read", map[string]any{"uri": "skill://pdf/references/FORMS.md"}},
+		{"resources/read", map[string]any{"uri": "skill://pdf/SKILL.md"}},
+		{"resources/directory/read", map[string]any{"uri": "skill://pdf"}},
+	} {
+		_, err := without.Request(call.method, call.params)
+		var se *sake.InsufficientScopeError
+		if !errors.As(err, &se) {
+			t.Errorf("%s %v without the scope: err = %v, want InsufficientScopeError", call.method, call.params, err)
+		}
+	}
+	with := saketest.Connect(t, srv, saketest.Scopes("docs"))
+	if _, err := with.Request("skills/list", nil); err != nil {
+		t.Errorf("skills/list with the scope: %v", err)
+	}
+	if got, err := with.ReadResource("skill://pdf/references/FORMS.md"); err != nil || got[0].Text != "# Forms\n" {
+		t.Errorf("read with the scope: %v, %v", got, err)
+	}
+}

@@ -10,13 +10,8 @@ import (
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
-func bothEras(t *testing.T, body func(t *testing.T, opts ...saketest.Option)) {
-	t.Run("modern", func(t *testing.T) { t.Parallel(); body(t) })
-	t.Run("legacy", func(t *testing.T) { t.Parallel(); body(t, saketest.Legacy()) })
-}
-
 func TestGreet(t *testing.T) {
-	bothEras(t, func(t *testing.T, opts ...saketest.Option) {
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 		c := saketest.Connect(t, &Quickstart{}, opts...)
 		for lang, want := range map[string]string{"": "Hello, Rui!", "pt": "Olá, Rui!", "ja": "こんにちは、Ruiさん!"} {
 			args := map[string]any{"name": "Rui"}
@@ -41,7 +36,7 @@ func TestGreet(t *testing.T) {
 }
 
 func TestConvertTemperature(t *testing.T) {
-	bothEras(t, func(t *testing.T, opts ...saketest.Option) {
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 		c := saketest.Connect(t, &Quickstart{}, opts...)
 		res, err := c.CallTool("convert_temperature", map[string]any{"value": 100, "from": "celsius", "to": "fahrenheit"})
 		if err != nil {
@@ -62,7 +57,7 @@ func TestConvertTemperature(t *testing.T) {
 }
 
 func TestCurrentTime(t *testing.T) {
-	bothEras(t, func(t *testing.T, opts ...saketest.Option) {
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 		fixed := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 		c := saketest.Connect(t, &Quickstart{Now: func() time.Time { return fixed }}, opts...)
 		res, err := c.CallTool("current_time", map[string]any{"zone": "Asia/Tokyo"})
@@ -77,7 +72,7 @@ func TestCurrentTime(t *testing.T) {
 }
 
 func TestResourceAndPrompt(t *testing.T) {
-	bothEras(t, func(t *testing.T, opts ...saketest.Option) {
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 		c := saketest.Connect(t, &Quickstart{}, opts...)
 		contents, err := c.ReadResource("quickstart://about")
 		if err != nil || len(contents) != 1 || contents[0].MIMEType != "text/markdown" || !contains(contents[0].Text, "current_time") {

@@ -99,6 +99,12 @@ func TestTaskTimeoutInBothEras(t *testing.T) {
 		if !errors.Is(err, saketest.ErrTaskTimeout) {
 			t.Fatalf("CallTool on a task that does not end = %v, want ErrTaskTimeout", err)
 		}
+		h := plug.New(srv)
+		t.Cleanup(h.Close)
+		hc := saketest.Connect(t, srv, era, saketest.Handler(h, "/mcp"), saketest.TaskTimeout(20*time.Millisecond))
+		if _, err := hc.CallTool("export", nil); !errors.Is(err, saketest.ErrTaskTimeout) {
+			t.Fatalf("through the HTTP stack: CallTool = %v, want ErrTaskTimeout", err)
+		}
 	})
 }
 

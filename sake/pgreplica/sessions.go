@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,6 +23,10 @@ const relayChannel = "sake_sessions"
 // (PostgreSQL takes under 8000 bytes); larger ones go through the table
 // sake_session_relays, whose rows are deleted after ten minutes.
 const maxInlineRelay = 7000
+
+// touchEvery is how stale a session's last use may be in the database;
+// idle expiry is minutes long.
+const touchEvery = 5 * time.Second
 
 // sessionMigrations are the tables of shared legacy sessions.
 var sessionMigrations = []string{
@@ -96,8 +101,12 @@ const sessionColumns = `id, owner, quota_key, version, capabilities, client_info
 	initialized, log_level, subscriptions, last_used`
 
 func (st *sessionStore) TouchSession(ctx context.Context, id string) (*sake.SessionRecord, error) {
-	return scanSession(st.pool.QueryRow(ctx, `UPDATE sake_sessions SET last_used = now() WHERE id = $1
-		RETURNING `+sessionColumns, id))
+	// last_used is written at most every touchEvery per session: the
+	// common message reads its record and writes nothing.
+	return scanSession(st.pool.QueryRow(ctx, `WITH touched AS (
+			UPDATE sake_sessions SET last_used = now()
+			WHERE id = $1 AND last_used < now() - make_interval(secs => $2))
+		SELECT `+sessionColumns+` FROM sake_sessions WHERE id = $1`, id, touchEvery.Seconds()))
 }
 
 func (st *sessionStore) LoadSession(ctx context.Context, id string) (*sake.SessionRecord, error) {

@@ -234,3 +234,28 @@ func (c *Client) deliverProgress(params json.RawMessage) bool {
 	fn(Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
 	return true
 }
+
+// Defaults returns the default value of every field of the form that
+// declares one (requestedSchema.properties.*.default): a client fills the
+// form with them before the user edits it.
+func (r *ElicitRequest) Defaults() map[string]any {
+	var s struct {
+		Properties map[string]struct {
+			Default json.RawMessage `json:"default"`
+		} `json:"properties"`
+	}
+	out := map[string]any{}
+	if json.Unmarshal(r.RequestedSchema, &s) != nil {
+		return out
+	}
+	for name, p := range s.Properties {
+		if len(p.Default) == 0 {
+			continue
+		}
+		var v any
+		if json.Unmarshal(p.Default, &v) == nil {
+			out[name] = v
+		}
+	}
+	return out
+}

@@ -70,20 +70,22 @@ func listAll[T any](ctx context.Context, c *Client, method, key string) ([]T, er
 	return nil, fmt.Errorf("client: %s has more than %d pages", method, maxPages)
 }
 
-// ListTools returns every tool, following the pages.
+// ListTools returns every tool, following the pages. In the 2026-07-28
+// era a tool whose x-mcp-header annotations break the protocol's rules is
+// left out (the protocol asks clients to drop it), and logged.
 func (c *Client) ListTools(ctx context.Context) ([]sake.ToolInfo, error) {
 	tools, err := listAll[sake.ToolInfo](ctx, c, "tools/list", "tools")
-	if err == nil {
-		c.learnTools(tools, true)
+	if err != nil {
+		return nil, err
 	}
-	return tools, err
+	return c.learnTools(tools, true), nil
 }
 
 // ListToolsPage returns one page of tools.
 func (c *Client) ListToolsPage(ctx context.Context, cursor string) (Page[sake.ToolInfo], error) {
 	p, err := listPage[sake.ToolInfo](ctx, c, "tools/list", "tools", cursor)
 	if err == nil {
-		c.learnTools(p.Items, cursor == "")
+		p.Items = c.learnTools(p.Items, cursor == "")
 	}
 	return p, err
 }
@@ -243,49 +245,57 @@ type headerParam struct {
 }
 
 // learnTools records which tool arguments travel as headers
-// (x-mcp-header) and which tools support tasks in the handshake era.
-func (c *Client) learnTools(tools []sake.ToolInfo, first bool) {
+// (x-mcp-header), and returns the tools without those whose headers are
+// invalid (2026-07-28).
+func (c *Client) learnTools(tools []sake.ToolInfo, first bool) []sake.ToolInfo {
+	modern := c.Era() == sake.EraModern
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	kept := tools[:0:0]
 	if first {
 		c.toolHeaders = map[string][]headerParam{}
 	}
 	for _, t := range tools {
 		var s struct {
 			Properties map[string]struct {
-				Header string `json:"x-mcp-header"`
+				Header *string `json:"x-mcp-header"`
 				Type   any    `json:"type"`
 			} `json:"properties"`
 		}
 		if json.Unmarshal(t.InputSchema, &s) != nil {
+			kept = append(kept, t)
 			continue
 		}
 		var hs []headerParam
 		seen := map[string]bool{}
 		valid := true
 		for prop, p := range s.Properties {
-			if p.Header == "" {
+			if p.Header == nil {
 				continue
 			}
 			typ, _ := p.Type.(string)
-			lower := strings.ToLower(p.Header)
-			if !isToken(p.Header) || seen[lower] || (typ != "string" && typ != "integer" && typ != "boolean") {
+			lower := strings.ToLower(*p.Header)
+			if !isToken(*p.Header) || seen[lower] || (typ != "string" && typ != "integer" && typ != "boolean") {
 				valid = false // the spec says to drop a tool whose headers are invalid
 				break
 			}
 			seen[lower] = true
-			hs = append(hs, headerParam{prop: prop, header: p.Header})
+			hs = append(hs, headerParam{prop: prop, header: *p.Header})
 		}
 		if !valid {
 			c.toolHeaders[t.Name] = []headerParam{{header: ""}}
-			continue
-		}
-		if len(hs) > 0 {
+			if modern {
+				c.o.logger.Warn("client: leaving out a tool whose x-mcp-header annotations are invalid", "tool", t.Name)
+				continue
+			}
+		} else if len(hs) > 0 {
 			c.toolHeaders[t.Name] = hs
 		} else {
 			delete(c.toolHeaders, t.Name)
 		}
+		kept = append(kept, t)
 	}
+	return kept
 }
 
 // isToken reports whether s is an RFC 9110 token.

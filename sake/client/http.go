@@ -61,7 +61,7 @@ func HTTP(url string, hc *http.Client, opts ...HTTPOption) Transport {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	h := &httpTransport{url: url, hc: hc, header: http.Header{}}
+	h := &httpTransport{url: url, hc: hc, header: http.Header{}, pending: map[string]chan []byte{}}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -88,6 +88,9 @@ type httpTransport struct {
 	getDone   chan struct{}
 	getReady  chan struct{} // closed once the GET stream answered
 	closed    bool
+	// pending are the requests waiting for their response: a server may
+	// send it on another stream than the request's (the GET stream).
+	pending map[string]chan []byte
 }
 
 func (h *httpTransport) bind(_ context.Context, incoming func([]byte), o *options) error {
@@ -234,6 +237,16 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 	if h.isClosed() {
 		return nil, ErrClosed
 	}
+	key := itoa(m.id)
+	ch := make(chan []byte, 1)
+	h.mu.Lock()
+	h.pending[key] = ch
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.pending, key)
+		h.mu.Unlock()
+	}()
 	resp, err := h.do(ctx, http.MethodPost, m, nil)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -250,7 +263,7 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 	}
 	switch {
 	case resp.StatusCode == http.StatusOK && isSSE(resp):
-		body, err := h.readStream(ctx, m, resp)
+		body, err := h.readStream(ctx, m, resp, ch)
 		if err != nil && ctx.Err() != nil {
 			h.cancelRequest(m)
 			return nil, ctx.Err()
@@ -307,12 +320,12 @@ func (h *httpTransport) cancelRequest(m *message) {
 
 // readStream reads a request's SSE answer: the messages before the
 // response go to incoming. A session's stream that breaks before the
-// response is resumed with GET and Last-Event-ID.
-func (h *httpTransport) readStream(ctx context.Context, m *message, resp *http.Response) ([]byte, error) {
+// response is resumed with GET and Last-Event-ID. The response may also
+// come on the session's GET stream (through ch).
+func (h *httpTransport) readStream(ctx context.Context, m *message, resp *http.Response, ch chan []byte) ([]byte, error) {
 	key := itoa(m.id)
 	sr := newSSEReader(resp.Body, h.max)
-	body, err := h.events(sr, key)
-	resp.Body.Close()
+	body, err := h.await(ctx, sr, resp.Body, key, ch)
 	if body != nil || ctx.Err() != nil {
 		return body, err
 	}
@@ -323,6 +336,11 @@ func (h *httpTransport) readStream(ctx context.Context, m *message, resp *http.R
 		return nil, err
 	}
 	for tries := 0; tries < maxResumes; tries++ {
+		select {
+		case b := <-ch:
+			return b, nil
+		default:
+		}
 		if err := wait(ctx, sr.retry); err != nil {
 			return nil, err
 		}
@@ -332,17 +350,51 @@ func (h *httpTransport) readStream(ctx context.Context, m *message, resp *http.R
 		}
 		if resp.StatusCode != http.StatusOK || !isSSE(resp) {
 			defer drain(resp)
+			select {
+			case b := <-ch:
+				return b, nil
+			default:
+			}
 			return nil, fmt.Errorf("client: resuming the stream of %s: %w", m.method, httpError(resp))
 		}
 		sr.r.Reset(resp.Body)
-		body, err := h.events(sr, key)
-		resp.Body.Close()
+		body, err := h.await(ctx, sr, resp.Body, key, ch)
 		if body != nil || ctx.Err() != nil {
 			return body, err
 		}
 	}
 	return nil, fmt.Errorf("client: the server's stream for %s broke %d times without an answer", m.method, maxResumes)
 }
+
+// await reads one stream until the response with id key, or until the
+// response arrives on another stream (ch); it closes the stream.
+func (h *httpTransport) await(ctx context.Context, sr *sseReader, body io.ReadCloser, key string, ch chan []byte) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := h.events(sr, key)
+		done <- result{b, err}
+	}()
+	select {
+	case r := <-done:
+		body.Close()
+		return r.b, r.err
+	case b := <-ch:
+		body.Close()
+		<-done
+		return b, nil
+	case <-ctx.Done():
+		body.Close()
+		<-done
+		return nil, ctx.Err()
+	}
+}
+
+// readyWait bounds the wait for a session's GET stream to open.
+const readyWait = 3 * time.Second
 
 // maxResumes bounds the reconnections of one request's stream.
 const maxResumes = 10
@@ -363,6 +415,32 @@ func (h *httpTransport) events(sr *sseReader, key string) ([]byte, error) {
 		}
 		h.incoming(data)
 	}
+}
+
+// routeResponse hands a response that arrived on the GET stream to the
+// request waiting for it; it reports whether msg was a response.
+func (h *httpTransport) routeResponse(msg []byte) bool {
+	var peek struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if json.Unmarshal(msg, &peek) != nil || peek.Method != nil || peek.ID == nil {
+		return false
+	}
+	key := string(peek.ID)
+	if key != "" && key[0] == '"' {
+		_ = json.Unmarshal(peek.ID, &key)
+	}
+	h.mu.Lock()
+	ch := h.pending[key]
+	h.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- msg:
+		default:
+		}
+	}
+	return true
 }
 
 // isResponseTo reports whether msg is the response to the request whose
@@ -486,7 +564,7 @@ func (h *httpTransport) listenGET(ctx context.Context, answered func()) {
 			if err != nil {
 				break
 			}
-			if len(bytes.TrimSpace(data)) > 0 {
+			if len(bytes.TrimSpace(data)) > 0 && !h.routeResponse(data) {
 				h.incoming(data)
 			}
 		}
@@ -505,8 +583,14 @@ func (h *httpTransport) ready(ctx context.Context) error {
 	if ready == nil {
 		return nil
 	}
+	// A server that holds the headers of its GET stream until it has
+	// something to send must not hold the client: wait a little at most.
+	t := time.NewTimer(readyWait)
+	defer t.Stop()
 	select {
 	case <-ready:
+		return nil
+	case <-t.C:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -16,12 +16,19 @@ import (
 func (c *Client) negotiate(ctx context.Context) error {
 	switch v := c.o.version; {
 	case v == sake.Modern:
-		return c.discover(ctx)
+		err := c.discover(ctx)
+		if supportsModern(err) {
+			err = c.discover(ctx) // the server lists this version after all: once more
+		}
+		return err
 	case v != "":
 		return c.initialize(ctx, v, true)
 	}
 	pctx, cancel := context.WithTimeout(ctx, c.o.probeTimeout)
 	err := c.discover(pctx)
+	if supportsModern(err) {
+		err = c.discover(pctx) // the server lists this version after all: once more
+	}
 	cancel()
 	if err == nil {
 		return nil
@@ -46,6 +53,18 @@ func (c *Client) negotiate(ctx context.Context) error {
 		return err
 	}
 	return c.initialize(ctx, version, false)
+}
+
+// supportsModern reports a -32022 refusal whose list of supported
+// versions has 2026-07-28 in it.
+func supportsModern(err error) bool {
+	var rpc *sake.Error
+	if !errors.As(err, &rpc) || rpc.Code != sake.CodeUnsupportedProtocolVersion {
+		return false
+	}
+	m, _ := rpc.Data.(map[string]any)
+	list, _ := m["supported"].([]any)
+	return slices.Contains(list, any(sake.Modern))
 }
 
 // isNetError reports a failure to reach the server at all, which no
@@ -174,6 +193,12 @@ func (c *Client) initialize(ctx context.Context, version string, strict bool) er
 		Capabilities: r.Capabilities, Instructions: r.Instructions})
 	c.t.established(sake.EraLegacy, r.ProtocolVersion)
 	if err := c.notify(ctx, "notifications/initialized", nil); err != nil {
+		return err
+	}
+	// Calls start once the server can reach the client outside them (the
+	// GET stream of a session over HTTP): some servers send their
+	// requests only there.
+	if err := c.t.ready(ctx); err != nil {
 		return err
 	}
 	if c.o.logLevel != "" {

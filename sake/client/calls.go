@@ -259,7 +259,7 @@ func (c *Client) learnTools(tools []sake.ToolInfo, first bool) []sake.ToolInfo {
 		var s struct {
 			Properties map[string]struct {
 				Header *string `json:"x-mcp-header"`
-				Type   any    `json:"type"`
+				Type   any     `json:"type"`
 			} `json:"properties"`
 		}
 		if json.Unmarshal(t.InputSchema, &s) != nil {

@@ -316,6 +316,9 @@ func TestStepUp(t *testing.T) {
 	// The login re-authenticates with a second factor, now.
 	h.signIn("alice", "urn:mfa", h.clock.now())
 	resp, body := h.get(asked.ReturnTo)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("back from the login: %d", resp.StatusCode)
+	}
 	f := hidden(body)
 	f.Set("decision", "allow")
 	resp, _ = h.postForm(h.url(pathConsent), f)
@@ -330,8 +333,11 @@ func TestStepUp(t *testing.T) {
 	// in a loop.
 	h.signIn("alice", "urn:pwd", h.clock.now())
 	_, challenge = pkce()
+	p.Set("code_challenge", challenge)
 	resp, _ = h.get(h.url(pathAuthorize) + "?" + p.Encode())
-	_ = challenge
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "https://login.example/") {
+		t.Fatalf("a weak sign-in is not sent to the login: %d", resp.StatusCode)
+	}
 	back := h.login.lastAsked().ReturnTo
 	resp, _ = h.get(back)
 	if q := h.redirectParams(resp, publicCB); q.Get("error") != ErrAccessDenied {

@@ -50,7 +50,10 @@ func serveHTTP(addr string, srv *sake.Server, logger *slog.Logger) error {
 	defer h.Close()
 	r := chi.NewRouter()
 	r.Handle("/mcp", h)
-	hs := &http.Server{Addr: addr, Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	// ReadHeaderTimeout and IdleTimeout bound slow and idle clients; plug
+	// bounds body reads itself (plug.BodyReadTimeout). No WriteTimeout: it
+	// would cut SSE streams (GET streams, long tool calls) mid-response.
+	hs := &http.Server{Addr: addr, Handler: r, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)

@@ -85,7 +85,10 @@ func serve(addr string, srv *sake.Server, logger *slog.Logger, origins []string)
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// ReadHeaderTimeout and IdleTimeout bound slow and idle clients; plug
+	// bounds body reads itself (plug.BodyReadTimeout). No WriteTimeout: it
+	// would cut SSE streams (GET streams, long tool calls) mid-response.
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -69,7 +70,13 @@ func NewApp(issuer string, logger *slog.Logger) (*App, error) {
 	as.Mount(r)
 	prm := as.ResourceMetadata(resource, "notes:read", "notes:write").Handler()
 	r.Handle(auth.WellKnownPath(resource), prm)
-	r.Handle("/mcp", plug.New(mcp, plug.Authorization(v, auth.MetadataURL(resource)), plug.AllowedHosts("*"), plug.Logger(logger)))
+	// The endpoint answers only to the issuer's own host, the name its
+	// tokens are issued for (DNS rebinding protection).
+	host := issuer
+	if u, err := url.Parse(issuer); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	r.Handle("/mcp", plug.New(mcp, plug.Authorization(v, auth.MetadataURL(resource)), plug.AllowedHosts(host), plug.Logger(logger)))
 	r.Get("/login", accounts.ServeLogin)
 	r.Post("/login", accounts.ServeLogin)
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) {

@@ -27,7 +27,10 @@ func main() {
 		logger.Error("starting", "err", err)
 		os.Exit(1)
 	}
-	hs := &http.Server{Addr: *addr, Handler: app.Router, ReadHeaderTimeout: 10 * time.Second}
+	// ReadHeaderTimeout and IdleTimeout bound slow and idle clients; plug
+	// bounds body reads itself (plug.BodyReadTimeout). No WriteTimeout: it
+	// would cut SSE streams (GET streams, long tool calls) mid-response.
+	hs := &http.Server{Addr: *addr, Handler: app.Router, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

@@ -85,7 +85,10 @@ func handler(srv *sake.Server, tel *telemetry, logger *slog.Logger, origins []st
 func serveHTTP(addr string, srv *sake.Server, tel *telemetry, logger *slog.Logger, origins []string) error {
 	r, closeHandler := handler(srv, tel, logger, origins)
 	defer closeHandler()
-	hs := &http.Server{Addr: addr, Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	// ReadHeaderTimeout and IdleTimeout bound slow and idle clients; plug
+	// bounds body reads itself (plug.BodyReadTimeout). No WriteTimeout: it
+	// would cut SSE streams (GET streams, long tool calls) mid-response.
+	hs := &http.Server{Addr: addr, Handler: r, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)

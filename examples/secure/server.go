@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"sync"
 	"time"
@@ -105,7 +106,10 @@ var Scopes = []string{"ledger:read", "ledger:write"}
 
 // NewRouter mounts the MCP endpoint at /mcp behind token verification,
 // and the protected resource metadata (RFC 9728) at its well-known paths;
-// opts are more options for the endpoint (plug.AllowedOrigins).
+// opts are more options for the endpoint (plug.AllowedOrigins). The
+// endpoint answers only to the resource's own host (plug.AllowedHosts), the
+// name its tokens are issued for: a request naming another host, as a DNS
+// rebinding attack does, gets 403.
 func NewRouter(srv *sake.Server, v auth.Verifier, resource string, authorizationServers []string, opts ...plug.Option) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
@@ -113,6 +117,10 @@ func NewRouter(srv *sake.Server, v auth.Verifier, resource string, authorization
 		ScopesSupported: Scopes, ResourceName: "Ledger"}
 	r.Handle(auth.WellKnownPath(resource), meta.Handler())
 	r.Handle("/.well-known/oauth-protected-resource", meta.Handler())
-	r.Handle("/mcp", plug.New(srv, append([]plug.Option{plug.Authorization(v, auth.MetadataURL(resource)), plug.AllowedHosts("*")}, opts...)...))
+	host := resource
+	if u, err := url.Parse(resource); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	r.Handle("/mcp", plug.New(srv, append([]plug.Option{plug.Authorization(v, auth.MetadataURL(resource)), plug.AllowedHosts(host)}, opts...)...))
 	return r
 }

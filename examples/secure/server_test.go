@@ -149,3 +149,19 @@ func TestDPoPThroughTheStack(t *testing.T) {
 		t.Errorf("DPoP scheme without a bound token: %d", rec.Code)
 	}
 }
+
+// The endpoint answers only to the resource's host: a rebinding page's
+// request naming another host is refused before any token check.
+func TestForeignHostRefused(t *testing.T) {
+	t.Parallel()
+	_, router, _ := stack(t)
+	for host, want := range map[string]int{"evil.test": http.StatusForbidden, "example.com": http.StatusUnauthorized} {
+		req := httptest.NewRequest(http.MethodPost, "http://"+host+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		router.ServeHTTP(w, req)
+		if w.Code != want {
+			t.Errorf("Host %s: %d, want %d", host, w.Code, want)
+		}
+	}
+}

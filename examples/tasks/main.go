@@ -47,7 +47,10 @@ func main() {
 	h := plug.New(srv, plug.Logger(logger), plug.AllowedOrigins(strings.Split(*origins, ",")...))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	hs := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// ReadHeaderTimeout and IdleTimeout bound slow and idle clients; plug
+	// bounds body reads itself (plug.BodyReadTimeout). No WriteTimeout: it
+	// would cut SSE streams (GET streams, long tool calls) mid-response.
+	hs := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

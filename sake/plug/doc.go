@@ -62,6 +62,7 @@
 //	Identify returned an error                      401 (or the error's HTTPStatus)
 //	the token cannot be checked (key set outage)    503, Retry-After
 //	body larger than MaxBodyBytes                   413
+//	body not in within BodyReadTimeout              408, Connection: close
 //	notification or JSON-RPC response accepted      202, no body
 //	request answered                                200, application/json (or per the error code, below)
 //	a notification came before the reply            200, text/event-stream

@@ -202,9 +202,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	body, bp, status := h.readBody(w, r)
 	if status != 0 {
-		if status == http.StatusRequestEntityTooLarge {
+		switch status {
+		case http.StatusRequestEntityTooLarge:
 			h.refuse(w, r, status, bodyTooLarge)
-		} else {
+		case http.StatusRequestTimeout:
+			w.Header().Set("Connection", "close")
+			h.refuse(w, r, status, bodyTooSlow)
+		default:
 			h.refuse(w, r, status, bodyUnreadable)
 		}
 		return

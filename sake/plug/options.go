@@ -22,6 +22,8 @@ const (
 	// across all sessions.
 	DefaultReplayTotalBytes = 64 << 20 // 64 MiB
 	DefaultResumeGrace      = 30 * time.Second
+	// DefaultBodyReadTimeout bounds the time to read a request body.
+	DefaultBodyReadTimeout = 30 * time.Second
 	// DefaultRetryAfter is the Retry-After of a 503 whose cause does not
 	// say when to retry (the token verifier cannot decide right now).
 	DefaultRetryAfter = 5 * time.Second
@@ -40,6 +42,7 @@ type config struct {
 	origins     []string // lower-cased scheme://host[:port]; empty means same host
 	anyOrigin   bool
 	maxBody     int64
+	bodyTimeout time.Duration
 	idleTimeout time.Duration
 	maxSessions int
 	resumeGrace time.Duration
@@ -56,6 +59,7 @@ type config struct {
 func defaultConfig() config {
 	return config{
 		maxBody:            DefaultMaxBodyBytes,
+		bodyTimeout:        DefaultBodyReadTimeout,
 		idleTimeout:        DefaultSessionIdleTimeout,
 		maxSessions:        DefaultMaxSessions,
 		resumeGrace:        DefaultResumeGrace,
@@ -122,6 +126,17 @@ func MaxBodyBytes(n int64) Option {
 		}
 		c.maxBody = n
 	}
+}
+
+// BodyReadTimeout bounds the time to read a POST's body, from when the
+// handler starts reading it; a body that has not arrived by then gets 408
+// and the connection is closed, so slow senders cannot hold connections
+// open. The deadline is lifted once the body is in: a long SSE response is
+// not affected. The default is 30 seconds; d <= 0 removes the bound (the
+// http.Server's ReadTimeout, if any, then applies). It needs a
+// ResponseWriter that supports read deadlines (net/http's do).
+func BodyReadTimeout(d time.Duration) Option {
+	return func(c *config) { c.bodyTimeout = d }
 }
 
 // SessionIdleTimeout sets how long a legacy session may go without a

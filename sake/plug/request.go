@@ -5,19 +5,31 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 )
 
-// readBody reads the whole body into a pooled buffer. status is non-zero
-// when it could not: 413 beyond the limit, 400 for a broken body.
+// readBody reads the whole body into a pooled buffer, within
+// BodyReadTimeout. status is non-zero when it could not: 413 beyond the
+// limit, 408 when the body is too slow, 400 for a broken body.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte, bp *[]byte, status int) {
 	limit := h.cfg.maxBody
 	if r.ContentLength > limit {
 		return nil, nil, http.StatusRequestEntityTooLarge
+	}
+	if d := h.cfg.bodyTimeout; d > 0 {
+		// The deadline covers the body only: it is lifted once the body
+		// is in, so that a long response (SSE) and the server's watch for
+		// the client leaving are not cut short.
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(d)) == nil {
+			defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+		}
 	}
 	rd := http.MaxBytesReader(w, r.Body, limit)
 	bp = bodyPool.Get().(*[]byte)
@@ -40,6 +52,9 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
 				return nil, nil, http.StatusRequestEntityTooLarge
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return nil, nil, http.StatusRequestTimeout
 			}
 			return nil, nil, http.StatusBadRequest
 		}

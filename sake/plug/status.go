@@ -81,6 +81,7 @@ var (
 	bodyTooMany         = errorBody(sake.CodeInternalError, "Too many sessions: the server is at its limit of legacy sessions; try again later")
 	bodyShutdown        = errorBody(sake.CodeInternalError, "Service unavailable: the MCP endpoint is shutting down")
 	bodyInternal        = errorBody(sake.CodeInternalError, "Internal error")
+	bodyTooSlow         = errorBody(sake.CodeInvalidRequest, "Request timeout: the body did not arrive within the server's body read timeout; send it at once")
 	bodyReplayLost      = errorBody(sake.CodeInvalidRequest, "Replay lost: events after this Last-Event-ID were dropped to bound the server's memory; send the request again (or, for the standalone stream, open a new GET without Last-Event-ID)")
 	bodyBadEventID      = errorBody(sake.CodeInvalidRequest, "Bad Last-Event-ID: no stream of this session issued that event id; open a new stream without Last-Event-ID")
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"mime"
@@ -486,4 +487,23 @@ func (s *Server) loadSkills(c *skillsConfig) error {
 		}
 	})
 	return nil
+}
+
+// SkillInfo is a skill as skills/list and skills/get describe it.
+type SkillInfo struct {
+	// URI is the skill's SKILL.md.
+	URI string `json:"uri"`
+	// Frontmatter is SKILL.md's YAML frontmatter as JSON, every field as
+	// written.
+	Frontmatter json.RawMessage `json:"frontmatter"`
+	// Resources lists every file of the skill, SKILL.md first.
+	Resources []SkillFile `json:"resources"`
+}
+
+// SkillFile is one file of a skill: its URI, the SHA-256 digest of its
+// bytes (sha256:<hex>) and their number.
+type SkillFile struct {
+	URI    string `json:"uri"`
+	Digest string `json:"digest"`
+	Size   int64  `json:"size"`
 }

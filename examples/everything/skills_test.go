@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -13,30 +12,34 @@ func TestFixtureSkills(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, opts ...saketest.Option) {
 		c := saketest.Connect(t, &Everything{}, append(opts, saketest.ServerOptions(sake.Skills(skillsFS())))...)
-		raw, err := c.Request("skills/list", nil)
+		skills, err := c.ListSkills()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r struct {
-			Skills []struct {
-				URI         string            `json:"uri"`
-				Frontmatter map[string]any    `json:"frontmatter"`
-				Resources   []json.RawMessage `json:"resources"`
-			} `json:"skills"`
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			t.Fatal(err)
-		}
 		var got []string
-		for _, s := range r.Skills {
+		for _, s := range skills {
 			got = append(got, s.URI)
 		}
-		if strings.Join(got, " ") != "skill://git-workflow/SKILL.md skill://pdf-processing/SKILL.md" || len(r.Skills[1].Resources) != 3 {
-			t.Errorf("skills = %s", raw)
+		if strings.Join(got, " ") != "skill://git-workflow/SKILL.md skill://pdf-processing/SKILL.md" || len(skills[1].Resources) != 3 {
+			t.Fatalf("skills = %+v", skills)
 		}
-		raw, err = c.Request("resources/directory/read", map[string]any{"uri": "skill://pdf-processing"})
-		if err != nil || !strings.Contains(string(raw), `"uri":"skill://pdf-processing/references","name":"references","mimeType":"inode/directory"`) {
-			t.Errorf("directory read = %s, %v", raw, err)
+		entry, err := c.GetSkill("skill://pdf-processing/SKILL.md")
+		if err != nil || string(entry.Frontmatter) != string(skills[1].Frontmatter) || entry.Resources[0] != skills[1].Resources[0] {
+			t.Errorf("skills/get = %+v, %v", entry, err)
+		}
+		children, err := c.ReadDirectory("skill://pdf-processing")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, ch := range children {
+			names = append(names, ch.Name+":"+ch.MIMEType)
+		}
+		if want := "SKILL.md:text/markdown references:inode/directory scripts:inode/directory"; strings.Join(names, " ") != want {
+			t.Errorf("children = %s, want %s", strings.Join(names, " "), want)
+		}
+		if _, err := c.ReadDirectory("skill://pdf-processing/SKILL.md"); err == nil {
+			t.Error("reading a file as a directory succeeded")
 		}
 	})
 }

@@ -1,6 +1,9 @@
 package sake
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // List names one of the server's component lists.
 type List string
@@ -17,6 +20,12 @@ const (
 type Broadcast struct {
 	List List
 	URI  string
+	// Origin is the context of the request whose code made the broadcast
+	// through Context.NotifyListChanged or Context.ResourceUpdated, so a
+	// watcher can tell whose call caused it (the test client's Listen
+	// keeps a test's own broadcasts with it); nil for broadcasts made by
+	// the Server's methods. Transports ignore it.
+	Origin context.Context
 }
 
 // listeners holds the functions Watch registered.

@@ -221,6 +221,18 @@ func (c *Context) CloseStream() bool {
 // notifications/message (subject to the client's log level) and nowhere else.
 func (c *Context) Slog() *slog.Logger { return slog.New(&clientLogHandler{c: c}) }
 
+// NotifyListChanged is Server.NotifyListChanged made by this request: the
+// broadcast carries the request's context as its Origin.
+func (c *Context) NotifyListChanged(list List) {
+	c.srv.broadcast(Broadcast{List: list, Origin: c.Context})
+}
+
+// ResourceUpdated is Server.ResourceUpdated made by this request: the
+// broadcast carries the request's context as its Origin.
+func (c *Context) ResourceUpdated(uri string) {
+	c.srv.broadcast(Broadcast{URI: uri, Origin: c.Context})
+}
+
 // Server returns the server handling the request, for tools that change
 // it (add or remove components, announce resource updates).
 func (c *Context) Server() *Server { return c.srv }

@@ -178,8 +178,8 @@ type recording struct {
 // *Client (its server). Connect builds a server per client from a value,
 // so parallel tests that each connect their own see only their own
 // broadcasts. Tests sharing one *sake.Server see every broadcast of it,
-// unless they pass OnlyBroadcasts with a filter that keeps their own (for
-// example the URIs or tools the test created). WaitTimeout sets how long
+// unless they pass OwnBroadcasts (those their clients' calls made) or
+// OnlyBroadcasts with a filter that keeps their own (for example by URI). WaitTimeout sets how long
 // its assertions wait (by default the client's WaitTimeout when target is
 // a *Client, else Timeout).
 func Listen(t testing.TB, target any, opts ...Option) *Listener {
@@ -202,9 +202,9 @@ func Listen(t testing.TB, target any, opts ...Option) *Listener {
 		opt(&o)
 	}
 	l := &Listener{rec: &recording{changed: make(chan struct{})}, timeout: o.waitTimeout}
-	keep := o.broadcastFilter
+	keep, own := o.broadcastFilter, o.ownBroadcasts
 	stop := srv.Watch(func(b sake.Broadcast) {
-		if keep != nil && !keep(b) {
+		if (keep != nil && !keep(b)) || (own && !fromTest(t, b.Origin)) {
 			return
 		}
 		r := l.rec

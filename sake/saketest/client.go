@@ -459,6 +459,7 @@ func (c *Client) call(body []byte) (sake.Reply, error) {
 // through the host's HTTP stack with Handler.
 func (c *Client) exchange(ctx context.Context, body []byte) (reply sake.Reply, err error) {
 	c.trace("->", body)
+	ctx = context.WithValue(ctx, originKey{}, c.t)
 	c.labelled(ctx, func(ctx context.Context) {
 		if c.http != nil {
 			reply, err = c.http.post(ctx, c, body)

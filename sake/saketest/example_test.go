@@ -160,7 +160,7 @@ func ExampleListen() {
 	l := saketest.Listen(t, c)
 	_ = c.Server().AddTool(sake.NewTool("echo", func(ctx *sake.Context, a GreetArgs) (string, error) { return a.Name, nil }))
 	saketest.AssertListChanged(t, l, sake.ListTools)
-	fmt.Println(l.Broadcasts())
+	fmt.Println(l.Broadcasts()[0].List)
 	// Output:
-	// [{tools }]
+	// tools
 }

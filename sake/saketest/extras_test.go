@@ -271,3 +271,53 @@ func TestTasksOwnedByConnect(t *testing.T) {
 		t.Errorf("Tasks with a *sake.Server: %q", ft.errs)
 	}
 }
+
+// announcer announces changes through its request, so that they carry
+// the call's origin.
+type announcer struct{}
+
+func (announcer) Announce(ctx *sake.Context, a touchArgs) (string, error) {
+	ctx.NotifyListChanged(sake.ListPrompts)
+	ctx.ResourceUpdated(a.URI)
+	return "announced", nil
+}
+
+// With OwnBroadcasts, parallel tests on one server each record only what
+// their own calls announced.
+func TestOwnBroadcastsOnASharedServer(t *testing.T) {
+	t.Parallel()
+	srv := sake.MustNew(announcer{})
+	var listening, called sync.WaitGroup
+	listening.Add(2)
+	called.Add(2)
+	for _, name := range []string{"a", "b"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			l := saketest.Listen(t, srv, saketest.OwnBroadcasts())
+			all := saketest.Listen(t, srv)
+			listening.Done()
+			listening.Wait() // both record before either announces
+			c := saketest.Connect(t, srv)
+			if _, err := c.CallTool("announce", map[string]any{"uri": "mem://" + name}); err != nil {
+				t.Fatal(err)
+			}
+			called.Done()
+			called.Wait() // both have announced
+			got := l.Broadcasts()
+			if len(got) != 2 || got[0].List != sake.ListPrompts || got[1].URI != "mem://"+name {
+				t.Errorf("own broadcasts = %+v, want this test's list change and update only", got)
+			}
+			n := 0
+			for _, b := range all.Broadcasts() {
+				if !strings.HasSuffix(b.URI, "/by-the-server") {
+					n++
+				}
+			}
+			if n != 4 {
+				t.Errorf("the unfiltered listener recorded %d broadcasts, want both tests' 4", n)
+			}
+			srv.ResourceUpdated("mem://" + name + "/by-the-server")
+			saketest.RefuteResourceUpdated(t, l, "mem://"+name+"/by-the-server")
+		})
+	}
+}

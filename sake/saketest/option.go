@@ -1,8 +1,11 @@
 package saketest
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
+	"testing"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -45,6 +48,7 @@ type options struct {
 
 	waitTimeout     time.Duration
 	broadcastFilter func(sake.Broadcast) bool
+	ownBroadcasts   bool
 
 	ownTasks    bool
 	taskOptions []tasks.Option
@@ -97,6 +101,29 @@ func WaitTimeout(d time.Duration) Option { return func(o *options) { o.waitTimeo
 // the list its components change).
 func OnlyBroadcasts(keep func(sake.Broadcast) bool) Option {
 	return func(o *options) { o.broadcastFilter = keep }
+}
+
+// OwnBroadcasts makes Listen record only the broadcasts made during the
+// calls of this test's clients (and of its subtests'), by components that
+// announce through their request: ctx.NotifyListChanged and
+// ctx.ResourceUpdated (sake.Broadcast.Origin). Parallel tests sharing one
+// server then each see their own. Broadcasts made by the Server's methods
+// (AddTool, srv.ResourceUpdated), by the test itself or by a task running
+// after its call returned carry no origin and are not recorded: use
+// OnlyBroadcasts, or Listen without a filter, for those.
+func OwnBroadcasts() Option { return func(o *options) { o.ownBroadcasts = true } }
+
+// originKey marks the context of a client's calls with its test.
+type originKey struct{}
+
+// fromTest reports whether a broadcast's origin is a call made by a
+// client of t or of one of its subtests.
+func fromTest(t testing.TB, origin context.Context) bool {
+	if origin == nil {
+		return false
+	}
+	ot, ok := origin.Value(originKey{}).(testing.TB)
+	return ok && (ot == t || strings.HasPrefix(ot.Name(), t.Name()+"/"))
 }
 
 // TaskTimeout sets how long CallTool waits for a task to finish (default

@@ -428,9 +428,7 @@ func checkOrigin(o string) error {
 	if host == "" {
 		return fmt.Errorf("%q has no host", o)
 	}
-	if strings.HasPrefix(host, "*.") {
-		host = host[2:]
-	}
+	host = strings.TrimPrefix(host, "*.")
 	if !validHostname(host) {
 		return fmt.Errorf("%q: the host %q is not a hostname (letters, digits, hyphens and dots; * only as the first label)", o, u.Hostname())
 	}

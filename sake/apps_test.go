@@ -177,11 +177,6 @@ func TestAppsViewSources(t *testing.T) {
 	}
 }
 
-// badView is a server whose Declare is given per test.
-type badViewServer struct{}
-
-func (badViewServer) Show(ctx *sake.Context) (string, error) { return "ok", nil }
-
 func TestAppsConstructionErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

@@ -443,6 +443,16 @@ func idOrNull(id json.RawMessage) json.RawMessage {
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
+// maxPooledBuf is the largest buffer kept for reuse: one huge reply must
+// not pin its buffer for the life of the process.
+const maxPooledBuf = 64 << 10
+
+func putBuf(bp *[]byte) {
+	if cap(*bp) <= maxPooledBuf {
+		bufPool.Put(bp)
+	}
+}
+
 func (s *Server) errorReply(id json.RawMessage, era Era, err error) Reply {
 	e, ok := err.(*Error)
 	if !ok {
@@ -472,7 +482,7 @@ func (s *Server) errorReply(id json.RawMessage, era Era, err error) Reply {
 	b = append(b, "}}"...)
 	body := append([]byte(nil), b...)
 	*bp = b
-	bufPool.Put(bp)
+	putBuf(bp)
 	return Reply{Body: body, ErrorCode: e.Code, Era: era}
 }
 
@@ -485,13 +495,13 @@ func (s *Server) resultReply(req *Request, res any) Reply {
 	b, err := w.appendResult(b, res)
 	if err != nil {
 		*bp = b
-		bufPool.Put(bp)
+		putBuf(bp)
 		s.logger.Error("sake: cannot encode result", "method", req.Method, "err", err)
 		return s.errorReply(req.ID, req.Era, &Error{Code: CodeInternalError, Message: "Internal error: the result could not be encoded"})
 	}
 	b = append(b, '}')
 	body := append([]byte(nil), b...)
 	*bp = b
-	bufPool.Put(bp)
+	putBuf(bp)
 	return Reply{Body: body, Era: req.Era}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 
 	"github.com/sakemcp/sake-go/sake/internal/uritemplate"
 )
@@ -222,7 +221,3 @@ func readError(era Era, uri string, err error) error {
 	return &Error{Code: CodeInternalError, Message: fmt.Sprintf("reading %s failed: %v", uri, err)}
 }
 
-// sortResources orders resources by URI (templates by their text).
-func sortResources(rs []*resource) {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].uri < rs[j].uri })
-}

@@ -369,7 +369,7 @@ func TestTokenStaysWithItsResource(t *testing.T) {
 	t.Parallel()
 	store := client.MemoryTokenStore()
 	_ = store.Save(t.Context(), "https://a.example/mcp", &client.Token{AccessToken: "secret", Resource: "https://a.example/mcp"})
-	az := client.OAuth(client.OAuthConfig{Store: store})
+	var az *client.OAuthAuthorizer
 	for target, want := range map[string]bool{
 		"https://a.example/mcp":       true,
 		"https://a.example/mcp/x":     true,

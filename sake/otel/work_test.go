@@ -196,7 +196,7 @@ func TestPanicIsAnExceptionAndTheLogCarriesTheTrace(t *testing.T) {
 		if e.Name == "exception" {
 			ev = map[string]string{}
 			for _, kv := range e.Attributes {
-				ev[string(kv.Key)] = kv.Value.Emit()
+				ev[string(kv.Key)] = kv.Value.String()
 			}
 		}
 	}
@@ -230,8 +230,8 @@ func TestToolIOOnlyWhenOptedIn(t *testing.T) {
 	}
 	for _, s := range w.spans.Ended() {
 		for _, kv := range s.Attributes() {
-			if strings.Contains(kv.Value.Emit(), "secret-city") {
-				t.Errorf("span %q records %s = %s", s.Name(), kv.Key, kv.Value.Emit())
+			if strings.Contains(kv.Value.String(), "secret-city") {
+				t.Errorf("span %q records %s = %s", s.Name(), kv.Key, kv.Value.String())
 			}
 		}
 	}
@@ -250,12 +250,12 @@ func TestListenStreams(t *testing.T) {
 	go func() {
 		defer close(done)
 		srv.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`),
-			&sake.Inbound{Notify: func([]byte) {
+			&sake.Inbound{Stream: sake.StreamFunc(func([]byte) {
 				select {
 				case acked <- struct{}{}:
 				default:
 				}
-			}})
+			})})
 	}()
 	<-acked
 	if v, _ := sum(w.metrics()["sake.server.listen_streams.open"], listen); v != 1 {

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs staticcheck (a pinned release, from the Go module proxy) if it
+# is missing, then runs it on the whole module. Usage: scripts/staticcheck.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=2026.2.2
+bin="$(go env GOPATH)/bin/staticcheck"
+if ! [ -x "$bin" ] || ! "$bin" -version 2>/dev/null | grep -q "$version"; then
+  go install "honnef.co/go/tools/cmd/staticcheck@$version"
+fi
+"$bin" ./...

@@ -24,6 +24,7 @@ echo "building into bench/.bin ..." >&2
 go build -o .bin/sake ./servers/sake
 go build -o .bin/gosdk ./servers/gosdk
 go build -o .bin/mcpgo ./servers/mcpgo
+go build -o .bin/bare ./servers/bare
 go build -o .bin/load ./load
 
 stamp=$(date +%Y%m%d-%H%M%S)

@@ -92,6 +92,9 @@ var allServers = []serverSpec{
 		},
 	},
 	{name: "mcpgo", label: "mcp-go", args: plainArgs, note: noNote},
+	{name: "bare", label: "bare", args: plainArgs, note: func(pathSpec) string {
+		return "the ceiling: encoding/json and net/http or a line reader, no framework"
+	}},
 }
 
 // config is one server × path combination.
@@ -119,7 +122,7 @@ func main() {
 	flag.IntVar(&o.conc, "c", 16, "concurrent clients per run")
 	flag.DurationVar(&o.dur, "d", 5*time.Second, "measured duration of one run")
 	flag.IntVar(&o.reps, "reps", 3, "repetitions of the whole set of configurations")
-	flag.StringVar(&servers, "servers", "sake,gosdk,mcpgo", "comma-separated servers to run")
+	flag.StringVar(&servers, "servers", "sake,gosdk,mcpgo,bare", "comma-separated servers to run")
 	flag.StringVar(&paths, "paths", "http-legacy,http-modern,stdio-legacy,stdio-modern", "comma-separated paths to run")
 	flag.StringVar(&o.profile, "profile", "", "after the runs, if sake's http-modern rps is below 1.5× mcp-go's, run it once more with -cpuprofile `FILE`")
 	flag.BoolVar(&o.profileAlways, "profile-always", false, "with -profile, take the profile whatever the ratio")

@@ -111,7 +111,7 @@ func printSummary(sums []summary, o options) {
 		fmt.Print("---|")
 	}
 	fmt.Println()
-	for _, peer := range []string{"mcpgo", "gosdk"} {
+	for _, peer := range []string{"bare", "mcpgo", "gosdk"} {
 		fmt.Printf("| sake/%s |", labelOf(peer))
 		for _, p := range allPaths {
 			fmt.Printf(" %s |", ratio(rps("sake", p.name), rps(peer, p.name)))

@@ -30,12 +30,10 @@ type conn struct {
 	readDeadline, writeDeadline bool // set by Serve, cleared before it returns
 }
 
-// item is what the reading goroutine hands to the loop: a line, the
-// length of a line it discarded, or the error that ended the input.
+// item is a line read, or the length of a line discarded.
 type item struct {
 	line    []byte
 	tooLong int
-	err     error
 }
 
 func newConn(ctx context.Context, srv *sake.Server, r io.Reader, w io.Writer, cfg config) *conn {
@@ -51,24 +49,29 @@ func newConn(ctx context.Context, srv *sake.Server, r io.Reader, w io.Writer, cf
 	return cn
 }
 
-// serve runs the connection: a goroutine reads lines, this one dispatches
-// them, and requests run on the workers.
+// serve runs the connection: a goroutine reads and dispatches lines,
+// requests run on the workers, and this one waits for the end of the input
+// or of the connection.
 func (cn *conn) serve() error {
 	defer cn.stopBase()
 	if err := cn.ctx.Err(); err != nil {
 		return err
 	}
-	lines := make(chan item)
-	stop := make(chan struct{})
+	readErrc := make(chan error, 1)
 	readerDone := make(chan struct{})
 	lr := newLineReader(cn.r, cn.cfg.maxLine)
 	go func() {
 		defer close(readerDone)
-		readLines(lr, lines, stop)
+		readErrc <- cn.read(lr)
 	}()
 
-	readErr, ended := cn.loop(lines)
-	close(stop)
+	var readErr error
+	ended := false
+	select {
+	case readErr = <-readErrc:
+		ended = cn.base.Err() == nil
+	case <-cn.base.Done():
+	}
 	cn.pool.close() // idle workers return once the queue is empty
 	interrupted := false
 	if ended {
@@ -106,23 +109,21 @@ func (cn *conn) serve() error {
 	return nil
 }
 
-// readLines reads the input until it ends or stop is closed.
-func readLines(lr *lineReader, lines chan<- item, stop <-chan struct{}) {
+// read reads the input and dispatches every line on this goroutine, so a
+// message costs no hand-off between goroutines before it is decoded. It
+// returns the error that ended the input, or nil once the connection is
+// stopped.
+func (cn *conn) read(lr *lineReader) error {
 	for {
 		line, tooLong, err := lr.read()
+		if cn.base.Err() != nil {
+			return nil
+		}
 		if tooLong > 0 || (line != nil && !blank(line)) {
-			select {
-			case lines <- item{line: line, tooLong: tooLong}:
-			case <-stop:
-				return
-			}
+			cn.dispatch(item{line: line, tooLong: tooLong})
 		}
 		if err != nil {
-			select {
-			case lines <- item{err: err}:
-			case <-stop:
-			}
-			return
+			return err
 		}
 	}
 }

@@ -6,28 +6,6 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 )
 
-// loop dispatches lines until the input ends (ended, with the error that
-// ended it) or the connection is stopped (ctx, or a failed write).
-//
-// Reading never waits for a worker: a request that finds every worker
-// busy waits in the pool's queue, whose length the server bounds (it
-// refuses requests beyond sake.MaxInFlight), while the loop goes on
-// reading, so notifications and the client's answers to the server's own
-// questions are always handled.
-func (cn *conn) loop(lines <-chan item) (readErr error, ended bool) {
-	for cn.base.Err() == nil {
-		select {
-		case it := <-lines:
-			if it.err != nil {
-				return it.err, true
-			}
-			cn.dispatch(it)
-		case <-cn.base.Done():
-		}
-	}
-	return nil, false
-}
-
 // dispatch handles one line: a request that may run beside others goes to
 // the pool; everything else (notifications, responses, garbage, and
 // initialize, whose session the next messages need) is handled before the

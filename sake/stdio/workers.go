@@ -28,9 +28,15 @@ func (p *pool) init(cn *conn) {
 	p.cond.L = &p.mu
 }
 
-// submit queues a request and wakes or starts a worker for it.
+// submit queues a request and wakes or starts a worker for it. Once the
+// pool is closed the request is dropped: the connection's close cancels
+// and forgets it.
 func (p *pool) submit(m *sake.Message) {
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
 	p.queue = append(p.queue, m)
 	waiting := len(p.queue) - p.head
 	if p.idle >= waiting || p.workers >= p.cn.cfg.maxConcurrent {

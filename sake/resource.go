@@ -220,4 +220,3 @@ func readError(era Era, uri string, err error) error {
 	}
 	return &Error{Code: CodeInternalError, Message: fmt.Sprintf("reading %s failed: %v", uri, err)}
 }
-

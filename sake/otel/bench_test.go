@@ -53,4 +53,3 @@ func BenchmarkToolsCall(b *testing.B) {
 		})
 	}
 }
-

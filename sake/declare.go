@@ -236,6 +236,14 @@ type PromptDef struct {
 	icons       []Icon
 	meta        Meta
 	completions map[string]any
+	arguments   []PromptArgument
+}
+
+// Arguments declares the arguments of a prompt served by a function that
+// takes map[string]string (a struct argument declares its own).
+func (p *PromptDef) Arguments(args ...PromptArgument) *PromptDef {
+	p.arguments = append([]PromptArgument(nil), args...)
+	return p
 }
 
 // NewPrompt describes a prompt served by fn, a function with a prompt

@@ -81,6 +81,13 @@ func compilePrompt(def *PromptDef, fn reflect.Value, method bool, resolve comple
 			p.args = append(p.args, a)
 		}
 	}
+	if c.argType == mapStringType {
+		for _, a := range def.arguments {
+			p.args = append(p.args, promptArg{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+		}
+	} else if len(def.arguments) > 0 {
+		return nil, fmt.Errorf("Arguments needs a prompt function that takes map[string]string; %v declares its own", c.argType)
+	}
 	b := []byte(`{"name":`)
 	b = appendString(b, def.name)
 	b = appendOptString(b, "title", def.title)

@@ -160,7 +160,7 @@ func (c *Client) answerAll(ctx context.Context, requests map[string]json.RawMess
 
 // serveRequest answers a request the server sent (handshake era), on its
 // own goroutine so that the reading of the connection goes on.
-func (c *Client) serveRequest(id json.RawMessage, method string, params json.RawMessage) {
+func (c *Client) serveRequest(callCtx context.Context, id json.RawMessage, method string, params json.RawMessage) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -170,7 +170,15 @@ func (c *Client) serveRequest(id json.RawMessage, method string, params json.Raw
 	c.mu.Unlock()
 	go func() {
 		defer c.wg.Done()
-		res, e := c.answer(c.ctx, method, params)
+		ctx := c.ctx
+		if callCtx != nil {
+			// The questions of a call are answered in its context (a proxy
+			// finds its caller there), for as long as the client lives.
+			var cancel context.CancelFunc
+			ctx, cancel = mergeCancel(callCtx, c.ctx)
+			defer cancel()
+		}
+		res, e := c.answer(ctx, method, params)
 		msg := []byte(`{"jsonrpc":"2.0","id":`)
 		msg = append(msg, id...)
 		if e != nil {
@@ -258,4 +266,12 @@ func (r *ElicitRequest) Defaults() map[string]any {
 		}
 	}
 	return out
+}
+
+// mergeCancel returns a context with the values of values that also ends
+// when also does.
+func mergeCancel(values, also context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(values)
+	stop := context.AfterFunc(also, cancel)
+	return ctx, func() { stop(); cancel() }
 }

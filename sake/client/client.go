@@ -404,7 +404,7 @@ func decodeResponse(body []byte) (json.RawMessage, error) {
 }
 
 // incoming receives every message the server sends besides responses.
-func (c *Client) incoming(msg []byte) {
+func (c *Client) incoming(ctx context.Context, msg []byte) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -418,7 +418,7 @@ func (c *Client) incoming(msg []byte) {
 		return // a response nobody waits for (a cancelled call)
 	}
 	if m.ID != nil {
-		c.serveRequest(m.ID, m.Method, m.Params)
+		c.serveRequest(ctx, m.ID, m.Method, m.Params)
 		return
 	}
 	n := Notification{Method: m.Method, Params: m.Params}

@@ -74,7 +74,7 @@ type httpTransport struct {
 	header http.Header
 	auth   Authorizer
 
-	incoming func([]byte)
+	incoming func(context.Context, []byte)
 	max      int64
 	logger   interface {
 		Warn(msg string, args ...any)
@@ -93,7 +93,7 @@ type httpTransport struct {
 	pending map[string]chan []byte
 }
 
-func (h *httpTransport) bind(_ context.Context, incoming func([]byte), o *options) error {
+func (h *httpTransport) bind(_ context.Context, incoming func(context.Context, []byte), o *options) error {
 	h.incoming = incoming
 	h.max = o.maxMessage
 	h.logger = o.logger
@@ -375,7 +375,7 @@ func (h *httpTransport) await(ctx context.Context, sr *sseReader, body io.ReadCl
 	}
 	done := make(chan result, 1)
 	go func() {
-		b, err := h.events(sr, key)
+		b, err := h.events(ctx, sr, key)
 		done <- result{b, err}
 	}()
 	select {
@@ -401,7 +401,7 @@ const maxResumes = 10
 
 // events reads a stream until the response with id key, handing the
 // other messages to incoming.
-func (h *httpTransport) events(sr *sseReader, key string) ([]byte, error) {
+func (h *httpTransport) events(ctx context.Context, sr *sseReader, key string) ([]byte, error) {
 	for {
 		data, err := sr.next()
 		if err != nil {
@@ -413,7 +413,7 @@ func (h *httpTransport) events(sr *sseReader, key string) ([]byte, error) {
 		if isResponseTo(data, key) {
 			return data, nil
 		}
-		h.incoming(data)
+		h.incoming(ctx, data)
 	}
 }
 
@@ -565,7 +565,7 @@ func (h *httpTransport) listenGET(ctx context.Context, answered func()) {
 				break
 			}
 			if len(bytes.TrimSpace(data)) > 0 && !h.routeResponse(data) {
-				h.incoming(data)
+				h.incoming(nil, data)
 			}
 		}
 		resp.Body.Close()

@@ -47,7 +47,7 @@ type memoryTransport struct {
 	identity func() *sake.Identity
 	baseURL  string
 	onPanic  func(any, []byte)
-	incoming func([]byte)
+	incoming func(context.Context, []byte)
 
 	mu      sync.Mutex
 	session *sake.Session
@@ -55,12 +55,23 @@ type memoryTransport struct {
 	closed  bool
 }
 
-func (m *memoryTransport) bind(_ context.Context, incoming func([]byte), _ *options) error {
+func (m *memoryTransport) bind(_ context.Context, incoming func(context.Context, []byte), _ *options) error {
 	if m.srv == nil {
 		return errors.New("client: Memory needs a server")
 	}
 	m.incoming = incoming
 	return nil
+}
+
+// inboundFor is the Inbound of a call whose messages must come with its
+// context (a forwarded call's questions), else the shared one.
+func (m *memoryTransport) inboundFor(ctx context.Context) *sake.Inbound {
+	if ctx.Value(callerKey{}) == nil {
+		return m.inbound()
+	}
+	in := *m.inbound()
+	in.Stream = sake.StreamFunc(func(b []byte) { m.incoming(ctx, b) })
+	return &in
 }
 
 func (m *memoryTransport) inbound() *sake.Inbound {
@@ -69,7 +80,7 @@ func (m *memoryTransport) inbound() *sake.Inbound {
 	if m.in != nil && m.in.Session == m.session && m.identity == nil {
 		return m.in
 	}
-	in := &sake.Inbound{Session: m.session, Stream: sake.StreamFunc(m.incoming), BaseURL: m.baseURL, OnPanic: m.onPanic, Transport: "memory"}
+	in := &sake.Inbound{Session: m.session, Stream: sake.StreamFunc(func(b []byte) { m.incoming(nil, b) }), BaseURL: m.baseURL, OnPanic: m.onPanic, Transport: "memory"}
 	if m.identity != nil {
 		in.Identity = m.identity()
 	}
@@ -99,7 +110,7 @@ func (m *memoryTransport) roundTrip(ctx context.Context, msg *message) ([]byte, 
 			case <-done:
 			}
 		}()
-		reply := m.srv.Handle(context.WithoutCancel(ctx), msg.body, m.inbound())
+		reply := m.srv.Handle(context.WithoutCancel(ctx), msg.body, m.inboundFor(ctx))
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -114,7 +125,7 @@ func (m *memoryTransport) roundTrip(ctx context.Context, msg *message) ([]byte, 
 
 func (m *memoryTransport) finish(msg *message, reply sake.Reply) ([]byte, error) {
 	if reply.Session != nil {
-		reply.Session.SetSender(func(b []byte) error { m.incoming(b); return nil })
+		reply.Session.SetSender(func(b []byte) error { m.incoming(nil, b); return nil })
 		m.mu.Lock()
 		old := m.session
 		m.session = reply.Session

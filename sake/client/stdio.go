@@ -55,7 +55,7 @@ type streamTransport struct {
 	cmd      *exec.Cmd
 	shutdown time.Duration
 
-	incoming func([]byte)
+	incoming func(context.Context, []byte)
 	max      int64
 	logger   interface{ Warn(string, ...any) }
 	wmu      sync.Mutex
@@ -69,7 +69,7 @@ type streamTransport struct {
 	stderr  chan struct{}
 }
 
-func (t *streamTransport) bind(_ context.Context, incoming func([]byte), o *options) error {
+func (t *streamTransport) bind(_ context.Context, incoming func(context.Context, []byte), o *options) error {
 	t.incoming, t.max, t.logger = incoming, o.maxMessage, o.logger
 	t.pending = map[string]chan []byte{}
 	t.done = make(chan struct{})
@@ -143,7 +143,7 @@ func (t *streamTransport) read() {
 			}
 			continue
 		}
-		t.incoming(line)
+		t.incoming(nil, line)
 	}
 	t.mu.Lock()
 	if errors.Is(err, io.EOF) {

@@ -11,9 +11,10 @@ import (
 // Stream and Memory build one; a Transport serves one Client.
 type Transport interface {
 	// bind hands the transport the function that receives every message
-	// the server sends besides the responses to the client's requests, and
-	// opens the connection.
-	bind(ctx context.Context, incoming func(msg []byte), o *options) error
+	// the server sends besides the responses to the client's requests (with
+	// the context of the call it came with, when the transport knows it,
+	// else nil), and opens the connection.
+	bind(ctx context.Context, incoming func(ctx context.Context, msg []byte), o *options) error
 	// roundTrip sends a request and returns its response. When ctx ends
 	// first it cancels the request the way its era asks and returns the
 	// context's error.

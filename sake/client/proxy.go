@@ -1,0 +1,465 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// ProxyOption configures Proxy.
+type ProxyOption func(*proxyConfig)
+
+type proxyConfig struct {
+	prefix     string
+	tools      func(sake.ToolInfo) bool
+	prompts    func(sake.PromptInfo) bool
+	resources  func(uri string) bool
+	serverOpts []sake.Option
+}
+
+// Prefix puts prefix before the name of every tool and prompt of the
+// remote server (for example "github_"), so that several remote servers
+// can sit side by side.
+func Prefix(prefix string) ProxyOption { return func(p *proxyConfig) { p.prefix = prefix } }
+
+// FilterTools keeps only the remote tools keep accepts.
+func FilterTools(keep func(sake.ToolInfo) bool) ProxyOption {
+	return func(p *proxyConfig) { p.tools = keep }
+}
+
+// FilterPrompts keeps only the remote prompts keep accepts.
+func FilterPrompts(keep func(sake.PromptInfo) bool) ProxyOption {
+	return func(p *proxyConfig) { p.prompts = keep }
+}
+
+// FilterResources keeps only the remote resources and templates whose URI
+// (or URI template) keep accepts.
+func FilterResources(keep func(uri string) bool) ProxyOption {
+	return func(p *proxyConfig) { p.resources = keep }
+}
+
+// ProxyServerOptions are options for the proxy's sake server (its name,
+// authorization requirements, middleware...).
+func ProxyServerOptions(opts ...sake.Option) ProxyOption {
+	return func(p *proxyConfig) { p.serverOpts = append(p.serverOpts, opts...) }
+}
+
+// Proxy returns a sake server whose tools, resources, templates and
+// prompts are those of the server remote is connected to. Its components
+// call remote: with remote's own credentials, never the caller's (the
+// caller's token stays with the proxy, as MCP requires). Progress,
+// cancellation and list changes pass through; the remote server's
+// questions reach the proxy's caller when remote was connected with
+// ForwardQuestions. The server follows the remote lists while ctx lasts.
+// It serves either era to its callers whatever era remote speaks.
+func Proxy(ctx context.Context, remote *Client, opts ...ProxyOption) (*sake.Server, error) {
+	cfg := &proxyConfig{}
+	for _, opt := range opts {
+		opt(cfg)
+	}
+	srv, err := sake.New(nil, cfg.serverOpts...)
+	if err != nil {
+		return nil, err
+	}
+	p := &proxy{remote: remote, srv: srv, cfg: cfg, tools: map[string]bool{}, prompts: map[string]bool{}, resources: map[string]bool{}}
+	info := remote.Info()
+	if info.HasCapability("tools") {
+		if err := p.syncTools(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if info.HasCapability("prompts") {
+		if err := p.syncPrompts(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if info.HasCapability("resources") {
+		if err := p.syncResources(ctx); err != nil {
+			return nil, err
+		}
+	}
+	p.follow(ctx)
+	return srv, nil
+}
+
+type proxy struct {
+	remote *Client
+	srv    *sake.Server
+	cfg    *proxyConfig
+
+	mu        sync.Mutex
+	tools     map[string]bool // local names
+	prompts   map[string]bool
+	resources map[string]bool // URIs and templates
+}
+
+// follow keeps the lists in step with the remote server's.
+func (p *proxy) follow(ctx context.Context) {
+	f := Filter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}
+	p.mu.Lock()
+	for uri := range p.resources {
+		if !strings.Contains(uri, "{") {
+			f.Resources = append(f.Resources, uri)
+		}
+	}
+	p.mu.Unlock()
+	changes := make(chan string, 8)
+	sub, err := p.remote.Listen(ctx, f, func(n Notification) {
+		switch n.Method {
+		case "notifications/resources/updated":
+			var u struct {
+				URI string `json:"uri"`
+			}
+			if json.Unmarshal(n.Params, &u) == nil && u.URI != "" {
+				p.srv.ResourceUpdated(u.URI)
+			}
+		default:
+			select {
+			case changes <- n.Method:
+			default: // a change is pending already: the next sync takes it in
+			}
+		}
+	})
+	if err != nil {
+		p.remote.o.logger.Warn("client: the proxy cannot follow the remote server's changes", "err", err)
+		return
+	}
+	go func() {
+		defer sub.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sub.Done():
+				return
+			case m := <-changes:
+				var err error
+				switch m {
+				case "notifications/tools/list_changed":
+					err = p.syncTools(ctx)
+				case "notifications/prompts/list_changed":
+					err = p.syncPrompts(ctx)
+				case "notifications/resources/list_changed":
+					err = p.syncResources(ctx)
+				}
+				if err != nil && ctx.Err() == nil {
+					p.remote.o.logger.Warn("client: the proxy could not follow a list change", "change", m, "err", err)
+				}
+			}
+		}
+	}()
+}
+
+// upstreamError keeps the remote server's authorization failures from
+// reaching the proxy's caller as a challenge of its own: the caller's
+// token has nothing to do with them.
+func upstreamError(err error) error {
+	var se *sake.InsufficientScopeError
+	var ae *sake.InsufficientAuthenticationError
+	var he *HTTPError
+	switch {
+	case errors.As(err, &se), errors.As(err, &ae):
+		return sake.NewError(sake.CodeInternalError, "the upstream server refused the proxy's authorization: %v", err)
+	case errors.As(err, &he) && he.RPC == nil:
+		return sake.NewError(sake.CodeInternalError, "the upstream server failed: HTTP %d", he.Status)
+	}
+	return err
+}
+
+// forward prepares the context of a call to the remote server: the
+// caller's progress and questions go back to the caller. done turns the
+// remote call's outcome into the local one: when a question could not be
+// asked within the call (the caller answers on a retry, 2026-07-28), the
+// remote call was abandoned and the local call returns that.
+func forward(ctx *sake.Context) (context.Context, func(error) error) {
+	c, cancel := context.WithCancel(ctx)
+	c = WithProgress(c, func(pr Progress) {
+		total := 0.0
+		if pr.Total != nil {
+			total = *pr.Total
+		}
+		ctx.Progress(pr.Progress, total, pr.Message)
+	})
+	cl := &caller{ctx: ctx, abandon: cancel}
+	return context.WithValue(c, callerKey{}, cl), func(err error) error {
+		cancel()
+		cl.mu.Lock()
+		defer cl.mu.Unlock()
+		if cl.pending != nil {
+			return cl.pending
+		}
+		return upstreamError(err)
+	}
+}
+
+func (p *proxy) syncTools(ctx context.Context) error {
+	tools, err := p.remote.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, t := range tools {
+		if p.cfg.tools != nil && !p.cfg.tools(t) {
+			continue
+		}
+		remoteName := t.Name
+		local := p.cfg.prefix + t.Name
+		seen[local] = true
+		def := sake.NewTool(local, func(c *sake.Context, args json.RawMessage) (*sake.ToolResult, error) {
+			fctx, done := forward(c)
+			res, err := p.remote.CallTool(fctx, remoteName, args)
+			if err = done(err); err != nil {
+				var te *sake.ToolError
+				if errors.As(err, &te) {
+					return res, nil // the remote tool's own error result, as it is
+				}
+				return nil, err
+			}
+			return res, nil
+		}).Title(t.Title).Description(t.Description)
+		if len(t.InputSchema) > 0 {
+			def.InputSchema(t.InputSchema)
+		}
+		if len(t.OutputSchema) > 0 {
+			def.OutputSchema(t.OutputSchema)
+		}
+		if t.Annotations != nil {
+			def.Annotations(*t.Annotations)
+		}
+		if len(t.Icons) > 0 {
+			def.Icons(t.Icons...)
+		}
+		if err := p.srv.AddTool(def); err != nil {
+			return fmt.Errorf("client: proxying tool %s: %w", t.Name, err)
+		}
+	}
+	p.mu.Lock()
+	old := p.tools
+	p.tools = seen
+	p.mu.Unlock()
+	for name := range old {
+		if !seen[name] {
+			p.srv.RemoveTool(name)
+		}
+	}
+	return nil
+}
+
+func (p *proxy) syncPrompts(ctx context.Context) error {
+	prompts, err := p.remote.ListPrompts(ctx)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, pr := range prompts {
+		if p.cfg.prompts != nil && !p.cfg.prompts(pr) {
+			continue
+		}
+		remoteName := pr.Name
+		local := p.cfg.prefix + pr.Name
+		seen[local] = true
+		def := sake.NewPrompt(local, func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
+			fctx, done := forward(c)
+			res, err := p.remote.GetPrompt(fctx, remoteName, args)
+			if err = done(err); err != nil {
+				return nil, err
+			}
+			return res, nil
+		}).Title(pr.Title).Description(pr.Description).Arguments(pr.Arguments...)
+		for _, a := range pr.Arguments {
+			argName := a.Name
+			def.Complete(argName, func(c *sake.Context, r sake.CompleteRequest) (*sake.Completion, error) {
+				fctx, done := forward(c)
+				comp, err := p.remote.Complete(fctx, PromptRef(remoteName), argName, r.Value, r.Arguments)
+				if err = done(err); err != nil {
+					return nil, err
+				}
+				return comp, nil
+			})
+		}
+		if len(pr.Icons) > 0 {
+			def.Icons(pr.Icons...)
+		}
+		if err := p.srv.AddPrompt(def); err != nil {
+			return fmt.Errorf("client: proxying prompt %s: %w", pr.Name, err)
+		}
+	}
+	p.mu.Lock()
+	old := p.prompts
+	p.prompts = seen
+	p.mu.Unlock()
+	for name := range old {
+		if !seen[name] {
+			p.srv.RemovePrompt(name)
+		}
+	}
+	return nil
+}
+
+func (p *proxy) syncResources(ctx context.Context) error {
+	resources, err := p.remote.ListResources(ctx)
+	if err != nil {
+		return err
+	}
+	templates, err := p.remote.ListResourceTemplates(ctx)
+	if err != nil {
+		var e *sake.Error
+		if !errors.As(err, &e) || e.Code != sake.CodeMethodNotFound {
+			return err
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range resources {
+		if p.cfg.resources != nil && !p.cfg.resources(r.URI) {
+			continue
+		}
+		uri := r.URI
+		seen[uri] = true
+		def := sake.NewResource(uri, func(c *sake.Context) ([]sake.ResourceContents, error) {
+			fctx, done := forward(c)
+			res, err := p.remote.ReadResource(fctx, uri)
+			if err = done(err); err != nil {
+				return nil, err
+			}
+			return res, nil
+		}).Name(r.Name).Title(r.Title).Description(r.Description).MIMEType(r.MIMEType)
+		if r.Size != nil {
+			def.Size(*r.Size)
+		}
+		if r.Annotations != nil {
+			def.Annotations(*r.Annotations)
+		}
+		if len(r.Icons) > 0 {
+			def.Icons(r.Icons...)
+		}
+		if err := p.srv.AddResource(def); err != nil {
+			return fmt.Errorf("client: proxying resource %s: %w", r.URI, err)
+		}
+	}
+	for _, t := range templates {
+		if p.cfg.resources != nil && !p.cfg.resources(t.URITemplate) {
+			continue
+		}
+		seen[t.URITemplate] = true
+		def := sake.NewResourceTemplate(t.URITemplate, func(c *sake.Context, _ map[string]string) ([]sake.ResourceContents, error) {
+			fctx, done := forward(c)
+			res, err := p.remote.ReadResource(fctx, c.Request().Params.URI)
+			if err = done(err); err != nil {
+				return nil, err
+			}
+			return res, nil
+		}).Name(t.Name).Title(t.Title).Description(t.Description).MIMEType(t.MIMEType)
+		if len(t.Icons) > 0 {
+			def.Icons(t.Icons...)
+		}
+		if err := p.srv.AddResource(def); err != nil {
+			return fmt.Errorf("client: proxying resource template %s: %w", t.URITemplate, err)
+		}
+	}
+	p.mu.Lock()
+	old := p.resources
+	p.resources = seen
+	p.mu.Unlock()
+	for uri := range old {
+		if !seen[uri] {
+			p.srv.RemoveResource(uri)
+		}
+	}
+	return nil
+}
+
+// caller is the proxy's caller during one forwarded call: the remote
+// server's questions are asked to it, each under a key that is the same
+// on every round of the call.
+type caller struct {
+	ctx     *sake.Context
+	abandon context.CancelFunc
+	mu      sync.Mutex
+	n       int
+	pending error // the caller must answer on a retry
+}
+
+// ask runs a question to the caller; a question the caller answers on a
+// retry abandons the remote call.
+func ask[T any](c *caller, fn func() (T, error)) (T, error) {
+	v, err := fn()
+	if errors.Is(err, sake.ErrInputRequired) {
+		c.mu.Lock()
+		if c.pending == nil {
+			c.pending = err
+		}
+		c.mu.Unlock()
+		c.abandon()
+	}
+	return v, err
+}
+
+type callerKey struct{}
+
+func (c *caller) key(kind string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	return fmt.Sprintf("upstream_%s_%d", kind, c.n)
+}
+
+// ForwardQuestions makes a client used by Proxy pass the remote server's
+// questions (elicitation, sampling, roots) to the proxy's caller, and
+// declares the capabilities for them. A question that comes outside a
+// forwarded call (a session's request while no call or several run) is
+// refused: it is never asked to the wrong caller.
+func ForwardQuestions() Option {
+	return func(o *options) {
+		OnElicit(func(ctx context.Context, r *ElicitRequest) (*ElicitResult, error) {
+			c, err := callerOf(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if r.Mode == "url" {
+				key := c.key("url")
+				action, err := ask(c, func() (sake.ElicitAction, error) { return c.ctx.ElicitURL(key, r.Message, r.URL) })
+				if err != nil {
+					return nil, err
+				}
+				return &ElicitResult{Action: action}, nil
+			}
+			key := c.key("form")
+			var answers map[string]any
+			action, err := ask(c, func() (sake.ElicitAction, error) {
+				return c.ctx.ElicitSchema(key, r.Message, r.RequestedSchema, &answers)
+			})
+			if err != nil {
+				return nil, err
+			}
+			return &ElicitResult{Action: action, Content: answers}, nil
+		})(o)
+		OnSample(func(ctx context.Context, r *sake.SamplingRequest) (*sake.SamplingResult, error) {
+			c, err := callerOf(ctx)
+			if err != nil {
+				return nil, err
+			}
+			key := c.key("sample")
+			return ask(c, func() (*sake.SamplingResult, error) { return c.ctx.Sample(key, *r) })
+		})(o)
+		OnRoots(func(ctx context.Context) ([]sake.Root, error) {
+			c, err := callerOf(ctx)
+			if err != nil {
+				return nil, err
+			}
+			key := c.key("roots")
+			return ask(c, func() ([]sake.Root, error) { return c.ctx.ListRoots(key) })
+		})(o)
+	}
+}
+
+func callerOf(ctx context.Context) (*caller, error) {
+	if c, ok := ctx.Value(callerKey{}).(*caller); ok {
+		return c, nil
+	}
+	return nil, errors.New("client: a question from the upstream server outside any forwarded call")
+}

@@ -1,0 +1,137 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/plug"
+)
+
+func TestProxy(t *testing.T) {
+	t.Parallel()
+	for _, remoteEra := range eras {
+		for _, localEra := range eras {
+			t.Run("remote "+remoteEra.name+"/local "+localEra.name, func(t *testing.T) {
+				t.Parallel()
+				remoteSrv, _ := newKitServer(t)
+				_, rec, url := httpKitFor(t, remoteSrv)
+				remote, err := client.Connect(t.Context(), client.HTTP(url, nil, client.BearerToken("proxy-credential")), append(remoteEra.opts, client.ForwardQuestions())...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer remote.Close()
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				proxySrv, err := client.Proxy(ctx, remote, client.Prefix("up_"), client.FilterTools(func(ti sake.ToolInfo) bool { return ti.Name != "admin" }))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ph := plug.New(proxySrv)
+				pts := httptest.NewServer(ph)
+				defer func() { pts.Close(); ph.Close() }()
+				var mu sync.Mutex
+				var asked []string
+				local, err := client.Connect(t.Context(), client.HTTP(pts.URL, nil, client.BearerToken("caller-secret")), append(localEra.opts, askOptions(&asked, &mu)...)...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer local.Close()
+
+				tools, err := local.ListTools(t.Context())
+				if err != nil || len(tools) != 10 || !slices.ContainsFunc(tools, func(ti sake.ToolInfo) bool { return ti.Name == "up_echo" }) {
+					t.Fatalf("tools = %d, %v", len(tools), err)
+				}
+				if res, err := local.CallTool(t.Context(), "up_echo", map[string]string{"text": "through"}); err != nil || res.Text() != "through" {
+					t.Fatalf("echo = %v, %v", res, err)
+				}
+				res, err := local.CallTool(t.Context(), "up_fail", nil)
+				var te *sake.ToolError
+				if !errors.As(err, &te) || res.Text() != "it went wrong" {
+					t.Fatalf("fail = %v, %v", res, err)
+				}
+				if _, err := local.CallTool(t.Context(), "up_refuse", nil); !isCode(err, sake.CodeInvalidParams) {
+					t.Fatalf("refuse = %v", err)
+				}
+				var progress []client.Progress
+				pctx := client.WithProgress(t.Context(), func(p client.Progress) { progress = append(progress, p) })
+				if res, err := local.CallTool(pctx, "up_report", nil); err != nil || res.Text() != "reported" || len(progress) != 2 {
+					t.Fatalf("report = %v, %v, progress %+v", res, err, progress)
+				}
+				if res, err := local.CallTool(t.Context(), "up_ask", nil); err != nil || res.Text() != "accept Ada / model says hi / file:///work" {
+					t.Fatalf("ask through the proxy = %v, %v", res, err)
+				}
+				mu.Lock()
+				if !slices.Contains(asked, "elicit form Your name?") || !slices.Contains(asked, "sample") {
+					t.Fatalf("the caller was asked %v", asked)
+				}
+				mu.Unlock()
+				contents, err := local.ReadResource(t.Context(), "kit://items/9")
+				if err != nil || contents[0].Text != "item 9" {
+					t.Fatalf("template read = %+v, %v", contents, err)
+				}
+				if contents, err := local.ReadResource(t.Context(), "kit://readme"); err != nil || contents[0].Text != "read me" {
+					t.Fatalf("read = %+v, %v", contents, err)
+				}
+				p, err := local.GetPrompt(t.Context(), "up_greet", map[string]string{"who": "Lin"})
+				if err != nil || p.Text() != "Hello, Lin" {
+					t.Fatalf("prompt = %+v, %v", p, err)
+				}
+				// The caller's token never reaches the remote server.
+				rec.mu.Lock()
+				for _, h := range rec.headers {
+					if a := h.Get("Authorization"); a != "Bearer proxy-credential" {
+						t.Errorf("the remote server saw Authorization %q", a)
+					}
+				}
+				rec.mu.Unlock()
+				// A change of the remote list reaches the proxy's callers.
+				changed := make(chan struct{}, 1)
+				sub, err := local.Listen(t.Context(), client.Filter{ToolsListChanged: true}, func(n client.Notification) {
+					select {
+					case changed <- struct{}{}:
+					default:
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer sub.Close()
+				remoteSrv.RemoveTool("echo")
+				<-changed
+				tools, _ = local.ListTools(t.Context())
+				for slices.ContainsFunc(tools, func(ti sake.ToolInfo) bool { return ti.Name == "up_echo" }) {
+					<-changed
+					tools, _ = local.ListTools(t.Context())
+				}
+			})
+		}
+	}
+}
+
+// httpKitFor serves srv over HTTP through a recorder.
+func httpKitFor(t *testing.T, srv *sake.Server) (*sake.Server, *recorder, string) {
+	h := plug.New(srv)
+	rec := &recorder{h: h}
+	ts := httptest.NewServer(rec)
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	return srv, rec, ts.URL
+}
+
+func TestQuestionsOutsideAForwardedCall(t *testing.T) {
+	t.Parallel()
+	srv, _ := newKitServer(t)
+	c := connect(t, transports[0], srv, client.ForwardQuestions())
+	_, err := c.CallTool(t.Context(), "ask", nil)
+	if err == nil || !strings.Contains(err.Error(), "outside any forwarded call") {
+		t.Fatalf("err = %v", err)
+	}
+	_ = http.StatusOK
+}

@@ -14,6 +14,46 @@ import (
 // deviceInterval is the polling interval, in seconds (RFC 8628 §3.2).
 const deviceInterval = 5
 
+// Guessing user codes (RFC 8628 §5.1): a person gets maxCodeGuesses
+// wrong codes per guessWindow; at most maxGuessers people are tracked.
+const (
+	maxCodeGuesses = 5
+	guessWindow    = 15 * time.Minute
+	maxGuessers    = 10_000
+)
+
+type guesses struct {
+	n     int
+	since time.Time
+}
+
+// tooManyGuesses reports whether subject has used up its wrong codes,
+// and records one more wrong code when wrong is set.
+func (s *Server) tooManyGuesses(subject string, wrong bool) bool {
+	s.guessMu.Lock()
+	defer s.guessMu.Unlock()
+	now := s.now()
+	g := s.guesses[subject]
+	if g == nil || now.Sub(g.since) >= guessWindow {
+		if !wrong {
+			return false
+		}
+		if len(s.guesses) >= maxGuessers {
+			for k, v := range s.guesses {
+				if now.Sub(v.since) >= guessWindow || len(s.guesses) >= maxGuessers {
+					delete(s.guesses, k)
+				}
+			}
+		}
+		g = &guesses{since: now}
+		s.guesses[subject] = g
+	}
+	if wrong {
+		g.n++
+	}
+	return g.n > maxCodeGuesses || (!wrong && g.n >= maxCodeGuesses)
+}
+
 // userCodeAlphabet avoids vowels and look-alikes (RFC 8628 §6.1).
 const userCodeAlphabet = "BCDFGHJKLMNPQRSTVWXZ"
 
@@ -216,8 +256,13 @@ func (s *Server) devicePage(w http.ResponseWriter, r *http.Request) {
 		s.renderDevice(w, &DevicePage{}, http.StatusOK)
 		return
 	}
+	if s.tooManyGuesses(a.Subject, false) {
+		s.renderDevice(w, &DevicePage{Error: "Too many wrong codes. Wait a quarter of an hour, then try again."}, http.StatusTooManyRequests)
+		return
+	}
 	uc, err := s.store.Credential(ctx, hashHandle(normalUserCode(code)))
 	if err != nil || uc.Kind != KindUserCode || uc.Used {
+		s.tooManyGuesses(a.Subject, true)
 		s.renderDevice(w, &DevicePage{UserCode: code, Error: "This code is unknown or has expired. Check it and try again."}, http.StatusBadRequest)
 		return
 	}

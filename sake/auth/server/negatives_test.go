@@ -543,3 +543,55 @@ func TestAuthorizationErrorsRedirect(t *testing.T) {
 	}
 	h.noneIssued()
 }
+
+func TestGrantLifetime(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *Config) { c.GrantLifetime = time.Hour; c.RefreshTokenTTL = 50 * time.Minute })
+	h.signIn("alice", "", time.Now())
+	verifier, challenge := pkce()
+	_, tok := h.redeem(h.code(authParams(challenge)), verifier)
+	refresh := func(rt string) (*http.Response, map[string]any) {
+		return h.postForm(h.url(pathToken), url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {publicID}})
+	}
+	h.clock.add(40 * time.Minute)
+	resp, tok2 := refresh(tok["refresh_token"].(string))
+	if resp.StatusCode != 200 {
+		t.Fatal(tok2)
+	}
+	// Rotated 40 minutes in, the new token still ends with the grant.
+	h.clock.add(21 * time.Minute)
+	a, r := h.issued()
+	resp, body := refresh(tok2["refresh_token"].(string))
+	h.wantError(resp, body, 400, ErrInvalidGrant)
+	if a2, r2 := h.issued(); a2 > a || r2 > r {
+		t.Fatal("tokens issued past the grant's lifetime")
+	}
+}
+
+func TestDeviceCodeGuessing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	_, da := h.postForm(h.url(pathDeviceAuthorization), url.Values{"client_id": {publicID}})
+	h.signIn("alice", "", time.Now())
+	for i := range maxCodeGuesses {
+		if resp, _ := h.get(h.url(pathDevice) + "?user_code=BBBB-BBB" + string(rune('B'+i))); resp.StatusCode != 400 {
+			t.Fatalf("wrong code %d: %d", i, resp.StatusCode)
+		}
+	}
+	// Even the right code is refused now.
+	resp, body := h.get(da["verification_uri_complete"].(string))
+	if resp.StatusCode != http.StatusTooManyRequests || strings.Contains(body, `value="allow"`) {
+		t.Fatalf("after %d wrong codes: %d", maxCodeGuesses, resp.StatusCode)
+	}
+	// Another person is not affected, and the window passes.
+	h.signIn("bob", "", time.Now())
+	if resp, _ := h.get(da["verification_uri_complete"].(string)); resp.StatusCode != 200 {
+		t.Fatalf("bob: %d", resp.StatusCode)
+	}
+	h.signIn("alice", "", time.Now())
+	h.clock.add(guessWindow)
+	_, da2 := h.postForm(h.url(pathDeviceAuthorization), url.Values{"client_id": {publicID}})
+	if resp, _ := h.get(da2["verification_uri_complete"].(string)); resp.StatusCode != 200 {
+		t.Fatalf("after the window: %d", resp.StatusCode)
+	}
+}

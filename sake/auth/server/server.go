@@ -26,7 +26,10 @@ const (
 	DefaultCodeTTL         = time.Minute
 	DefaultRequestTTL      = 10 * time.Minute
 	DefaultDeviceCodeTTL   = 10 * time.Minute
-	DefaultPrefix          = "/oauth"
+	// DefaultGrantLifetime bounds how long refresh tokens can keep an
+	// authorization alive, however often they rotate.
+	DefaultGrantLifetime = 90 * 24 * time.Hour
+	DefaultPrefix        = "/oauth"
 	// DefaultMaxBody bounds the form and JSON bodies the endpoints read.
 	DefaultMaxBody = 64 << 10
 )
@@ -77,6 +80,10 @@ type Config struct {
 	// AccessTokenTTL, RefreshTokenTTL, CodeTTL, RequestTTL and
 	// DeviceCodeTTL are lifetimes (defaults DefaultAccessTokenTTL...).
 	AccessTokenTTL, RefreshTokenTTL, CodeTTL, RequestTTL, DeviceCodeTTL time.Duration
+	// GrantLifetime bounds an authorization's life through refresh
+	// tokens, counted from the sign-in that granted it (default
+	// DefaultGrantLifetime); then the person must authorize again.
+	GrantLifetime time.Duration
 	// Registration decides on a dynamic client registration (RFC 7591):
 	// return an error to refuse it (its text is sent as
 	// error_description). Nil accepts every well-formed one.
@@ -125,6 +132,9 @@ type Server struct {
 
 	rotateMu sync.Mutex
 	rotated  time.Time
+
+	guessMu sync.Mutex
+	guesses map[string]*guesses
 }
 
 // New checks cfg and returns a server.
@@ -167,8 +177,10 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.resources = append(s.resources, c)
 	}
-	durations := []*time.Duration{&s.cfg.AccessTokenTTL, &s.cfg.RefreshTokenTTL, &s.cfg.CodeTTL, &s.cfg.RequestTTL, &s.cfg.DeviceCodeTTL}
-	defaults := []time.Duration{DefaultAccessTokenTTL, DefaultRefreshTokenTTL, DefaultCodeTTL, DefaultRequestTTL, DefaultDeviceCodeTTL}
+	durations := []*time.Duration{&s.cfg.AccessTokenTTL, &s.cfg.RefreshTokenTTL, &s.cfg.CodeTTL, &s.cfg.RequestTTL,
+		&s.cfg.DeviceCodeTTL, &s.cfg.GrantLifetime}
+	defaults := []time.Duration{DefaultAccessTokenTTL, DefaultRefreshTokenTTL, DefaultCodeTTL, DefaultRequestTTL,
+		DefaultDeviceCodeTTL, DefaultGrantLifetime}
 	for i, d := range durations {
 		if *d < 0 {
 			return nil, errors.New("authserver: Config durations must not be negative")
@@ -236,6 +248,7 @@ func New(cfg Config) (*Server, error) {
 		s.device = deviceTemplate
 	}
 	s.replay = auth.NewReplayCache()
+	s.guesses = map[string]*guesses{}
 	return s, nil
 }
 

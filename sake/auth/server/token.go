@@ -190,6 +190,10 @@ func (s *Server) refreshGrant(w http.ResponseWriter, r *http.Request, client *Cl
 		s.log.Warn("authserver: refresh token replayed; its family is revoked", "client_id", client.ID)
 		return oerr(ErrInvalidGrant, "the refresh token was already used; every token of this authorization is revoked")
 	}
+	if !g.Created.IsZero() && !s.now().Before(g.Created.Add(s.cfg.GrantLifetime)) {
+		_ = s.store.RevokeFamily(ctx, cred.Family)
+		return oerr(ErrInvalidGrant, "this authorization has reached its maximum lifetime: authorize again")
+	}
 	if g.JKT != "" && g.JKT != jkt {
 		return oerr(ErrInvalidDPoPProof, "this refresh token is bound to a DPoP key: prove possession of it")
 	}
@@ -279,8 +283,11 @@ func (s *Server) respondRefresh(w http.ResponseWriter, r *http.Request, client *
 		if rg.JKT == "" {
 			rg.JKT = full.JKT
 		}
-		cred := &Credential{Hash: hashHandle(rt), Kind: KindRefresh, Family: family,
-			Expires: now.Add(s.cfg.RefreshTokenTTL), Grant: rg}
+		exp := now.Add(s.cfg.RefreshTokenTTL)
+		if end := rg.Created.Add(s.cfg.GrantLifetime); !rg.Created.IsZero() && end.Before(exp) {
+			exp = end
+		}
+		cred := &Credential{Hash: hashHandle(rt), Kind: KindRefresh, Family: family, Expires: exp, Grant: rg}
 		if err := s.store.PutCredential(ctx, cred); err != nil {
 			return s.storeError(err)
 		}

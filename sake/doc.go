@@ -28,8 +28,17 @@
 // Each message is decoded once and classified by what it carries: modern
 // _meta (or a modern MCP-Protocol-Version header) means modern; initialize,
 // or a session, means legacy. The transports (sake/plug for Streamable
-// HTTP, sake/stdio) and the test client (sake/saketest) all call Handle;
-// none of them interprets JSON-RPC.
+// HTTP, sake/stdio) and the test client (sake/saketest) all go through the
+// surface in transport.go (Handle, Decode and Message, Connect and Conn,
+// Stream); none of them interprets JSON-RPC, and the server owns every
+// session. A new transport needs nothing else: see Server.Connect.
+//
+// Limits, with their defaults: MaxSessions (10000 legacy sessions per
+// server), MaxSessionsPerOwner (100 per owner; anonymous callers per
+// remote address; the owner's least recently used idle session makes
+// room), MaxInFlight (256 requests at once per session or connection;
+// beyond it -32000). Server.Shutdown refuses new sessions, ends listen
+// streams and sessions, and waits for the requests still running.
 //
 // In the modern era every result carries resultType, the six cacheable
 // results carry ttlMs and cacheScope, and _meta names the server. The

@@ -98,7 +98,23 @@
 // that stream. A GET without Last-Event-ID opens the session's standalone
 // stream, where list changes, resource updates and server-initiated
 // requests go; it gets a comment every 25 seconds while idle. A new GET
-// takes the stream over from an older one.
+// takes the stream over from an older one. A request whose connection
+// dropped (or that closed it with Context.CloseStream) and that nobody
+// resumes within ResumeGrace (30 seconds) can no longer ask the client:
+// its questions fail at once instead of waiting for the ask timeout.
+// When the server closes a stream mid-call it says Connection: close, so
+// a pooling client does not send its next request on that connection.
+//
+// # Sessions
+//
+// The sake.Server owns the legacy sessions: it creates them, checks their
+// owner on every message (Inbound.SessionID), limits them (sake.MaxSessions,
+// 10000 per server; sake.MaxSessionsPerOwner, 100 per owner, anonymous
+// callers counted per remote IP, the owner's least recently used idle
+// session evicted to make room, 503 when none is idle) and caps each one's
+// requests in flight (sake.MaxInFlight, 256; beyond it -32000). The
+// handler keeps only what is HTTP's: each session's SSE streams and replay
+// buffers, keyed by the session.
 //
 // # Security
 //
@@ -117,6 +133,7 @@
 // disables a check). MaxBodyBytes: the largest body (4 MiB).
 // SessionIdleTimeout: when an idle legacy session expires (30 minutes).
 // MaxSessions: the cap on live legacy sessions (10000). ReplayBuffer:
-// events each legacy stream keeps for resumption (256). Identify: the
-// authentication hook. Logger: where the handler logs.
+// events each legacy stream keeps for resumption (256). ResumeGrace: how
+// long an abandoned legacy stream waits for its client (30 seconds).
+// Identify: the authentication hook. Logger: where the handler logs.
 package plug

@@ -29,6 +29,7 @@ type fillArgs struct {
 	Any     any               `json:"any"`
 	Skipped string            `json:"-"`
 	NoTag   string
+	//lint:ignore U1000 an unexported field, which neither decoder may fill
 	private string
 }
 

@@ -25,7 +25,7 @@ func Example() {
 	for _, s := range spans.Ended() {
 		fmt.Println(s.Name(), s.SpanKind(), s.SpanContext().TraceID())
 		for _, kv := range s.Attributes() {
-			fmt.Println(" ", kv.Key, "=", kv.Value.Emit())
+			fmt.Println(" ", kv.Key, "=", kv.Value.String())
 		}
 	}
 	// Output:

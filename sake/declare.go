@@ -80,6 +80,7 @@ type ToolDef struct {
 	taskTTL      time.Duration
 	taskPoll     time.Duration
 	taskByCode   bool
+	singleUse    bool
 	require      Requirement
 	method       string
 	fn           any
@@ -357,3 +358,13 @@ func (t *ToolDef) TaskTiming(ttl, pollInterval time.Duration) *ToolDef {
 // Context.StartTask: questions asked before are answered in the request
 // (input_required rounds), the rest of the work runs as a task.
 func (t *ToolDef) TaskStartedByCode() *ToolDef { t.taskByCode = true; return t }
+
+// SingleUseState makes every requestState this tool's calls return (when
+// they ask a question in the modern era) redeemable once: a retry that
+// presents it again, within its TTL or not, gets -32602 instead of running
+// the tool a second time. Give it to tools with effects that asking
+// repeats. Used states are remembered in memory until they expire, at most
+// MaxSingleUseStates at once (beyond that such calls are refused with
+// CodeServerBusy), and only by this process: behind a load balancer, route
+// a client's retries to the same replica.
+func (t *ToolDef) SingleUseState() *ToolDef { t.singleUse = true; return t }

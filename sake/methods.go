@@ -238,6 +238,7 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 	if err := s.authorize(t.require, req); err != nil {
 		return nil, err
 	}
+	req.singleUse = t.singleUse
 	if req.Era == EraModern && req.in.Headers != nil {
 		if err := checkParamHeaders(t, p.Arguments, req.in.Headers); err != nil {
 			return nil, err

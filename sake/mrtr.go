@@ -55,6 +55,11 @@ type statePayload struct {
 	Expires int64                      `json:"e"`
 	Answers map[string]json.RawMessage `json:"a,omitempty"`
 	Kept    map[string]json.RawMessage `json:"k,omitempty"`
+	// Asked are the keys of the questions the state answers to: a retry's
+	// inputResponses count only for them.
+	Asked []string `json:"q,omitempty"`
+	// Nonce makes the state single-use (ToolDef.SingleUseState).
+	Nonce string `json:"n,omitempty"`
 }
 
 func (s *Server) now() time.Time {
@@ -106,6 +111,7 @@ var errBadState = InvalidParams("Invalid requestState: it was altered, belongs t
 func (s *Server) openRound(req *Request) (*round, error) {
 	p := req.Params
 	r := &round{}
+	var asked []string
 	if p.RequestState != nil && *p.RequestState != "" {
 		var st statePayload
 		if err := s.verifyState(*p.RequestState, &st); err != nil {
@@ -115,17 +121,28 @@ func (s *Server) openRound(req *Request) (*round, error) {
 			s.now().Unix() > st.Expires {
 			return nil, errBadState
 		}
-		r.answers, r.kept = st.Answers, st.Kept
+		if st.Nonce != "" {
+			if err := s.usedStates.redeem(st.Nonce, st.Expires, s.now().Unix()); err != nil {
+				return nil, err
+			}
+		}
+		r.answers, r.kept, asked = st.Answers, st.Kept, st.Asked
 	}
 	if len(p.InputResponses) > 0 && string(p.InputResponses) != "null" {
 		var answers map[string]json.RawMessage
 		if err := json.Unmarshal(p.InputResponses, &answers); err != nil {
 			return nil, InvalidParams("Invalid params: inputResponses must be an object of answers keyed as the inputRequests were")
 		}
-		if r.answers == nil {
-			r.answers = map[string]json.RawMessage{}
-		}
-		for k, v := range answers {
+		// Only answers to the questions the state asked count; other keys
+		// are ignored, never signed into the next state.
+		for _, k := range asked {
+			v, ok := answers[k]
+			if !ok {
+				continue
+			}
+			if r.answers == nil {
+				r.answers = map[string]json.RawMessage{}
+			}
 			r.answers[k] = v
 		}
 	}
@@ -143,6 +160,14 @@ func (s *Server) inputRequired(req *Request, r *round) (any, error) {
 	}
 	st := statePayload{Owner: req.Identity.Owner(), Method: req.Method, Digest: requestDigest(req),
 		Expires: s.now().Add(s.stateTTL()).Unix(), Answers: answers, Kept: r.kept}
+	st.Asked = make([]string, 0, len(r.asked))
+	for k := range r.asked {
+		st.Asked = append(st.Asked, k)
+	}
+	sort.Strings(st.Asked)
+	if req.singleUse {
+		st.Nonce = newNonce()
+	}
 	state, err := s.signState(&st)
 	if err != nil {
 		return nil, err

@@ -35,6 +35,7 @@ type Request struct {
 	Message []byte
 
 	in         *Inbound
+	singleUse  bool    // the tool's requestStates are redeemable once
 	fl         *flight // the request's entry in its tracker, if any
 	newSession *Session
 	clientInfo *Implementation

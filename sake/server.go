@@ -17,12 +17,13 @@ import (
 // the test client (sake/saketest) feed it messages through Handle. A
 // Server is safe for concurrent use.
 type Server struct {
-	opts    options
-	impl    reflect.Value // the receiver of method components
-	info    Implementation
-	logger  *slog.Logger
-	secret  []byte
-	handler Handler
+	opts       options
+	impl       reflect.Value // the receiver of method components
+	info       Implementation
+	logger     *slog.Logger
+	secret     []byte
+	usedStates usedStates // redeemed single-use requestStates
+	handler    Handler
 
 	comps  components // the tools, resources and prompts, as published snapshots
 	skills *skillSet  // the skills served (the Skills option), or nil

@@ -19,6 +19,7 @@ type tool struct {
 	taskTTL    time.Duration
 	taskPoll   time.Duration
 	taskByCode bool
+	singleUse  bool   // requestStates are redeemable once
 	legacyJSON []byte // listJSON with execution.taskSupport, for 2025-11-25 servers with tasks
 	views      views  // listJSON shaped for each revision
 	require    Requirement
@@ -64,7 +65,7 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 		return nil, fmt.Errorf("tool name %q is not 1 to 128 of A-Z a-z 0-9 _ . -", def.name)
 	}
 	t := &tool{name: def.name, call: c, require: def.require, task: def.task, taskTTL: def.taskTTL,
-		taskPoll: def.taskPoll, taskByCode: def.taskByCode}
+		taskPoll: def.taskPoll, taskByCode: def.taskByCode, singleUse: def.singleUse}
 	if err := t.applyUI(def); err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func runHTTP(ctx context.Context, c config, o options, extra []string, r *runRes
 		return err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	p, err := startProc(binPath(o.binDir, c.srv.name), append(c.srv.args(c.path, addr), extra...), false)
+	p, err := startProc(binPath(o.binDir, c.srv.binary()), append(c.srv.args(c.path, addr), extra...), false)
 	if err != nil {
 		return fmt.Errorf("start: %v", err)
 	}

@@ -58,6 +58,24 @@ type serverSpec struct {
 	args func(p pathSpec, addr string) []string
 	// note explains a non-default setup for path p, or is "".
 	note func(p pathSpec) string
+	// bin is the binary's name when it is not name.
+	bin string
+	// httpOnly servers have no stdio path.
+	httpOnly bool
+}
+
+// binary is the file name of the server's binary.
+func (s serverSpec) binary() string {
+	if s.bin != "" {
+		return s.bin
+	}
+	return s.name
+}
+
+// replicaArgs starts n sake replicas on $SAKE_POSTGRES_URL behind a
+// round-robin proxy (servers/replicas).
+func replicaArgs(n string) func(p pathSpec, addr string) []string {
+	return func(_ pathSpec, addr string) []string { return []string{"-http", addr, "-n", n} }
 }
 
 func plainArgs(p pathSpec, addr string) []string {
@@ -92,6 +110,12 @@ var allServers = []serverSpec{
 		},
 	},
 	{name: "mcpgo", label: "mcp-go", args: plainArgs, note: noNote},
+	{name: "sake-1r", label: "sake-1r", bin: "replicas", httpOnly: true, args: replicaArgs("1"), note: func(pathSpec) string {
+		return "one replica on PostgreSQL behind a round-robin proxy"
+	}},
+	{name: "sake-2r", label: "sake-2r", bin: "replicas", httpOnly: true, args: replicaArgs("2"), note: func(pathSpec) string {
+		return "two replicas on PostgreSQL behind a round-robin proxy"
+	}},
 	{name: "bare", label: "bare", args: plainArgs, note: func(pathSpec) string {
 		return "the ceiling: encoding/json and net/http or a line reader, no framework"
 	}},
@@ -137,7 +161,7 @@ func main() {
 		os.Exit(2)
 	}
 	for _, c := range cfgs {
-		if _, err := os.Stat(binPath(o.binDir, c.srv.name)); err != nil {
+		if _, err := os.Stat(binPath(o.binDir, c.srv.binary())); err != nil {
 			fmt.Fprintln(os.Stderr, "load:", err)
 			os.Exit(2)
 		}
@@ -178,7 +202,7 @@ func selectConfigs(servers, paths string) ([]config, error) {
 			continue
 		}
 		for _, s := range allServers {
-			if want(servers, s.name) {
+			if want(servers, s.name) && (p.http || !s.httpOnly) {
 				cfgs = append(cfgs, config{s, p})
 			}
 		}

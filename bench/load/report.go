@@ -119,6 +119,17 @@ func printSummary(sums []summary, o options) {
 		fmt.Println()
 	}
 
+	for _, r := range [][2]string{{"sake-2r", "sake-1r"}, {"sake-2r", "sake"}, {"sake-1r", "sake"}} {
+		if rps(r[0], "http-modern") == 0 && rps(r[0], "http-legacy") == 0 {
+			continue
+		}
+		fmt.Printf("| %s/%s |", r[0], r[1])
+		for _, p := range allPaths {
+			fmt.Printf(" %s |", ratio(rps(r[0], p.name), rps(r[1], p.name)))
+		}
+		fmt.Println()
+	}
+
 	fmt.Println()
 	fmt.Println("| modern/legacy | http | stdio |")
 	fmt.Println("|---|---|---|")

@@ -16,7 +16,7 @@ import (
 // notifications/initialized first. A reader goroutine hands each response
 // to the client whose id it carries.
 func runStdio(ctx context.Context, c config, o options, extra []string, r *runResult) error {
-	p, err := startProc(binPath(o.binDir, c.srv.name), append(c.srv.args(c.path, ""), extra...), true)
+	p, err := startProc(binPath(o.binDir, c.srv.binary()), append(c.srv.args(c.path, ""), extra...), true)
 	if err != nil {
 		return fmt.Errorf("start: %v", err)
 	}

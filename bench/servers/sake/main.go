@@ -3,6 +3,7 @@
 //
 //	sake                       # stdio
 //	sake -http 127.0.0.1:8080  # Streamable HTTP at /mcp, both eras
+//	sake -http ADDR -postgres URL  # one of several replicas on one database
 //
 // One process serves both protocol eras on either transport. With
 // -cpuprofile FILE it records a CPU profile from start until it stops
@@ -22,7 +23,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/pgreplica"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/stdio"
 )
@@ -41,6 +45,7 @@ func (Echo) Echo(_ context.Context, a EchoArgs) (string, error) { return a.Text,
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP at ADDR/mcp instead of stdio")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to `FILE` when the server stops")
+	pgURL := flag.String("postgres", "", "run as one of several replicas on this PostgreSQL database")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
@@ -58,7 +63,20 @@ func main() {
 		}()
 	}
 
-	srv, err := sake.New(Echo{}, sake.Name("sake-echo", "1.0.0"), sake.Logger(logger))
+	opts := []sake.Option{sake.Name("sake-echo", "1.0.0"), sake.Logger(logger)}
+	if *pgURL != "" {
+		pool, err := pgxpool.New(context.Background(), *pgURL)
+		if err != nil {
+			fatal(err)
+		}
+		replica, err := pgreplica.Open(context.Background(), pool, pgreplica.Logger(logger))
+		if err != nil {
+			fatal(err)
+		}
+		defer replica.Close(context.Background()) //nolint:errcheck // nothing runs as a task here
+		opts = append(opts, replica.Options()...)
+	}
+	srv, err := sake.New(Echo{}, opts...)
 	if err != nil {
 		fatal(err)
 	}

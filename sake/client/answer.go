@@ -149,7 +149,7 @@ func (c *Client) answerAll(ctx context.Context, requests map[string]json.RawMess
 		if err := json.Unmarshal(raw, &q); err != nil {
 			return nil, fmt.Errorf("client: input request %q is malformed: %w", key, err)
 		}
-		res, e := c.answer(ctx, q.Method, q.Params)
+		res, e := c.answer(context.WithValue(ctx, inputKey{}, key), q.Method, q.Params)
 		if e != nil {
 			return nil, fmt.Errorf("client: cannot answer the server's %s (%s): %w", q.Method, key, e)
 		}
@@ -274,4 +274,14 @@ func mergeCancel(values, also context.Context) (context.Context, context.CancelF
 	ctx, cancel := context.WithCancel(values)
 	stop := context.AfterFunc(also, cancel)
 	return ctx, func() { stop(); cancel() }
+}
+
+// inputKey carries the key of the input request being answered.
+type inputKey struct{}
+
+// InputKey returns the key the server gave the question being answered
+// (2026-07-28 input requests), or "".
+func InputKey(ctx context.Context) string {
+	k, _ := ctx.Value(inputKey{}).(string)
+	return k
 }

@@ -428,6 +428,9 @@ func (c *Client) incoming(ctx context.Context, msg []byte) {
 	if c.deliverToSubscription(n) {
 		return
 	}
+	if n.Method == "notifications/message" && ctx != nil && forwardLog(ctx, n.Params) {
+		return
+	}
 	if fn := c.o.onNotification; fn != nil {
 		fn(n)
 	}

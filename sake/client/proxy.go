@@ -401,7 +401,10 @@ func ask[T any](c *caller, fn func() (T, error)) (T, error) {
 
 type callerKey struct{}
 
-func (c *caller) key(kind string) string {
+func (c *caller) key(ctx context.Context, kind string) string {
+	if k := InputKey(ctx); k != "" {
+		return k // the remote server's own key
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n++
@@ -410,25 +413,31 @@ func (c *caller) key(kind string) string {
 
 // ForwardQuestions makes a client used by Proxy pass the remote server's
 // questions (elicitation, sampling, roots) to the proxy's caller, and
-// declares the capabilities for them. A question that comes outside a
+// declares the capabilities for them. It also asks for every log message
+// (LogLevel debug, unless set): those of a forwarded call go to its caller
+// at the caller's level, where the transport tells which call they belong
+// to (HTTP, in memory). A question that comes outside a
 // forwarded call (a session's request while no call or several run) is
 // refused: it is never asked to the wrong caller.
 func ForwardQuestions() Option {
 	return func(o *options) {
+		if o.logLevel == "" {
+			o.logLevel = sake.LevelDebug
+		}
 		OnElicit(func(ctx context.Context, r *ElicitRequest) (*ElicitResult, error) {
 			c, err := callerOf(ctx)
 			if err != nil {
 				return nil, err
 			}
 			if r.Mode == "url" {
-				key := c.key("url")
+				key := c.key(ctx, "url")
 				action, err := ask(c, func() (sake.ElicitAction, error) { return c.ctx.ElicitURL(key, r.Message, r.URL) })
 				if err != nil {
 					return nil, err
 				}
 				return &ElicitResult{Action: action}, nil
 			}
-			key := c.key("form")
+			key := c.key(ctx, "form")
 			var answers map[string]any
 			action, err := ask(c, func() (sake.ElicitAction, error) {
 				return c.ctx.ElicitSchema(key, r.Message, r.RequestedSchema, &answers)
@@ -443,7 +452,7 @@ func ForwardQuestions() Option {
 			if err != nil {
 				return nil, err
 			}
-			key := c.key("sample")
+			key := c.key(ctx, "sample")
 			return ask(c, func() (*sake.SamplingResult, error) { return c.ctx.Sample(key, *r) })
 		})(o)
 		OnRoots(func(ctx context.Context) ([]sake.Root, error) {
@@ -451,7 +460,7 @@ func ForwardQuestions() Option {
 			if err != nil {
 				return nil, err
 			}
-			key := c.key("roots")
+			key := c.key(ctx, "roots")
 			return ask(c, func() ([]sake.Root, error) { return c.ctx.ListRoots(key) })
 		})(o)
 	}
@@ -462,4 +471,23 @@ func callerOf(ctx context.Context) (*caller, error) {
 		return c, nil
 	}
 	return nil, errors.New("client: a question from the upstream server outside any forwarded call")
+}
+
+// forwardLog hands a log message of a forwarded call to the proxy's
+// caller (who gets it subject to its own log level).
+func forwardLog(ctx context.Context, params json.RawMessage) bool {
+	c, ok := ctx.Value(callerKey{}).(*caller)
+	if !ok {
+		return false
+	}
+	var m struct {
+		Level  sake.LogLevel   `json:"level"`
+		Logger string          `json:"logger"`
+		Data   json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(params, &m) != nil {
+		return false
+	}
+	c.ctx.Log(m.Level, m.Logger, m.Data)
+	return true
 }

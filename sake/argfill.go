@@ -285,6 +285,16 @@ func (f *filler) fill(v reflect.Value, x any, path []string, first *error) error
 						break
 					}
 				}
+				if i >= 0 {
+					// Two keys that differ only in case name the same field:
+					// encoding/json keeps the last in the text, an order
+					// the generic form has lost.
+					for k2 := range m {
+						if k2 != k && strings.EqualFold(k2, f.fields[i].name) {
+							return errInexact{}
+						}
+					}
+				}
 				if i < 0 {
 					continue // unknown members are left to the schema
 				}

@@ -79,6 +79,20 @@
 // it; the lists are therefore the same for everyone and cacheable as
 // "public".
 //
+// # Limits
+//
+// The dispatcher bounds what a caller can grow, each with a default:
+// MaxSessions (10000) and MaxSessionsPerOwner (100) legacy sessions,
+// MaxInFlight (256) requests per session or connection, request ids and
+// progress tokens of at most MaxIDBytes (256 bytes of JSON; longer ones get
+// -32600 and -32602), RequestStateTTL (10 minutes), MaxSingleUseStates
+// (100000) redeemed single-use states remembered, and decoded client
+// capabilities cached only for values up to 2 KiB, 256 KiB in all. A
+// 2025-03-26 batch is flat: an element that is an array is one -32600
+// answer, decided without looking inside it. A retry's inputResponses
+// count only for the questions its requestState asked; others are ignored.
+// Owners (Identity.Owner) are type-prefixed and escaped.
+//
 // # Tasks
 //
 // A tool declared with ToolDef.Task runs as a task its caller polls when the

@@ -50,6 +50,25 @@
 // GET and DELETE are legacy only: they need the Mcp-Session-Id of a live
 // session.
 //
+// # Limits
+//
+// Every limit is an option with a default:
+//
+//	request body                       4 MiB          MaxBodyBytes (413)
+//	time to read a body                30 s           BodyReadTimeout (408)
+//	idle legacy session                30 min         SessionIdleTimeout
+//	replay events per stream           256            ReplayBuffer
+//	replay bytes per session           4 MiB          ReplayBytes
+//	replay bytes per handler           64 MiB         ReplayBytes
+//	finished streams kept per session  16             (fixed)
+//	a dropped stream's questions       30 s           ResumeGrace
+//	Retry-After of a 503 auth outage   5 s            DefaultRetryAfter
+//
+// Replay events beyond a bound are dropped oldest first; a GET resuming
+// from before a dropped event gets 410 and sends its request again. The
+// server's own limits (sessions per owner and in all, requests in flight,
+// id and progress token size) are in the sake package documentation.
+//
 // # HTTP status codes
 //
 //	what happened                                   status

@@ -281,11 +281,6 @@ func (f *filler) fill(v reflect.Value, x any, path []string, first *error) error
 					if strings.EqualFold(f.fields[j].name, k) {
 						if _, taken := m[f.fields[j].name]; !taken {
 							i = j // an exact key, if present, wins
-							if foldedTwice(m, k, f.fields[j].name) {
-								// encoding/json takes the last in the
-								// text, an order the generic form lost.
-								return errInexact{}
-							}
 						}
 						break
 					}
@@ -311,17 +306,6 @@ func (f *filler) fill(v reflect.Value, x any, path []string, first *error) error
 		}
 	}
 	return nil
-}
-
-// foldedTwice reports whether a key of m other than k also matches name
-// ignoring case.
-func foldedTwice(m map[string]any, k, name string) bool {
-	for k2 := range m {
-		if k2 != k && strings.EqualFold(k2, name) {
-			return true
-		}
-	}
-	return false
 }
 
 // jsonKind names a generic value's JSON type as encoding/json's

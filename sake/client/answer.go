@@ -141,7 +141,21 @@ func decodeSampling(params json.RawMessage) (*sake.SamplingRequest, error) {
 // answerAll answers the inputRequests of an input_required result.
 func (c *Client) answerAll(ctx context.Context, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	out := make(map[string]json.RawMessage, len(requests))
+	var first error
 	for key, raw := range requests {
+		if first != nil {
+			// Every question is still put to the handlers, so that one
+			// that must be asked elsewhere (a proxy's caller) asks them all
+			// at once.
+			var q struct {
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			}
+			if json.Unmarshal(raw, &q) == nil {
+				_, _ = c.answer(context.WithValue(ctx, inputKey{}, key), q.Method, q.Params)
+			}
+			continue
+		}
 		var q struct {
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
@@ -151,9 +165,13 @@ func (c *Client) answerAll(ctx context.Context, requests map[string]json.RawMess
 		}
 		res, e := c.answer(context.WithValue(ctx, inputKey{}, key), q.Method, q.Params)
 		if e != nil {
-			return nil, fmt.Errorf("client: cannot answer the server's %s (%s): %w", q.Method, key, e)
+			first = fmt.Errorf("client: cannot answer the server's %s (%s): %w", q.Method, key, e)
+			continue
 		}
 		out[key] = res
+	}
+	if first != nil {
+		return nil, first
 	}
 	return out, nil
 }

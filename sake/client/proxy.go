@@ -385,8 +385,9 @@ type caller struct {
 }
 
 // ask runs a question to the caller; a question the caller answers on a
-// retry abandons the remote call.
-func ask[T any](c *caller, fn func() (T, error)) (T, error) {
+// retry abandons the remote call (a session's server waits for the
+// answer; a 2026-07-28 one has asked every question at once already).
+func ask[T any](ctx context.Context, c *caller, fn func() (T, error)) (T, error) {
 	v, err := fn()
 	if errors.Is(err, sake.ErrInputRequired) {
 		c.mu.Lock()
@@ -394,7 +395,9 @@ func ask[T any](c *caller, fn func() (T, error)) (T, error) {
 			c.pending = err
 		}
 		c.mu.Unlock()
-		c.abandon()
+		if InputKey(ctx) == "" {
+			c.abandon()
+		}
 	}
 	return v, err
 }
@@ -431,7 +434,7 @@ func ForwardQuestions() Option {
 			}
 			if r.Mode == "url" {
 				key := c.key(ctx, "url")
-				action, err := ask(c, func() (sake.ElicitAction, error) { return c.ctx.ElicitURL(key, r.Message, r.URL) })
+				action, err := ask(ctx, c, func() (sake.ElicitAction, error) { return c.ctx.ElicitURL(key, r.Message, r.URL) })
 				if err != nil {
 					return nil, err
 				}
@@ -439,7 +442,7 @@ func ForwardQuestions() Option {
 			}
 			key := c.key(ctx, "form")
 			var answers map[string]any
-			action, err := ask(c, func() (sake.ElicitAction, error) {
+			action, err := ask(ctx, c, func() (sake.ElicitAction, error) {
 				return c.ctx.ElicitSchema(key, r.Message, r.RequestedSchema, &answers)
 			})
 			if err != nil {
@@ -453,7 +456,7 @@ func ForwardQuestions() Option {
 				return nil, err
 			}
 			key := c.key(ctx, "sample")
-			return ask(c, func() (*sake.SamplingResult, error) { return c.ctx.Sample(key, *r) })
+			return ask(ctx, c, func() (*sake.SamplingResult, error) { return c.ctx.Sample(key, *r) })
 		})(o)
 		OnRoots(func(ctx context.Context) ([]sake.Root, error) {
 			c, err := callerOf(ctx)
@@ -461,7 +464,7 @@ func ForwardQuestions() Option {
 				return nil, err
 			}
 			key := c.key(ctx, "roots")
-			return ask(c, func() ([]sake.Root, error) { return c.ctx.ListRoots(key) })
+			return ask(ctx, c, func() ([]sake.Root, error) { return c.ctx.ListRoots(key) })
 		})(o)
 	}
 }

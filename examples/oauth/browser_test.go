@@ -70,7 +70,7 @@ func signInAndAllow(t *testing.T, ctx context.Context, start, otp string, askCon
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatal(err)
 	}
-	login, err := chromedp.Run(ctx, chromedp.OuterHTML("html"))
+	login, err := pageHTML(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func signInAndAllow(t *testing.T, ctx context.Context, start, otp string, askCon
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatal(err)
 	}
-	if consent, err = chromedp.Run(ctx, chromedp.OuterHTML("html")); err != nil {
+	if consent, err = pageHTML(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(`button[value="allow"]`)); err != nil {
@@ -145,4 +145,20 @@ func TestLoginAndConsentInBrowser(t *testing.T) {
 	if len(q["code"]) != 1 || q["iss"][0] != app.AS.Issuer() || q["state"][0] != "s1" {
 		t.Fatalf("callback %v", q)
 	}
+}
+
+// pageHTML returns the current document's markup, reading it again (a few
+// times at most) when the document was replaced while it was read.
+func pageHTML(ctx context.Context) (string, error) {
+	var err error
+	for range 5 {
+		var page string
+		if page, err = chromedp.Run(ctx, chromedp.OuterHTML("html")); err == nil {
+			return page, nil
+		}
+		if !strings.Contains(err.Error(), "No node with given id") {
+			return "", err
+		}
+	}
+	return "", err
 }

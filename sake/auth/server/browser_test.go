@@ -152,7 +152,7 @@ func TestBrowserConsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err := chromedp.Run(ctx, chromedp.OuterHTML("html"))
+	page, err := pageHTML(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestBrowserDevicePage(t *testing.T) {
 		if err := chromedp.Do(ctx, steps...); err != nil {
 			t.Fatal(err)
 		}
-		page, err := chromedp.Run(ctx, chromedp.OuterHTML("html"))
+		page, err := pageHTML(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,4 +203,22 @@ func TestBrowserDevicePage(t *testing.T) {
 	if resp.StatusCode != 200 || tok["access_token"] == nil {
 		t.Fatalf("%d %v", resp.StatusCode, tok)
 	}
+}
+
+// pageHTML returns the current document's markup. A document replaced
+// while it is read (the last step of a redirect chain) invalidates the
+// node being read; the read is then made again on the new document, a few
+// times at most.
+func pageHTML(ctx context.Context) (string, error) {
+	var err error
+	for range 5 {
+		var page string
+		if page, err = chromedp.Run(ctx, chromedp.OuterHTML("html")); err == nil {
+			return page, nil
+		}
+		if !strings.Contains(err.Error(), "No node with given id") {
+			return "", err
+		}
+	}
+	return "", err
 }

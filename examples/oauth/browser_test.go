@@ -156,7 +156,7 @@ func pageHTML(ctx context.Context) (string, error) {
 		if page, err = chromedp.Run(ctx, chromedp.OuterHTML("html")); err == nil {
 			return page, nil
 		}
-		if !strings.Contains(err.Error(), "No node with given id") {
+		if msg := err.Error(); !strings.Contains(msg, "No node with given id") && !strings.Contains(msg, "Cannot find context with specified id") {
 			return "", err
 		}
 	}

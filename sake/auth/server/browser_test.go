@@ -187,8 +187,12 @@ func TestBrowserDevicePage(t *testing.T) {
 		}
 		return page
 	}
-	step(chromedp.Navigate(da["verification_uri"].(string)), chromedp.WaitVisible("#username"),
-		chromedp.SendKeys("#username", "alice"), chromedp.Click("#signin"))
+	// Sign in: the click starts a navigation, so the page is read only
+	// once the code-entry page shows.
+	if err := chromedp.Do(ctx, chromedp.Navigate(da["verification_uri"].(string)), chromedp.WaitVisible("#username"),
+		chromedp.SendKeys("#username", "alice"), chromedp.Click("#signin")); err != nil {
+		t.Fatal(err)
+	}
 	entry := step(chromedp.WaitVisible("#user_code"))
 	confirm := step(chromedp.SendKeys("#user_code", strings.ToLower(da["user_code"].(string))),
 		chromedp.Click(`button[type="submit"]`), chromedp.WaitVisible(`button[value="allow"]`))
@@ -216,7 +220,7 @@ func pageHTML(ctx context.Context) (string, error) {
 		if page, err = chromedp.Run(ctx, chromedp.OuterHTML("html")); err == nil {
 			return page, nil
 		}
-		if !strings.Contains(err.Error(), "No node with given id") {
+		if msg := err.Error(); !strings.Contains(msg, "No node with given id") && !strings.Contains(msg, "Cannot find context with specified id") {
 			return "", err
 		}
 	}

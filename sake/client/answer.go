@@ -44,6 +44,9 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 	fail := func(code int, format string, args ...any) (json.RawMessage, *sake.Error) {
 		return nil, sake.NewError(code, format, args...)
 	}
+	if c.o.onQuestion != nil {
+		c.o.onQuestion(method, params)
+	}
 	switch method {
 	case "elicitation/create":
 		if c.o.elicit == nil {

@@ -56,6 +56,10 @@ type ServerInfo struct {
 	Instructions string
 	// SupportedVersions is what server/discover listed (2026-07-28).
 	SupportedVersions []string
+	// SessionID is the handshake era's session id, where the transport
+	// has one (HTTP's Mcp-Session-Id, the in-memory session); "" in the
+	// 2026-07-28 era.
+	SessionID string
 }
 
 // HasCapability reports whether the server declared the named capability
@@ -96,8 +100,12 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) 
 	for _, opt := range opts {
 		opt(&o)
 	}
+	o.caps = o.capabilities()
 	if o.version != "" && o.version != sake.Modern && !sake.IsLegacyVersion(o.version) {
 		return nil, fmt.Errorf("client: protocol version %q is not one this client speaks (%v)", o.version, sake.SupportedVersions())
+	}
+	if o.onMessage != nil {
+		t = &tapTransport{Transport: t, fn: o.onMessage}
 	}
 	c := &Client{t: t, o: o, progress: map[string]func(Progress){}, subs: map[string]*Subscription{},
 		legacySubs: map[*Subscription]struct{}{}, toolHeaders: map[string][]headerParam{}}

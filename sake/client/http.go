@@ -203,9 +203,9 @@ func challengeError(resp *http.Response) error {
 	ch := ParseChallenge(www)
 	switch ch.Error {
 	case "insufficient_scope":
-		return &sake.InsufficientScopeError{Scopes: ch.Scopes, Challenge: www}
+		return &sake.InsufficientScopeError{Scopes: ch.Scopes, Challenge: www, ResourceMetadata: ch.ResourceMetadata}
 	case "insufficient_user_authentication":
-		e := &sake.InsufficientAuthenticationError{ACRValues: ch.ACRValues, Challenge: www}
+		e := &sake.InsufficientAuthenticationError{ACRValues: ch.ACRValues, Challenge: www, ResourceMetadata: ch.ResourceMetadata}
 		if ch.MaxAge != nil {
 			d := *ch.MaxAge
 			e.MaxAge = &d
@@ -293,6 +293,12 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 	}
 	defer drain(resp)
 	return nil, httpError(resp)
+}
+
+func (h *httpTransport) sessionID() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.session
 }
 
 func (h *httpTransport) hasSession() bool {

@@ -15,12 +15,12 @@ type MemoryOption func(*memoryTransport)
 // id (a caller with scopes, subject, client id), as a verified token
 // would make it over HTTP.
 func AsIdentity(id *sake.Identity) MemoryOption {
-	return func(m *memoryTransport) { m.identity = func() *sake.Identity { return id } }
+	return func(m *memoryTransport) { m.identity, m.fixed = func() *sake.Identity { return id }, true }
 }
 
 // IdentityFunc computes the identity of each in-memory request.
 func IdentityFunc(fn func() *sake.Identity) MemoryOption {
-	return func(m *memoryTransport) { m.identity = fn }
+	return func(m *memoryTransport) { m.identity, m.fixed = fn, false }
 }
 
 // MemoryBaseURL is the endpoint URL the server sees on in-memory requests.
@@ -45,6 +45,7 @@ func Memory(srv *sake.Server, opts ...MemoryOption) Transport {
 type memoryTransport struct {
 	srv      *sake.Server
 	identity func() *sake.Identity
+	fixed    bool // identity always returns the same caller
 	baseURL  string
 	onPanic  func(any, []byte)
 	incoming func(context.Context, []byte)
@@ -77,7 +78,7 @@ func (m *memoryTransport) inboundFor(ctx context.Context) *sake.Inbound {
 func (m *memoryTransport) inbound() *sake.Inbound {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.in != nil && m.in.Session == m.session && m.identity == nil {
+	if m.in != nil && m.in.Session == m.session && (m.identity == nil || m.fixed) {
 		return m.in
 	}
 	in := &sake.Inbound{Session: m.session, Stream: sake.StreamFunc(func(b []byte) { m.incoming(nil, b) }), BaseURL: m.baseURL, OnPanic: m.onPanic, Transport: "memory"}
@@ -165,4 +166,13 @@ func (m *memoryTransport) close() error {
 		sess.Close()
 	}
 	return nil
+}
+
+func (m *memoryTransport) sessionID() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.session == nil {
+		return ""
+	}
+	return m.session.ID()
 }

@@ -143,23 +143,9 @@ func toAny(list []string) []any {
 	return out
 }
 
-// legacyCaps is the capabilities object of initialize.
-func (c *Client) legacyCaps() any {
-	caps := map[string]any{}
-	if c.o.caps.Experimental != nil {
-		caps["experimental"] = c.o.caps.Experimental
-	}
-	if c.o.roots != nil {
-		caps["roots"] = map[string]any{"listChanged": false}
-	}
-	if c.o.sample != nil {
-		caps["sampling"] = map[string]any{}
-	}
-	if c.o.elicit != nil {
-		caps["elicitation"] = map[string]any{"form": map[string]any{}, "url": map[string]any{}}
-	}
-	return caps
-}
+// legacyCaps is the capabilities object of initialize: what the client
+// declares, handlers included.
+func (c *Client) legacyCaps() sake.ClientCapabilities { return c.o.caps }
 
 // initialize runs the handshake, asking for version; strict refuses any
 // other answer.
@@ -190,7 +176,7 @@ func (c *Client) initialize(ctx context.Context, version string, strict bool) er
 		return fmt.Errorf("client: the server answered initialize with protocol version %q, which this client does not accept (it asked for %s)", r.ProtocolVersion, version)
 	}
 	c.setInfo(ServerInfo{Era: sake.EraLegacy, ProtocolVersion: r.ProtocolVersion, Server: r.ServerInfo,
-		Capabilities: r.Capabilities, Instructions: r.Instructions})
+		Capabilities: r.Capabilities, Instructions: r.Instructions, SessionID: sessionOf(c.t)})
 	c.t.established(sake.EraLegacy, r.ProtocolVersion)
 	if err := c.notify(ctx, "notifications/initialized", nil); err != nil {
 		return err

@@ -16,13 +16,15 @@ type options struct {
 	info           sake.Implementation
 	version        string // pinned revision; "" negotiates
 	logLevel       sake.LogLevel
-	caps           sake.ClientCapabilities
+	caps           sake.ClientCapabilities // as declared with Capabilities
 	noTasks        bool
 	elicit         func(context.Context, *ElicitRequest) (*ElicitResult, error)
 	sample         func(context.Context, *sake.SamplingRequest) (*sake.SamplingResult, error)
 	roots          func(context.Context) ([]sake.Root, error)
 	onNotification func(Notification)
 	onProgress     func(Progress)
+	onMessage      func(sent bool, msg []byte)
+	onQuestion     func(method string, params json.RawMessage)
 	logger         *slog.Logger
 	maxRounds      int
 	probeTimeout   time.Duration
@@ -60,22 +62,28 @@ func ProtocolVersion(v string) Option { return func(o *options) { o.version = v 
 // handshake before it. They arrive as notifications/message.
 func LogLevel(level sake.LogLevel) Option { return func(o *options) { o.logLevel = level } }
 
-// Capabilities adds to the capabilities the client declares (extensions,
-// experimental members). The handlers options declare their own.
+// Capabilities sets the capabilities the client declares (extensions,
+// experimental members). OnElicit, OnSample and Roots add theirs, in any
+// order of the options, unless c declares that capability itself (an
+// elicitation capability with the form mode only, say).
 func Capabilities(c sake.ClientCapabilities) Option {
-	return func(o *options) {
-		elicit, sampling, roots := o.caps.Elicitation, o.caps.Sampling, o.caps.Roots
-		o.caps = c
-		if elicit != nil {
-			o.caps.Elicitation = elicit
-		}
-		if sampling != nil {
-			o.caps.Sampling = sampling
-		}
-		if roots != nil {
-			o.caps.Roots = roots
-		}
+	return func(o *options) { o.caps = c }
+}
+
+// capabilities are the declared capabilities with those of the handlers
+// added.
+func (o *options) capabilities() sake.ClientCapabilities {
+	caps := o.caps
+	if o.elicit != nil && caps.Elicitation == nil {
+		caps.Elicitation = &sake.ElicitationCapability{Form: json.RawMessage(`{}`), URL: json.RawMessage(`{}`)}
 	}
+	if o.sample != nil && caps.Sampling == nil {
+		caps.Sampling = &sake.SamplingCapability{}
+	}
+	if o.roots != nil && caps.Roots == nil {
+		caps.Roots = &sake.RootsCapability{}
+	}
+	return caps
 }
 
 // WithoutTasks stops the client from declaring the tasks extension: a
@@ -86,19 +94,13 @@ func WithoutTasks() Option { return func(o *options) { o.noTasks = true } }
 // (elicitation/create), in form and URL modes, and declares the
 // elicitation capability.
 func OnElicit(fn func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)) Option {
-	return func(o *options) {
-		o.elicit = fn
-		o.caps.Elicitation = &sake.ElicitationCapability{Form: json.RawMessage(`{}`), URL: json.RawMessage(`{}`)}
-	}
+	return func(o *options) { o.elicit = fn }
 }
 
 // OnSample answers the server's requests for a model completion
 // (sampling/createMessage) and declares the sampling capability.
 func OnSample(fn func(ctx context.Context, req *sake.SamplingRequest) (*sake.SamplingResult, error)) Option {
-	return func(o *options) {
-		o.sample = fn
-		o.caps.Sampling = &sake.SamplingCapability{}
-	}
+	return func(o *options) { o.sample = fn }
 }
 
 // Roots answers roots/list with roots and declares the roots capability.
@@ -110,10 +112,7 @@ func Roots(roots ...sake.Root) Option {
 // OnRoots answers roots/list with what fn returns and declares the roots
 // capability.
 func OnRoots(fn func(ctx context.Context) ([]sake.Root, error)) Option {
-	return func(o *options) {
-		o.roots = fn
-		o.caps.Roots = &sake.RootsCapability{}
-	}
+	return func(o *options) { o.roots = fn }
 }
 
 // OnNotification receives every notification that is not a call's progress
@@ -122,6 +121,26 @@ func OnRoots(fn func(ctx context.Context) ([]sake.Root, error)) Option {
 // client's reading goroutine: keep it short.
 func OnNotification(fn func(Notification)) Option {
 	return func(o *options) { o.onNotification = fn }
+}
+
+// OnMessage receives every JSON-RPC message the client exchanges with the
+// server, as it goes: sent is true for what the client sends (requests,
+// notifications, answers to the server's requests), false for what it
+// receives (responses, notifications, the server's requests). For
+// logging and debugging; fn runs on the goroutine that sends or reads the
+// message, must not keep msg past its return (copy it) and must not
+// change it.
+func OnMessage(fn func(sent bool, msg []byte)) Option {
+	return func(o *options) { o.onMessage = fn }
+}
+
+// OnQuestion is told of every request the server makes of the client
+// (elicitation/create, sampling/createMessage, roots/list, ping), with its
+// params, before the client answers it: the requests of a session, the
+// input requests of an input_required result and those of a task alike.
+// It observes only; the handlers (OnElicit, OnSample, Roots) answer.
+func OnQuestion(fn func(method string, params json.RawMessage)) Option {
+	return func(o *options) { o.onQuestion = fn }
 }
 
 // OnProgress receives the progress of every call; WithProgress sets a

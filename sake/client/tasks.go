@@ -208,6 +208,15 @@ func (c *Client) followTask(ctx context.Context, t *Task) (*sake.ToolResult, err
 	}
 }
 
+// TaskResult drives a task to its end and returns its result as CallTool
+// does, answering the task's questions with the client's handlers on the
+// way: with tasks/update in the 2026-07-28 era, within tasks/result in the
+// handshake era (where the server asks them as requests of the session).
+// For a task started with StartTool; ctx bounds the wait.
+func (c *Client) TaskResult(ctx context.Context, id string) (*sake.ToolResult, error) {
+	return c.followTask(ctx, &Task{ID: id})
+}
+
 // GetTask returns the task as tasks/get reports it. In the handshake era
 // the result of a completed task is fetched with tasks/result.
 func (c *Client) GetTask(ctx context.Context, id string) (*Task, error) {

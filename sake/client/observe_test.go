@@ -1,0 +1,181 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+)
+
+// answering are handlers that answer every question of the kit's Ask.
+var answering = []client.Option{
+	client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+		return client.Accept(map[string]any{"name": "Ana"}), nil
+	}),
+	client.OnSample(func(context.Context, *sake.SamplingRequest) (*sake.SamplingResult, error) {
+		return &sake.SamplingResult{Content: sake.Text("hello"), Model: "m"}, nil
+	}),
+	client.Roots(sake.Root{URI: "file:///w"}),
+}
+
+func TestOnMessageAndOnQuestionSeeTheConversation(t *testing.T) {
+	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+		srv, _ := newKitServer(t)
+		var mu sync.Mutex
+		var sent, received []string
+		var asked []string
+		opts = append(append(opts, answering...),
+			client.OnMessage(func(out bool, msg []byte) {
+				mu.Lock()
+				defer mu.Unlock()
+				if out {
+					sent = append(sent, string(msg))
+				} else {
+					received = append(received, string(msg))
+				}
+			}),
+			client.OnQuestion(func(method string, params json.RawMessage) {
+				if !json.Valid(params) {
+					t.Errorf("%s params are not JSON: %s", method, params)
+				}
+				mu.Lock()
+				asked = append(asked, method)
+				mu.Unlock()
+			}))
+		c := connect(t, tr, srv, opts...)
+		res, err := c.CallTool(t.Context(), "ask", nil)
+		if err != nil || res.Text() != "accept Ana / hello / file:///w" {
+			t.Fatalf("ask = %v, %v", res, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if got := strings.Join(asked, " "); got != "elicitation/create sampling/createMessage roots/list" {
+			t.Errorf("questions seen = %q", got)
+		}
+		if !containsWith(sent, `"method":"tools/call"`) || !containsWith(received, "accept Ana") {
+			t.Errorf("messages: sent %q, received %q", sent, received)
+		}
+		if era == sake.EraLegacy && (!containsWith(sent, `"method":"initialize"`) || !containsWith(received, `"method":"elicitation/create"`) ||
+			!containsWith(sent, `"result":{"action":"accept"`)) {
+			t.Errorf("a session's questions and answers are not all seen: sent %q, received %q", sent, received)
+		}
+	})
+}
+
+func containsWith(list []string, part string) bool {
+	for _, s := range list {
+		if strings.Contains(s, part) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDeclaredCapabilitiesWinOverTheHandlers(t *testing.T) {
+	for _, e := range eras {
+		t.Run(e.name, func(t *testing.T) {
+			srv, _ := newKitServer(t)
+			var mu sync.Mutex
+			var first string
+			form := &sake.ElicitationCapability{Form: json.RawMessage(`{}`)}
+			opts := append(append([]client.Option{}, e.opts...), answering...)
+			opts = append(opts, client.Capabilities(sake.ClientCapabilities{Elicitation: form}),
+				client.OnMessage(func(out bool, msg []byte) {
+					mu.Lock()
+					if out && first == "" {
+						first = string(msg)
+					}
+					mu.Unlock()
+				}))
+			connect(t, transports[0], srv, opts...)
+			mu.Lock()
+			defer mu.Unlock()
+			if !strings.Contains(first, `"elicitation":{"form":{}}`) || !strings.Contains(first, `"sampling":{}`) || !strings.Contains(first, `"roots":{}`) {
+				t.Errorf("first message = %s", first)
+			}
+		})
+	}
+}
+
+func TestSessionIDIsReported(t *testing.T) {
+	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+		srv, _ := newKitServer(t)
+		c := connect(t, tr, srv, opts...)
+		sid := c.Info().SessionID
+		switch {
+		case era == sake.EraModern && sid != "":
+			t.Errorf("a 2026-07-28 client has session %q", sid)
+		case era == sake.EraLegacy && tr.name != "stdio" && sid == "":
+			t.Errorf("no session id")
+		case tr.name == "stdio" && sid != "":
+			t.Errorf("stdio has session %q", sid)
+		}
+	})
+}
+
+func TestRawSendsTheMessageAsItIs(t *testing.T) {
+	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+		srv, _ := newKitServer(t)
+		c := connect(t, tr, srv, opts...)
+		meta := ""
+		if era == sake.EraModern {
+			meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + sake.Modern + `","io.modelcontextprotocol/clientCapabilities":{}},`
+		}
+		call := []byte(`{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{` + meta + `"name":"echo","arguments":{"text":"raw"}}}`)
+		body, err := c.Raw(t.Context(), call)
+		if tr.name == "stdio" {
+			if err == nil {
+				t.Fatalf("Raw over stdio answered %s", body)
+			}
+			return
+		}
+		if err != nil || !strings.Contains(string(body), `"id":"r1"`) || !strings.Contains(string(body), `raw`) {
+			t.Fatalf("raw call = %s, %v", body, err)
+		}
+		bad := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + meta + `"name":"nope"}}`)
+		body, err = c.Raw(t.Context(), bad)
+		var r struct {
+			ID    int         `json:"id"`
+			Error *sake.Error `json:"error"`
+		}
+		if err != nil || json.Unmarshal(body, &r) != nil || r.ID != 7 || r.Error == nil || r.Error.Code != sake.CodeInvalidParams {
+			t.Fatalf("bad params = %s, %v", body, err)
+		}
+		body, err = c.Raw(t.Context(), []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`))
+		if err != nil || body != nil {
+			t.Fatalf("notification = %s, %v", body, err)
+		}
+		if res, err := c.CallTool(t.Context(), "echo", map[string]string{"text": "after"}); err != nil || res.Text() != "after" {
+			t.Fatalf("a call after Raw = %v, %v", res, err)
+		}
+		_ = c.Close()
+		if _, err := c.Raw(t.Context(), call); err != client.ErrClosed {
+			t.Fatalf("Raw after Close = %v", err)
+		}
+	})
+}
+
+func TestTaskResultFinishesAStartedTask(t *testing.T) {
+	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+		srv, _ := newKitServer(t)
+		opts = append(opts, client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+			return client.Accept(map[string]any{"ok": true}), nil
+		}))
+		c := connect(t, tr, srv, opts...)
+		_, task, err := c.StartTool(t.Context(), "confirm", nil)
+		if err != nil || task == nil {
+			t.Fatalf("start = %+v, %v", task, err)
+		}
+		res, err := c.TaskResult(t.Context(), task.ID)
+		if err != nil || res.Text() != "accept confirmed" {
+			t.Fatalf("task result = %v, %v", res, err)
+		}
+		if _, err := c.TaskResult(t.Context(), "no-such-task"); err == nil {
+			t.Fatal("an unknown task has a result")
+		}
+	})
+}

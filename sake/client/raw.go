@@ -1,0 +1,135 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Raw sends msg, one JSON-RPC message, exactly as given (the client adds
+// no _meta and assigns no id) in the client's session, and returns the
+// server's answer to it: the response for a request, nil for a
+// notification or a response. For testing how a server takes what no
+// helper builds: malformed params, hand-made retries, foreign ids.
+// Messages the server sends before its answer go where the client's other
+// messages go. The in-memory and HTTP transports carry it; the others
+// return an error.
+func (c *Client) Raw(ctx context.Context, msg []byte) ([]byte, error) {
+	if c.isClosed() {
+		return nil, ErrClosed
+	}
+	var peek struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name   *string `json:"name"`
+			URI    *string `json:"uri"`
+			TaskID *string `json:"taskId"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(msg, &peek)
+	info := c.Info()
+	m := &message{method: peek.Method, body: msg, era: info.Era, version: info.ProtocolVersion}
+	// The headers a request of this method carries (Mcp-Name).
+	switch p := peek.Params; {
+	case peek.Method == "tools/call" || peek.Method == "prompts/get":
+		m.name, m.hasName = deref(p.Name), p.Name != nil
+	case peek.Method == "resources/read":
+		m.name, m.hasName = deref(p.URI), p.URI != nil
+	case strings.HasPrefix(peek.Method, "tasks/") && peek.Method != "tasks/list":
+		m.name, m.hasName = deref(p.TaskID), p.TaskID != nil
+	}
+	key := ""
+	if len(peek.ID) > 0 && string(peek.ID) != "null" && peek.Method != "" {
+		key = string(peek.ID)
+		if key[0] == '"' {
+			_ = json.Unmarshal(peek.ID, &key)
+		}
+		m.id = -1 // a request whose id is not a number this client gave
+		if n, err := strconv.ParseInt(key, 10, 64); err == nil && n != 0 {
+			m.id = n
+		}
+	}
+	t := c.t
+	if tt, ok := t.(*tapTransport); ok {
+		t = tt.Transport
+		tt.fn(true, msg)
+	}
+	r, ok := t.(interface {
+		raw(ctx context.Context, m *message, key string) ([]byte, error)
+	})
+	if !ok {
+		return nil, errors.New("client: Raw needs the in-memory or the HTTP transport")
+	}
+	body, err := r.raw(ctx, m, key)
+	if tt, ok := c.t.(*tapTransport); ok && len(body) > 0 {
+		tt.fn(false, body)
+	}
+	return body, err
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func (m *memoryTransport) raw(ctx context.Context, msg *message, _ string) ([]byte, error) {
+	m.mu.Lock()
+	closed := m.closed
+	m.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	return m.srv.Handle(ctx, msg.body, m.inbound()).Body, nil
+}
+
+func (h *httpTransport) raw(ctx context.Context, m *message, key string) ([]byte, error) {
+	resp, err := h.do(ctx, http.MethodPost, m, nil)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusOK && isSSE(resp) && key != "" {
+		defer resp.Body.Close()
+		sr := newSSEReader(resp.Body, h.max)
+		return h.events(ctx, sr, key)
+	}
+	if resp.StatusCode/100 == 2 {
+		defer drain(resp)
+		if key == "" {
+			return nil, nil
+		}
+		return readBody(resp, h.max)
+	}
+	// A refusal that is the server's JSON-RPC answer (a -32602 with its
+	// 400, say) is the answer; the endpoint's own refusals are errors.
+	e := httpError(resp)
+	resp.Body.Close()
+	if e.RPC != nil && key != "" && json.Valid(e.Body) {
+		var id struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(e.Body, &id) == nil && len(id.ID) > 0 && string(id.ID) != "null" {
+			return e.Body, nil
+		}
+	}
+	return nil, e
+}
+
+// readBody reads a JSON answer of at most max bytes.
+func readBody(resp *http.Response, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("client: reading the answer: %w", err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("client: the answer exceeds %d bytes (raise MaxMessageBytes)", max)
+	}
+	return b, nil
+}

@@ -174,6 +174,33 @@ func (c *Context) Log(level LogLevel, logger string, data any) {
 	c.notify(b)
 }
 
+// LogLevel returns the least severe level the client asked to receive
+// for this request: the modern request's
+// _meta["io.modelcontextprotocol/logLevel"], or the level the legacy
+// session set with logging/setLevel. It is "" when the client asked for no
+// log messages. A proxy forwards it to the server it calls.
+func (c *Context) LogLevel() LogLevel {
+	switch c.minLogLevel() {
+	case 1:
+		return LevelDebug
+	case 2:
+		return LevelInfo
+	case 3:
+		return LevelNotice
+	case 4:
+		return LevelWarning
+	case 5:
+		return LevelError
+	case 6:
+		return LevelCritical
+	case 7:
+		return LevelAlert
+	case 8:
+		return LevelEmergency
+	}
+	return ""
+}
+
 func (c *Context) logEnabled(level LogLevel) bool {
 	min := c.minLogLevel()
 	return min != 0 && level.severity() >= min

@@ -51,28 +51,7 @@ func main() {
 func run(addr, prefix, issuer, jwks, resource string, scopes, command []string, logger *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	remote, err := client.Connect(ctx, client.Command(exec.Command(command[0], command[1:]...)),
-		client.ClientInfo("sake-proxy", "1.0.0"), client.Logger(logger), client.ForwardQuestions())
-	if err != nil {
-		return fmt.Errorf("connecting to %s: %w", command[0], err)
-	}
-	defer remote.Close()
-	info := remote.Info()
-	logger.Info("connected", "server", info.Server.Name, "era", info.Era, "version", info.ProtocolVersion)
-	var serverOpts []sake.Option
-	serverOpts = append(serverOpts, sake.Name(info.Server.Name+"-proxy", info.Server.Version), sake.Logger(logger))
-	if info.Instructions != "" {
-		serverOpts = append(serverOpts, sake.Instructions(info.Instructions))
-	}
-	if len(scopes) > 0 {
-		serverOpts = append(serverOpts, sake.RequireScopes(scopes...))
-	}
-	srv, err := client.Proxy(ctx, remote, client.Prefix(prefix), client.ProxyServerOptions(serverOpts...))
-	if err != nil {
-		return err
-	}
-	mux := http.NewServeMux()
-	var plugOpts []plug.Option
+	cfg := config{prefix: prefix, scopes: scopes, resource: resource, issuer: issuer, logger: logger}
 	if issuer != "" {
 		if jwks == "" || resource == "" {
 			return fmt.Errorf("-issuer needs -jwks and -resource")
@@ -81,14 +60,22 @@ func run(addr, prefix, issuer, jwks, resource string, scopes, command []string, 
 		if err != nil {
 			return err
 		}
-		meta := &auth.ResourceMetadata{Resource: resource, AuthorizationServers: []string{issuer}, ScopesSupported: scopes}
-		mux.Handle(auth.WellKnownPath(resource), meta.Handler())
-		plugOpts = append(plugOpts, plug.Authorization(v, auth.MetadataURL(resource), scopes...), plug.AllowedHosts("*"))
+		cfg.verifier = v
 	}
-	h := plug.New(srv, plugOpts...)
-	defer h.Close()
-	mux.Handle("/mcp", h)
-	hs := &http.Server{Addr: addr, Handler: mux}
+	remote, err := client.Connect(ctx, client.Command(exec.Command(command[0], command[1:]...)),
+		client.ClientInfo("sake-proxy", "1.0.0"), client.Logger(logger), client.ForwardQuestions())
+	if err != nil {
+		return fmt.Errorf("connecting to %s: %w", command[0], err)
+	}
+	defer remote.Close()
+	info := remote.Info()
+	logger.Info("connected", "server", info.Server.Name, "era", info.Era, "version", info.ProtocolVersion)
+	h, closeProxy, err := newProxy(ctx, remote, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeProxy()
+	hs := &http.Server{Addr: addr, Handler: h}
 	go func() {
 		<-ctx.Done()
 		_ = hs.Close()
@@ -98,4 +85,46 @@ func run(addr, prefix, issuer, jwks, resource string, scopes, command []string, 
 		return err
 	}
 	return nil
+}
+
+// config is what the proxy serves besides the remote server's components.
+type config struct {
+	prefix string
+	scopes []string
+	// verifier checks the callers' access tokens; nil serves without
+	// authorization.
+	verifier auth.Verifier
+	// resource and issuer describe this endpoint in its protected resource
+	// metadata (with verifier).
+	resource, issuer string
+	logger           *slog.Logger
+}
+
+// newProxy serves remote's components at /mcp (and, with authorization,
+// the protected resource metadata at its well-known URL). The remote
+// client keeps its own credentials: the callers' tokens are checked here
+// and go no further. closeProxy ends the open streams.
+func newProxy(ctx context.Context, remote *client.Client, cfg config) (h http.Handler, closeProxy func(), err error) {
+	info := remote.Info()
+	serverOpts := []sake.Option{sake.Name(info.Server.Name+"-proxy", info.Server.Version), sake.Logger(cfg.logger)}
+	if info.Instructions != "" {
+		serverOpts = append(serverOpts, sake.Instructions(info.Instructions))
+	}
+	if len(cfg.scopes) > 0 {
+		serverOpts = append(serverOpts, sake.RequireScopes(cfg.scopes...))
+	}
+	srv, err := client.Proxy(ctx, remote, client.Prefix(cfg.prefix), client.ProxyServerOptions(serverOpts...))
+	if err != nil {
+		return nil, nil, err
+	}
+	mux := http.NewServeMux()
+	var plugOpts []plug.Option
+	if cfg.verifier != nil {
+		meta := &auth.ResourceMetadata{Resource: cfg.resource, AuthorizationServers: []string{cfg.issuer}, ScopesSupported: cfg.scopes}
+		mux.Handle(auth.WellKnownPath(cfg.resource), meta.Handler())
+		plugOpts = append(plugOpts, plug.Authorization(cfg.verifier, auth.MetadataURL(cfg.resource), cfg.scopes...), plug.AllowedHosts("*"))
+	}
+	ph := plug.New(srv, plugOpts...)
+	mux.Handle("/mcp", ph)
+	return mux, ph.Close, nil
 }

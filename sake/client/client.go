@@ -133,15 +133,21 @@ func (c *Client) buildMeta() []byte {
 		}
 		caps.Extensions = ext
 	}
+	return c.renderMeta(caps, c.o.logLevel)
+}
+
+// renderMeta renders the _meta members of a 2026-07-28 request declaring
+// caps and asking for log messages at level and above ("" for none).
+func (c *Client) renderMeta(caps sake.ClientCapabilities, level sake.LogLevel) []byte {
 	cb, _ := json.Marshal(caps)
 	ib, _ := json.Marshal(c.o.info)
 	m := []byte(`"io.modelcontextprotocol/protocolVersion":"` + sake.Modern + `","io.modelcontextprotocol/clientCapabilities":`)
 	m = append(m, cb...)
 	m = append(m, `,"io.modelcontextprotocol/clientInfo":`...)
 	m = append(m, ib...)
-	if c.o.logLevel != "" {
+	if level != "" {
 		m = append(m, `,"io.modelcontextprotocol/logLevel":`...)
-		m = strconv.AppendQuote(m, string(c.o.logLevel))
+		m = strconv.AppendQuote(m, string(level))
 	}
 	return m
 }
@@ -294,8 +300,14 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 			c.mu.Unlock()
 		}()
 	}
+	meta := c.meta
+	if env := envelopeOf(ctx); env != nil && info.Era == sake.EraModern {
+		var release func()
+		meta, release = c.envelopeMeta(ctx, env, co != nil && co.long)
+		defer release()
+	}
 	m := &message{id: id, method: method, era: info.Era, version: info.ProtocolVersion,
-		body: c.encode(id, method, p, extra, token, info.Era)}
+		body: c.encodeMeta(id, method, p, extra, token, info.Era, meta)}
 	if co != nil {
 		m.name, m.hasName, m.params, m.long = co.name, co.hasName, co.params, co.long
 		if co.onID != nil {
@@ -319,7 +331,12 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 // encode builds a request: the 2026-07-28 _meta (and a progress token)
 // spliced before the params' own members.
 func (c *Client) encode(id int64, method string, p, extra []byte, token string, era sake.Era) []byte {
-	b := make([]byte, 0, 96+len(p)+len(extra)+len(c.meta))
+	return c.encodeMeta(id, method, p, extra, token, era, c.meta)
+}
+
+// encodeMeta is encode with the given 2026-07-28 _meta members.
+func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token string, era sake.Era, meta []byte) []byte {
+	b := make([]byte, 0, 96+len(p)+len(extra)+len(meta))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"method":`...)
@@ -335,7 +352,7 @@ func (c *Client) encode(id int64, method string, p, extra []byte, token string, 
 	if hasMeta {
 		b = append(b, `"_meta":{`...)
 		if modern {
-			b = append(b, c.meta...)
+			b = append(b, meta...)
 		}
 		if token != "" {
 			if modern {

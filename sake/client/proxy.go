@@ -178,6 +178,7 @@ func upstreamError(err error) error {
 // remote call was abandoned and the local call returns that.
 func forward(ctx *sake.Context) (context.Context, func(error) error) {
 	c, cancel := context.WithCancel(ctx)
+	c = withEnvelope(c, callerEnvelope(ctx))
 	c = WithProgress(c, func(pr Progress) {
 		total := 0.0
 		if pr.Total != nil {

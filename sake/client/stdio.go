@@ -67,6 +67,31 @@ type streamTransport struct {
 	done    chan struct{} // closed when reading stops
 	exited  chan struct{} // closed when the command has exited
 	stderr  chan struct{}
+	// logCtx is the context of the one request in flight that asked for
+	// log messages with a per-request level, or nil.
+	logCtx context.Context
+}
+
+// takeLogSlot lets the request of ctx ask for log messages, if no other
+// request in flight asks for them: a log message on stdio does not name
+// its request, so only one request at a time may receive them, and it
+// receives every one written while it runs. ok is false when another
+// request holds the slot: the request must then go without log messages.
+// release gives the slot back when the request is done.
+func (t *streamTransport) takeLogSlot(ctx context.Context) (release func(), ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.logCtx != nil {
+		return func() {}, false
+	}
+	t.logCtx = ctx
+	return func() {
+		t.mu.Lock()
+		if t.logCtx == ctx {
+			t.logCtx = nil
+		}
+		t.mu.Unlock()
+	}, true
 }
 
 func (t *streamTransport) bind(_ context.Context, incoming func(context.Context, []byte), o *options) error {
@@ -143,7 +168,15 @@ func (t *streamTransport) read() {
 			}
 			continue
 		}
-		t.incoming(nil, line)
+		var ctx context.Context
+		if peek.Method != nil && *peek.Method == "notifications/message" {
+			// A log message belongs to the one request that asked for logs
+			// (see takeLogSlot); stdio does not say which request it is.
+			t.mu.Lock()
+			ctx = t.logCtx
+			t.mu.Unlock()
+		}
+		t.incoming(ctx, line)
 	}
 	t.mu.Lock()
 	if errors.Is(err, io.EOF) {

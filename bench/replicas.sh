@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Replicas on PostgreSQL against one process: the sake echo server alone,
+# the same process behind the round-robin proxy (the proxy's own cost),
 # one replica behind a round-robin proxy, and two replicas behind it, over
-# HTTP in both eras, interleaved in one run. Starts a throwaway cluster
+# HTTP in both eras, for tools/call echo and for a task polled to its end
+# (echo_task), interleaved in one run. Starts a throwaway cluster
 # (scripts/postgres.sh) unless SAKE_POSTGRES_URL is set.
 #
 #   bench/replicas.sh                 # 16 clients, 5 s per run, 3 repetitions
@@ -21,5 +23,5 @@ echo "building into bench/.bin ..." >&2
 go build -o .bin/sake ./servers/sake
 go build -o .bin/replicas ./servers/replicas
 go build -o .bin/load ./load
-.bin/load -bin .bin -c "$CONC" -d "$DUR" -reps "$REPS" -servers sake,sake-1r,sake-2r -paths http-legacy,http-modern |
+.bin/load -bin .bin -c "$CONC" -d "$DUR" -reps "$REPS" -servers sake,sake-proxy,sake-1r,sake-2r -paths http-legacy,http-modern,http-legacy-tasks,http-modern-tasks |
   tee "results-replicas-$(date +%Y%m%d-%H%M%S).txt"

@@ -43,7 +43,7 @@ func runHTTP(ctx context.Context, c config, o options, extra []string, r *runRes
 	url := "http://" + addr + "/mcp"
 
 	// The probe: one client's setup and one verified call.
-	probe := newHTTPClient(hc, url, o.conc, c.path.modern)
+	probe := newHTTPClient(hc, url, o.conc, c.path)
 	if err := probe.setup(ctx); err != nil {
 		return fmt.Errorf("probe: %v%s", err, p.exitNote())
 	}
@@ -56,7 +56,7 @@ func runHTTP(ctx context.Context, c config, o options, extra []string, r *runRes
 	setupErr := make([]error, o.conc)
 	var wg sync.WaitGroup
 	for i := range clients {
-		clients[i] = newHTTPClient(hc, url, i, c.path.modern)
+		clients[i] = newHTTPClient(hc, url, i, c.path)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -77,6 +77,9 @@ func runHTTP(ctx context.Context, c config, o options, extra []string, r *runRes
 		return fmt.Errorf("no client could set up: %v", setupErr[0])
 	}
 	measure(ctx, callers, o.dur, r)
+	for _, cl := range clients {
+		r.polls += cl.polls
+	}
 	if r.rssKiB, err = p.peakRSS(); err != nil {
 		r.tally.add(fmt.Errorf("peak RSS: %v", err))
 	}
@@ -123,22 +126,26 @@ type httpClient struct {
 	url    string
 	idx    int
 	modern bool
+	tasks  bool
 	hdr    http.Header // the headers of every tools/call POST
+	getHdr http.Header // the headers of tasks/get and tasks/result (tasks workload)
+	polls  int64       // tasks/get requests sent (tasks workload)
 	seq    int
 	body   []byte
 	resp   bytes.Buffer
 }
 
-func newHTTPClient(hc *http.Client, url string, idx int, modern bool) *httpClient {
+func newHTTPClient(hc *http.Client, url string, idx int, p pathSpec) *httpClient {
+	modern := p.modern
 	hdr := http.Header{}
 	hdr.Set("Content-Type", "application/json")
 	hdr.Set("Accept", "application/json, text/event-stream")
 	if modern {
 		hdr.Set("MCP-Protocol-Version", modernVersion)
 		hdr.Set("Mcp-Method", "tools/call")
-		hdr.Set("Mcp-Name", "echo")
+		hdr.Set("Mcp-Name", toolName(p.tasks))
 	}
-	return &httpClient{hc: hc, url: url, idx: idx, modern: modern, hdr: hdr, body: make([]byte, 0, 512)}
+	return &httpClient{hc: hc, url: url, idx: idx, modern: modern, tasks: p.tasks, hdr: hdr, getHdr: hdr.Clone(), body: make([]byte, 0, 512)}
 }
 
 // setup runs the legacy handshake: initialize (keeping the session id the
@@ -169,6 +176,7 @@ func (c *httpClient) setup(ctx context.Context) error {
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
 		c.hdr.Set("Mcp-Session-Id", sid)
 	}
+	c.getHdr = c.hdr.Clone()
 	resp, body, err = c.post(ctx, initializedBody, c.hdr)
 	if err != nil {
 		return fmt.Errorf("notifications/initialized: %v", err)
@@ -183,6 +191,9 @@ func (c *httpClient) setup(ctx context.Context) error {
 // call sends one tools/call echo and verifies the answer. The latency runs
 // from sending the request to having read the whole response body.
 func (c *httpClient) call(ctx context.Context) (time.Duration, error) {
+	if c.tasks {
+		return c.callTask(ctx)
+	}
 	c.seq++
 	id := int64(c.seq)
 	var ts, te int

@@ -15,6 +15,11 @@
 //	stdio-legacy  one server process; one initialize, then the clients share
 //	              its stdin/stdout, their ids demultiplexed by a reader goroutine
 //	stdio-modern  the same without initialize, every request with _meta
+//	http-legacy-tasks  (not run unless asked) each client calls echo_task as a
+//	              task (params.task), polls tasks/get at once until it is
+//	              completed, then reads tasks/result: one operation
+//	http-modern-tasks  the same in 2026-07-28 (the tasks extension declared;
+//	              the result comes with the completed tasks/get)
 //
 // Only verified results count: a JSON-RPC result (SSE bodies are parsed)
 // whose content[0].text equals the text sent. Anything else is an error.
@@ -40,13 +45,16 @@ type pathSpec struct {
 	name   string // http-legacy, http-modern, stdio-legacy, stdio-modern
 	http   bool   // Streamable HTTP; otherwise stdio
 	modern bool   // 2026-07-28 requests; otherwise the 2025-11-25 handshake
+	tasks  bool   // the tasks workload (echo_task polled to its end)
 }
 
 var allPaths = []pathSpec{
-	{"http-legacy", true, false},
-	{"http-modern", true, true},
-	{"stdio-legacy", false, false},
-	{"stdio-modern", false, true},
+	{"http-legacy", true, false, false},
+	{"http-modern", true, true, false},
+	{"stdio-legacy", false, false, false},
+	{"stdio-modern", false, true, false},
+	{"http-legacy-tasks", true, false, true},
+	{"http-modern-tasks", true, true, true},
 }
 
 // serverSpec is one echo server binary and how to start it for a path.
@@ -62,6 +70,8 @@ type serverSpec struct {
 	bin string
 	// httpOnly servers have no stdio path.
 	httpOnly bool
+	// tasks servers offer the echo_task tool of the tasks workload.
+	tasks bool
 }
 
 // binary is the file name of the server's binary.
@@ -88,7 +98,7 @@ func plainArgs(p pathSpec, addr string) []string {
 func noNote(pathSpec) string { return "" }
 
 var allServers = []serverSpec{
-	{name: "sake", label: "sake", args: plainArgs, note: noNote},
+	{name: "sake", label: "sake", args: plainArgs, note: noNote, tasks: true},
 	{
 		name:  "gosdk",
 		label: "go-sdk",
@@ -110,10 +120,15 @@ var allServers = []serverSpec{
 		},
 	},
 	{name: "mcpgo", label: "mcp-go", args: plainArgs, note: noNote},
-	{name: "sake-1r", label: "sake-1r", bin: "replicas", httpOnly: true, args: replicaArgs("1"), note: func(pathSpec) string {
+	{name: "sake-proxy", label: "sake-proxy", bin: "replicas", httpOnly: true, tasks: true, args: func(_ pathSpec, addr string) []string {
+		return []string{"-http", addr, "-n", "1", "-no-database"}
+	}, note: func(pathSpec) string {
+		return "one process, no database, behind the same round-robin proxy as the replicas"
+	}},
+	{name: "sake-1r", label: "sake-1r", bin: "replicas", httpOnly: true, tasks: true, args: replicaArgs("1"), note: func(pathSpec) string {
 		return "one replica on PostgreSQL behind a round-robin proxy"
 	}},
-	{name: "sake-2r", label: "sake-2r", bin: "replicas", httpOnly: true, args: replicaArgs("2"), note: func(pathSpec) string {
+	{name: "sake-2r", label: "sake-2r", bin: "replicas", httpOnly: true, tasks: true, args: replicaArgs("2"), note: func(pathSpec) string {
 		return "two replicas on PostgreSQL behind a round-robin proxy"
 	}},
 	{name: "bare", label: "bare", args: plainArgs, note: func(pathSpec) string {
@@ -147,7 +162,7 @@ func main() {
 	flag.DurationVar(&o.dur, "d", 5*time.Second, "measured duration of one run")
 	flag.IntVar(&o.reps, "reps", 3, "repetitions of the whole set of configurations")
 	flag.StringVar(&servers, "servers", "sake,gosdk,mcpgo,bare", "comma-separated servers to run")
-	flag.StringVar(&paths, "paths", "http-legacy,http-modern,stdio-legacy,stdio-modern", "comma-separated paths to run")
+	flag.StringVar(&paths, "paths", "http-legacy,http-modern,stdio-legacy,stdio-modern", "comma-separated paths to run (also http-legacy-tasks, http-modern-tasks)")
 	flag.StringVar(&o.profile, "profile", "", "after the runs, if sake's http-modern rps is below 1.5× mcp-go's, run it once more with -cpuprofile `FILE`")
 	flag.BoolVar(&o.profileAlways, "profile-always", false, "with -profile, take the profile whatever the ratio")
 	flag.Parse()
@@ -178,7 +193,7 @@ func main() {
 		}
 	}
 	sums := summarize(cfgs, results)
-	printSummary(sums, o)
+	printSummary(sums, cfgs, o)
 
 	if o.profile != "" {
 		maybeProfile(sums, o)
@@ -202,7 +217,7 @@ func selectConfigs(servers, paths string) ([]config, error) {
 			continue
 		}
 		for _, s := range allServers {
-			if want(servers, s.name) && (p.http || !s.httpOnly) {
+			if want(servers, s.name) && (p.http || !s.httpOnly) && (!p.tasks || s.tasks) {
 				cfgs = append(cfgs, config{s, p})
 			}
 		}

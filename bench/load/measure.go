@@ -35,6 +35,7 @@ type runResult struct {
 	rps      float64
 	p50, p99 time.Duration
 	rssKiB   int64
+	polls    int64 // tasks/get requests of the tasks workload
 	tally    *errTally
 }
 
@@ -153,6 +154,9 @@ func (r runResult) line(reps int) string {
 	} else {
 		fmt.Fprintf(&b, "%s  rps %8.0f  p50 %7.3fms  p99 %7.3fms  rss %5.1fMiB  ok %7d  err %d",
 			head, r.rps, ms(r.p50), ms(r.p99), float64(r.rssKiB)/1024, r.ok, r.errs)
+		if r.cfg.path.tasks && r.ok > 0 {
+			fmt.Fprintf(&b, "  tasks/get per task %.2f", float64(r.polls)/float64(r.ok))
+		}
 	}
 	for _, l := range r.tally.lines() {
 		b.WriteString("\n      error: " + l)

@@ -66,7 +66,7 @@ func median[T float64 | time.Duration](v []T) T {
 }
 
 // printSummary prints the table of medians and the ratios.
-func printSummary(sums []summary, o options) {
+func printSummary(sums []summary, cfgs []config, o options) {
 	fmt.Printf("\n## Medians over %d repetition(s): %d clients, %s per run\n\n", o.reps, o.conc, o.dur)
 	fmt.Println("| config | runs | rps median (min–max) | p50 ms | p99 ms | peak RSS MiB | errors | note |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
@@ -100,31 +100,38 @@ func printSummary(sums []summary, o options) {
 		return fmt.Sprintf("%.2f", a/b)
 	}
 
+	var paths []pathSpec // the paths of this run, in their fixed order
+	for _, p := range allPaths {
+		if slices.ContainsFunc(cfgs, func(c config) bool { return c.path.name == p.name }) {
+			paths = append(paths, p)
+		}
+	}
 	fmt.Println("\n## Ratios of median rps (higher favours the first name)")
 	fmt.Println()
 	fmt.Print("| ratio |")
-	for _, p := range allPaths {
+	for _, p := range paths {
 		fmt.Printf(" %s |", p.name)
 	}
 	fmt.Print("\n|---|")
-	for range allPaths {
+	for range paths {
 		fmt.Print("---|")
 	}
 	fmt.Println()
 	for _, peer := range []string{"bare", "mcpgo", "gosdk"} {
 		fmt.Printf("| sake/%s |", labelOf(peer))
-		for _, p := range allPaths {
+		for _, p := range paths {
 			fmt.Printf(" %s |", ratio(rps("sake", p.name), rps(peer, p.name)))
 		}
 		fmt.Println()
 	}
 
-	for _, r := range [][2]string{{"sake-2r", "sake-1r"}, {"sake-2r", "sake"}, {"sake-1r", "sake"}} {
-		if rps(r[0], "http-modern") == 0 && rps(r[0], "http-legacy") == 0 {
+	for _, r := range [][2]string{{"sake-2r", "sake-1r"}, {"sake-1r", "sake-proxy"}, {"sake-2r", "sake-proxy"},
+		{"sake-proxy", "sake"}, {"sake-2r", "sake"}, {"sake-1r", "sake"}} {
+		if !slices.ContainsFunc(sums, func(s summary) bool { return s.cfg.srv.name == r[0] && s.measuredAnything }) {
 			continue
 		}
 		fmt.Printf("| %s/%s |", r[0], r[1])
-		for _, p := range allPaths {
+		for _, p := range paths {
 			fmt.Printf(" %s |", ratio(rps(r[0], p.name), rps(r[1], p.name)))
 		}
 		fmt.Println()

@@ -141,30 +141,37 @@ func verifyBody(body []byte, sse bool, id int64, want []byte) error {
 // whose data: lines carry it (other events, such as notifications or
 // priming events with empty data, are skipped).
 func findResponse(body []byte, sse bool, id int64) (*response, error) {
+	m, _, err := findMessage(body, sse, id)
+	return m, err
+}
+
+// findMessage is findResponse that also returns the JSON of the message,
+// for callers that read more of it than response holds.
+func findMessage(body []byte, sse bool, id int64) (*response, []byte, error) {
 	if !sse {
 		var m response
 		if err := json.Unmarshal(body, &m); err != nil {
-			return nil, fmt.Errorf("bad JSON body: %v: %s", err, short(string(body), 200))
+			return nil, nil, fmt.Errorf("bad JSON body: %v: %s", err, short(string(body), 200))
 		}
 		if got, ok := m.idOf(); !ok || got != id {
-			return nil, fmt.Errorf("response id %s, want %d: %s", m.ID, id, short(string(body), 200))
+			return nil, nil, fmt.Errorf("response id %s, want %d: %s", m.ID, id, short(string(body), 200))
 		}
-		return &m, nil
+		return &m, body, nil
 	}
 	var data []byte // the data of the current event (one or more data: lines)
-	flush := func() (*response, error) {
+	flush := func() (*response, []byte, error) {
 		defer func() { data = data[:0] }()
 		if len(bytes.TrimSpace(data)) == 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
 		var m response
 		if err := json.Unmarshal(data, &m); err != nil {
-			return nil, fmt.Errorf("bad JSON in SSE event: %v: %s", err, short(string(data), 200))
+			return nil, nil, fmt.Errorf("bad JSON in SSE event: %v: %s", err, short(string(data), 200))
 		}
 		if got, ok := m.idOf(); !ok || got != id || !m.isResponse() {
-			return nil, nil // a notification or something else: keep looking
+			return nil, nil, nil // a notification or something else: keep looking
 		}
-		return &m, nil
+		return &m, bytes.Clone(data), nil
 	}
 	rest := body
 	for len(rest) > 0 {
@@ -172,8 +179,8 @@ func findResponse(body []byte, sse bool, id int64) (*response, error) {
 		line, rest, _ = bytes.Cut(rest, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(line) == 0 { // end of event
-			if m, err := flush(); m != nil || err != nil {
-				return m, err
+			if m, raw, err := flush(); m != nil || err != nil {
+				return m, raw, err
 			}
 			continue
 		}
@@ -185,8 +192,8 @@ func findResponse(body []byte, sse bool, id int64) (*response, error) {
 			data = append(data, v...)
 		}
 	}
-	if m, err := flush(); m != nil || err != nil {
-		return m, err
+	if m, raw, err := flush(); m != nil || err != nil {
+		return m, raw, err
 	}
-	return nil, fmt.Errorf("no response to id %d in SSE body: %s", id, short(string(body), 200))
+	return nil, nil, fmt.Errorf("no response to id %d in SSE body: %s", id, short(string(body), 200))
 }

@@ -16,6 +16,9 @@ type control struct {
 	m     *Manager
 	id    string
 	owner string // counted in m.byOwner while running
+	// vacated is set (under m.mu) once the slot is given back while the
+	// final state is stored.
+	vacated bool
 	// ctx is the task's context; cancel ends it with a cause.
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -83,11 +86,14 @@ func (c *control) update(fn func(*sake.Task) error) error {
 }
 
 // finish makes the task terminal through fn and releases it: the work has
-// ended, whatever the store says.
+// ended, whatever the store says. Its running slot is given back before
+// the terminal state is stored, so that a caller who reads it (here or on
+// another replica) can start its next task at once.
 func (c *control) finish(fn func(*sake.Task)) {
 	if c.finished.Load() {
 		return
 	}
+	c.m.vacate(c)
 	now := c.m.now()
 	t, err := c.m.store.Update(c.storeCtx, c.id, func(t *sake.Task) error {
 		if t.Terminal() {

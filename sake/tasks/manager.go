@@ -58,6 +58,7 @@ type Manager struct {
 	pending  int                 // Creates between reserving a slot and storing the task
 	running  map[string]*control // non-terminal tasks created here, by id
 	byOwner  map[string]int      // running and pending tasks, by owner
+	vacated  int                 // tasks in running whose slot is given back (being finished)
 	watchers map[string]*watcher // Waits in progress, by task id
 	subs     map[string]map[uint64]func(*sake.Task)
 	nextSub  uint64
@@ -124,7 +125,7 @@ func (m *Manager) Create(ctx context.Context, owner string, opts sake.TaskOption
 	case m.cfg.maxPerOwner > 0 && m.byOwner[owner] >= m.cfg.maxPerOwner:
 		m.mu.Unlock()
 		return nil, nil, m.ownerFull
-	case m.cfg.maxRunning > 0 && len(m.running)+m.pending >= m.cfg.maxRunning:
+	case m.cfg.maxRunning > 0 && len(m.running)-m.vacated+m.pending >= m.cfg.maxRunning:
 		m.mu.Unlock()
 		return nil, nil, m.serverFull
 	}
@@ -313,7 +314,7 @@ func (m *Manager) List(ctx context.Context, owner, cursor string, limit int) ([]
 func (m *Manager) Running() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.running)
+	return len(m.running) - m.vacated
 }
 
 // control returns the running control of task id, or nil.
@@ -332,11 +333,28 @@ func (m *Manager) release(c *control, cause error) {
 	m.mu.Lock()
 	if m.running[c.id] == c {
 		delete(m.running, c.id)
-		m.ownerDone(c.owner)
+		if c.vacated {
+			m.vacated--
+		} else {
+			m.ownerDone(c.owner)
+		}
 	}
 	m.mu.Unlock()
 	c.cancel(cause)
 	close(c.done)
+}
+
+// vacate gives back c's running slot (its owner's and the server's)
+// while its final state is being stored; release forgets it after that.
+// Shutdown still waits for it.
+func (m *Manager) vacate(c *control) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.running[c.id] == c && !c.vacated {
+		c.vacated = true
+		m.vacated++
+		m.ownerDone(c.owner)
+	}
 }
 
 // newID returns a random (version 4) UUID.

@@ -922,3 +922,41 @@ func TestMaxRunningPerOwner(t *testing.T) {
 type failingStore struct{ Store }
 
 func (failingStore) Create(context.Context, *sake.Task) error { return errors.New("store down") }
+
+// A caller that sees its task finished (on this replica or another one
+// reading the same store) may start the next one at once: the owner's
+// slot is free before the finished state can be read.
+func TestSlotFreeOnceFinishedIsVisible(t *testing.T) {
+	t.Parallel()
+	store := &watchingStore{Store: NewMemoryStore()}
+	m := newManager(t, MaxRunning(1), MaxRunningPerOwner(1), WithStore(store))
+	_, ctl := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
+	var next error
+	store.onTerminal = func() {
+		// What a poller sees right after the terminal state is stored.
+		_, _, next = m.Create(context.Background(), "sub:alice", sake.TaskOptions{})
+	}
+	ctl.Complete(json.RawMessage(`{"content":[]}`), false)
+	if next != nil {
+		t.Fatalf("Create right after the first task was seen completed: %v", next)
+	}
+	if m.Running() != 1 {
+		t.Errorf("Running = %d, want the second task only", m.Running())
+	}
+}
+
+// watchingStore calls onTerminal (once) after it stored a terminal task.
+type watchingStore struct {
+	Store
+	onTerminal func()
+}
+
+func (s *watchingStore) Update(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
+	t, err := s.Store.Update(ctx, id, fn)
+	if err == nil && t.Terminal() && s.onTerminal != nil {
+		f := s.onTerminal
+		s.onTerminal = nil
+		f()
+	}
+	return t, err
+}

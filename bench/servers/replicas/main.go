@@ -4,6 +4,7 @@
 // same proxy, so the proxy's own cost is on both sides of the ratio).
 //
 //	replicas -http 127.0.0.1:8080 -n 2 -postgres postgres://...   # URL from SAKE_POSTGRES_URL by default
+//	replicas -http 127.0.0.1:8080 -n 1 -no-database               # the proxy's own cost
 //
 // Streamable HTTP only. The replicas are the sake binary beside this one.
 package main
@@ -37,8 +38,12 @@ func run() error {
 	addr := flag.String("http", "", "serve the proxy at ADDR (required: Streamable HTTP only)")
 	n := flag.Int("n", 2, "how many replicas")
 	pg := flag.String("postgres", os.Getenv("SAKE_POSTGRES_URL"), "the replicas' database (default $SAKE_POSTGRES_URL)")
+	noDB := flag.Bool("no-database", false, "run one plain process (no database) behind the proxy, to measure the proxy alone")
 	flag.Parse()
-	if *addr == "" || *pg == "" || *n < 1 {
+	if *noDB && *n != 1 {
+		return errors.New("-no-database runs exactly one process (-n 1): replicas without a shared database cannot share sessions")
+	}
+	if *addr == "" || (*pg == "" && !*noDB) || *n < 1 {
 		return errors.New("needs -http ADDR, -n >= 1 and a database (-postgres or SAKE_POSTGRES_URL; scripts/postgres.sh starts one)")
 	}
 	bin := filepath.Join(filepath.Dir(os.Args[0]), "sake")
@@ -59,7 +64,11 @@ func run() error {
 		}
 		a := ln.Addr().String()
 		ln.Close()
-		cmd := exec.Command(bin, "-http", a, "-postgres", *pg)
+		args := []string{"-http", a}
+		if !*noDB {
+			args = append(args, "-postgres", *pg)
+		}
+		cmd := exec.Command(bin, args...)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			return err

@@ -1,5 +1,6 @@
-// Command sake is the benchmark's echo server built with Sake for Go: one
-// tool, echo, that returns its text argument as a text content.
+// Command sake is the benchmark's echo server built with Sake for Go: the
+// tool echo returns its text argument as a text content, and echo_task
+// does the same as a task (for the tasks workload).
 //
 //	sake                       # stdio
 //	sake -http 127.0.0.1:8080  # Streamable HTTP at /mcp, both eras
@@ -29,6 +30,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/pgreplica"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/stdio"
+	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
 // Echo is the server's implementation: its one method is the echo tool.
@@ -41,6 +43,14 @@ type EchoArgs struct {
 
 // Echo returns the text it was given.
 func (Echo) Echo(_ context.Context, a EchoArgs) (string, error) { return a.Text, nil }
+
+// EchoTask returns the text it was given, run as a task.
+func (Echo) EchoTask(_ context.Context, a EchoArgs) (string, error) { return a.Text, nil }
+
+// Declare makes echo_task a task tool; clients poll it at once.
+func (Echo) Declare(d *sake.Declarations) {
+	d.Tool("EchoTask").Name("echo_task").Description("Echoes its text, as a task.").Task(sake.TaskRequired)
+}
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP at ADDR/mcp instead of stdio")
@@ -75,6 +85,10 @@ func main() {
 		}
 		defer replica.Close(context.Background()) //nolint:errcheck // nothing runs as a task here
 		opts = append(opts, replica.Options()...)
+	} else {
+		tm := tasks.New(tasks.Logger(logger))
+		defer tm.Shutdown(context.Background()) //nolint:errcheck // its tasks end at once
+		opts = append(opts, sake.Tasks(tm))
 	}
 	srv, err := sake.New(Echo{}, opts...)
 	if err != nil {

@@ -27,6 +27,13 @@ type conn struct {
 
 	pool pool
 
+	// lr is read by one goroutine at a time: the first reading
+	// goroutine, then each one the watchdog starts (inline.go). The last
+	// one reports the end of the input on readErrc and closes readerDone.
+	lr         *lineReader
+	readErrc   chan error
+	readerDone chan struct{}
+
 	readDeadline, writeDeadline bool // set by Serve, cleared before it returns
 }
 
@@ -46,6 +53,8 @@ func newConn(ctx context.Context, srv *sake.Server, r io.Reader, w io.Writer, cf
 		}
 	}))
 	cn.pool.init(cn)
+	cn.lr = newLineReader(r, cfg.maxLine)
+	cn.readErrc, cn.readerDone = make(chan error, 1), make(chan struct{})
 	return cn
 }
 
@@ -57,13 +66,8 @@ func (cn *conn) serve() error {
 	if err := cn.ctx.Err(); err != nil {
 		return err
 	}
-	readErrc := make(chan error, 1)
-	readerDone := make(chan struct{})
-	lr := newLineReader(cn.r, cn.cfg.maxLine)
-	go func() {
-		defer close(readerDone)
-		readErrc <- cn.read(lr)
-	}()
+	readErrc, readerDone := cn.readErrc, cn.readerDone
+	go cn.readOn(0)
 
 	var readErr error
 	ended := false
@@ -109,21 +113,50 @@ func (cn *conn) serve() error {
 	return nil
 }
 
+// readOn reads the input until it ends or the reading is handed on to
+// another goroutine; the goroutine that reads last reports the end.
+func (cn *conn) readOn(gen uint64) {
+	reading, err := cn.read(gen)
+	if reading {
+		cn.readErrc <- err
+		close(cn.readerDone)
+	}
+}
+
 // read reads the input and dispatches every line on this goroutine, so a
 // message costs no hand-off between goroutines before it is decoded. It
 // returns the error that ended the input, or nil once the connection is
-// stopped.
-func (cn *conn) read(lr *lineReader) error {
+// stopped; reading is false when another goroutine reads on. gen is the
+// goroutine's generation as a reader (see pool.reader).
+//
+// While whole lines wait in the input buffer, the responses written meanwhile
+// stay in the output buffer: it is written out before a read that may
+// wait, so a burst of requests is answered with one write, as a plain
+// line server does.
+func (cn *conn) read(gen uint64) (reading bool, err error) {
 	for {
-		line, tooLong, err := lr.read()
 		if cn.base.Err() != nil {
-			return nil
+			return true, nil
+		}
+		if cn.lr.lineBuffered() {
+			cn.out.batching.Store(true)
+		} else {
+			cn.out.batching.Store(false)
+			if cn.out.pending() && !cn.pool.flush(gen) {
+				return false, nil
+			}
+		}
+		line, tooLong, err := cn.lr.read()
+		if cn.base.Err() != nil {
+			return true, nil
 		}
 		if tooLong > 0 || (line != nil && !blank(line)) {
-			cn.dispatch(item{line: line, tooLong: tooLong})
+			if !cn.dispatch(item{line: line, tooLong: tooLong}, err != nil, gen) {
+				return false, nil
+			}
 		}
 		if err != nil {
-			return err
+			return true, err
 		}
 	}
 }

@@ -55,13 +55,21 @@
 // Requests run concurrently, so a slow tool does not hold up the others:
 // responses are written as they complete, in any order, and the
 // notifications a request sends (progress, log messages) are written
-// before its response. They run on a pool of goroutines started as
-// needed, at most MaxConcurrent (64 by default), which stay until Serve
-// returns. When all of them are busy, the next requests wait in a queue.
-// Reading never waits for a worker, so a cancellation and the client's
-// answers to the server's own questions always get through; the server
-// bounds the requests in flight on the connection (sake.MaxInFlight, 256
-// by default) and refuses those beyond with a -32000 error.
+// before its response. At most MaxConcurrent (64 by default) run at once.
+// When nothing waits, the goroutine that reads runs the request itself,
+// which costs no hand-off; should the request still run a millisecond
+// later, a new goroutine takes over the reading, so a slow tool delays the
+// next line by about that much, and the next requests go to a pool of
+// workers started as needed, which stay until Serve returns. When every
+// slot is busy, the next requests wait in a queue. Reading never waits for
+// a worker, so a cancellation and the client's answers to the server's own
+// questions always get through; the server bounds the requests in flight
+// on the connection (sake.MaxInFlight, 256 by default) and refuses those
+// beyond with a -32000 error.
+//
+// Responses are buffered while more whole lines wait in the input, and
+// written out before the next read that may wait: a burst of requests is
+// answered with one write.
 //
 // Notifications and responses from the client, and initialize, are handled
 // one at a time as they are read, before the next line: a

@@ -91,3 +91,14 @@ func blank(line []byte) bool {
 	}
 	return true
 }
+
+// lineBuffered reports whether a whole line waits in the buffer, so that
+// reading it will not wait for input.
+func (lr *lineReader) lineBuffered() bool {
+	n := lr.br.Buffered()
+	if n == 0 {
+		return false
+	}
+	b, _ := lr.br.Peek(n)
+	return bytes.IndexByte(b, '\n') >= 0
+}

@@ -7,21 +7,27 @@ import (
 )
 
 // dispatch handles one line: a request that may run beside others goes to
-// the pool; everything else (notifications, responses, garbage, and
-// initialize, whose session the next messages need) is handled before the
-// next line, which keeps it in order and costs no goroutine.
-func (cn *conn) dispatch(it item) {
+// the pool, which may run it on this goroutine (runInline); everything
+// else (notifications, responses, garbage, and initialize, whose session
+// the next messages need) is handled before the next line, which keeps it
+// in order and costs no goroutine. last says the input ends after this
+// line; gen is the reading goroutine's generation. dispatch reports whether this goroutine still holds the reading.
+func (cn *conn) dispatch(it item, last bool, gen uint64) (reading bool) {
 	if it.tooLong > 0 {
 		cn.cfg.logger.Warn("stdio: discarded an over-long message", "bytes", it.tooLong, "limit", cn.cfg.maxLine)
 		_ = cn.out.write(tooLongError(it.tooLong, cn.cfg.maxLine))
-		return
+		return true
 	}
 	m := cn.sc.Decode(it.line)
 	if m.Concurrent() {
-		cn.pool.submit(m)
-		return
+		if last {
+			cn.pool.submit(m)
+			return true
+		}
+		return cn.pool.runInline(m, gen)
 	}
 	cn.run(m)
+	return true
 }
 
 // run handles a message and writes its response, unless the request was

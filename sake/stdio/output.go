@@ -18,6 +18,10 @@ var errClosed = errors.New("stdio: the connection is closed")
 // lock, so nothing waits in the buffer while the writer is idle.
 type output struct {
 	waiting atomic.Int32 // writers waiting for mu
+	// batching is set while the reader handles lines that are already
+	// buffered: it flushes before it next waits for input, so writers
+	// leave the flush to it.
+	batching atomic.Bool
 
 	mu     sync.Mutex
 	bw     *bufio.Writer
@@ -53,7 +57,7 @@ func (o *output) write(msg []byte) error {
 	}
 	// A writer that finds others waiting leaves the flush to the last of
 	// them, which always comes (it counted itself before locking).
-	if err == nil && o.waiting.Load() == 0 {
+	if err == nil && o.waiting.Load() == 0 && !o.batching.Load() {
 		err = o.bw.Flush()
 	}
 	if err != nil {
@@ -61,6 +65,25 @@ func (o *output) write(msg []byte) error {
 		o.fail(err)
 	}
 	return err
+}
+
+// pending reports whether messages wait in the buffer.
+func (o *output) pending() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.bw.Buffered() > 0
+}
+
+// flush writes out what is buffered.
+func (o *output) flush() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err == nil && !o.closed && o.bw.Buffered() > 0 {
+		if err := o.bw.Flush(); err != nil {
+			o.err = err
+			o.fail(err)
+		}
+	}
 }
 
 // close flushes what is buffered and refuses later writes.

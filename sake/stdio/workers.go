@@ -2,26 +2,57 @@ package stdio
 
 import (
 	"sync"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 )
 
-// pool runs requests on up to cfg.maxConcurrent workers, started as needed
-// and kept until Serve returns: a goroutine per request would grow a fresh
-// stack for every one. Requests beyond the workers wait in a queue; the
-// server bounds how many are in flight (sake.MaxInFlight).
+// pool runs the requests that may run beside others, at most
+// cfg.maxConcurrent at once. The reading goroutine runs a request itself
+// (inline) when nothing waits and a slot is free, which costs no hand-off
+// between goroutines; should it still run after handoffAfter, a watchdog
+// passes the reading on to a new goroutine, so cancellations and the
+// client's answers are read while the request goes on (see inline.go).
+// Otherwise a request goes to the workers, started as needed and kept
+// until Serve returns: a goroutine per request would grow a fresh stack
+// for every one. Requests beyond the slots wait in a queue; the server
+// bounds how many are in flight (sake.MaxInFlight).
 type pool struct {
 	cn *conn
+	// wg counts the workers and the inline runs, so that drain waits for
+	// every request. Add happens under mu before closed is set, hence
+	// before drain's Wait.
 	wg sync.WaitGroup
 
 	mu      sync.Mutex
 	cond    sync.Cond
 	queue   []*sake.Message
 	head    int
-	workers int
-	idle    int
+	workers int // worker goroutines alive
+	idle    int // workers waiting in next
+	running int // requests running, on workers or inline
 	closed  bool
+
+	// The inline run in progress on the reading goroutine, and the
+	// watchdog that hands the reading on when it lasts.
+	inlineID  uint64 // increases with every inline run
+	inlineOn  bool   // an inline run holds the reading
+	seenID    uint64 // the inline run the watchdog saw at its last tick
+	reader    uint64 // the generation of the goroutine that reads; each hand-off adds one
+	armed     bool   // the watchdog's timer is pending
+	timer     *time.Timer
+	pooled    int // requests to send to the workers before running inline again
 }
+
+// handoffAfter is how long an inline request may hold the reading before
+// a new goroutine takes it over: between one and two ticks of the
+// watchdog.
+var handoffAfter = time.Millisecond
+
+// pooledAfterHandoff is how many requests go to the workers after a
+// hand-off before the reading goroutine runs one inline again: a
+// connection whose tools take long pays for a hand-off once in that many.
+const pooledAfterHandoff = 256
 
 func (p *pool) init(cn *conn) {
 	p.cn = cn
@@ -33,6 +64,11 @@ func (p *pool) init(cn *conn) {
 // and forgets it.
 func (p *pool) submit(m *sake.Message) {
 	p.mu.Lock()
+	p.submitLocked(m)
+}
+
+// submitLocked is submit with p.mu held; it unlocks it.
+func (p *pool) submitLocked(m *sake.Message) {
 	if p.closed {
 		p.mu.Unlock()
 		return
@@ -50,20 +86,29 @@ func (p *pool) submit(m *sake.Message) {
 	go p.worker()
 }
 
-// close lets the workers return once the queue is empty.
+// close lets the workers return once the queue is empty, and stops the
+// watchdog.
 func (p *pool) close() {
 	p.mu.Lock()
 	p.closed = true
+	if p.timer != nil {
+		p.timer.Stop()
+		p.armed = false
+	}
 	p.cond.Broadcast()
 	p.mu.Unlock()
 }
 
-// next waits for a queued request; nil means the pool is closed and empty.
-func (p *pool) next() *sake.Message {
+// next ends the worker's previous request, if any, and waits for a
+// queued one with a free slot; nil means the pool is closed and empty.
+func (p *pool) next(ran bool) *sake.Message {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.head == len(p.queue) {
-		if p.closed {
+	if ran {
+		p.running--
+	}
+	for p.head == len(p.queue) || p.running >= p.cn.cfg.maxConcurrent {
+		if p.closed && p.head == len(p.queue) {
 			return nil
 		}
 		p.idle++
@@ -76,6 +121,7 @@ func (p *pool) next() *sake.Message {
 	if p.head == len(p.queue) {
 		p.queue, p.head = p.queue[:0], 0
 	}
+	p.running++
 	return m
 }
 
@@ -84,7 +130,7 @@ func (p *pool) next() *sake.Message {
 // close cancels and forgets them.
 func (p *pool) worker() {
 	defer p.wg.Done()
-	for m := p.next(); m != nil; m = p.next() {
+	for m := p.next(false); m != nil; m = p.next(true) {
 		if p.cn.base.Err() != nil {
 			continue
 		}

@@ -35,13 +35,13 @@ type pool struct {
 
 	// The inline run in progress on the reading goroutine, and the
 	// watchdog that hands the reading on when it lasts.
-	inlineID  uint64 // increases with every inline run
-	inlineOn  bool   // an inline run holds the reading
-	seenID    uint64 // the inline run the watchdog saw at its last tick
-	reader    uint64 // the generation of the goroutine that reads; each hand-off adds one
-	armed     bool   // the watchdog's timer is pending
-	timer     *time.Timer
-	pooled    int // requests to send to the workers before running inline again
+	inlineID uint64 // increases with every inline run
+	inlineOn bool   // an inline run holds the reading
+	seenID   uint64 // the inline run the watchdog saw at its last tick
+	reader   uint64 // the generation of the goroutine that reads; each hand-off adds one
+	armed    bool   // the watchdog's timer is pending
+	timer    *time.Timer
+	pooled   int // requests to send to the workers before running inline again
 }
 
 // handoffAfter is how long an inline request may hold the reading before

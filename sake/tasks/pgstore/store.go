@@ -90,22 +90,25 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*sake.Task) error
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE sake_tasks SET tool = $2, status = $3, status_message = $4,
+		// RETURNING gives the stored value as a fresh copy: the caller may
+		// keep and change what fn saw.
+		stored, err := scan(tx.QueryRow(ctx, `UPDATE sake_tasks SET tool = $2, status = $3, status_message = $4,
 			created_at = $5, last_updated_at = $6, ttl_ms = $7, poll_ms = $8, input_requests = $9,
-			result = $10, result_is_error = $11, error = $12, expires_at = $13 WHERE id = $1`,
+			result = $10, result_is_error = $11, error = $12, expires_at = $13 WHERE id = $1
+			RETURNING `+columns,
 			id, t.Tool, t.Status, t.StatusMessage, t.CreatedAt, t.LastUpdatedAt,
 			t.TTL.Milliseconds(), t.PollInterval.Milliseconds(), reqs, result, t.ResultIsError, errJSON,
-			expiresAt(t)); err != nil {
+			expiresAt(t)))
+		if err != nil {
 			return fmt.Errorf("pgstore: updating task: %w", err)
 		}
-		out = t
+		out = stored
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	// The caller may keep and change what fn saw; return a fresh copy.
-	return s.Get(ctx, out.ID)
+	return out, nil
 }
 
 // Delete implements tasks.Store.

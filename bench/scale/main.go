@@ -1,27 +1,28 @@
 // Command scale measures how Sake for Go, mcp-go and go-sdk cost as the
 // work grows: registering 10 to 4,000 tools, listing and calling them, and
 // tools/call with arguments of 100 B to 1 MiB and a nested argument, in
-// both protocol eras. Everything runs in one process over loopback HTTP
-// (httptest), one client at a time, the runs interleaved: for each
-// repetition every row once, each server in turn. It prints the medians
-// and the ratios.
+// both protocol eras. Each library's servers run in a process of their own
+// (this binary re-run with -serve); this process is the load generator:
+// one client at a time over loopback HTTP, the runs interleaved (for each
+// repetition every row once, each server in turn). What is counted is the
+// server process's CPU time per request, so the client's own cost is in
+// no figure. It prints the medians and the ratios from that one run.
 //
 //	go run ./scale                   # 300 ms per measurement, 3 repetitions
 //	go run ./scale -d 1s -reps 5
 //	go run ./scale -counts 10,100 -sizes 100,10240
+//	go run ./scale -rows args -cpuprofile /tmp/scale.pprof  # one profile per server process
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"net/http/httptest"
 	"os"
-	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync"
 	"time"
 )
 
@@ -30,28 +31,22 @@ func main() {
 	reps := flag.Int("reps", 3, "repetitions (medians are reported)")
 	countsFlag := flag.String("counts", "10,100,1000,4000", "tool counts")
 	sizesFlag := flag.String("sizes", "100,10240,102400,1048576", "argument sizes in bytes")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE`")
+	rowsFlag := flag.String("rows", "all", "which rows: all, or a comma list of register, list, call, args, nested")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of each server process to `FILE`.NAME")
+	clients := flag.Int("c", 4, "concurrent clients per measurement (registration: one)")
+	procs := flag.Int("procs", 0, "GOMAXPROCS of the server processes (0: the Go default)")
+	serveName := flag.String("serve", "", "run as the server process of this library (used by the load generator)")
 	flag.Parse()
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "scale:", err)
-			os.Exit(1)
-		}
-		defer pprof.StopCPUProfile()
-	}
 	counts, err := ints(*countsFlag)
-	if err == nil {
+	if err == nil && *serveName != "" {
+		err = serve(*serveName, counts, *cpuprofile)
+	} else if err == nil {
 		var sizes []int
 		if sizes, err = ints(*sizesFlag); err == nil {
-			err = run(counts, sizes, *dur, *reps)
+			err = run(counts, sizes, strings.Split(*rowsFlag, ","), *countsFlag, *cpuprofile, *dur, *reps, *clients, *procs)
 		}
 	}
 	if err != nil {
-		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
@@ -72,53 +67,71 @@ func ints(s string) ([]int, error) {
 // row is one line of the table: a measurement made for every peer.
 type row struct {
 	name    string
-	timing  bool                                     // a duration per operation (lower is better), not a rate
-	prepare func(p int) (op func() error, err error) // per peer index
-	results [][]float64                              // per peer
+	timing  bool                                            // a duration per operation (lower is better), not a rate
+	prepare func(p int) (op func() (int, error), err error) // per peer index; op returns how many operations it did
+	results [][]float64                                     // per peer
 }
 
-func run(counts, sizes []int, d time.Duration, reps int) error {
-	// One server per peer and tool count, serving both eras.
-	type served struct{ legacy, modern string }
-	urls := make([]map[int]served, len(peers))
-	maxN := slices.Max(counts)
-	smallest := slices.Min(counts)
+func run(counts, sizes []int, kinds []string, countsFlag, cpuprofile string, d time.Duration, reps, clients, procs int) error {
+	servers := make([]*server, len(peers))
+	defer func() {
+		for _, s := range servers {
+			if s != nil {
+				s.stop()
+			}
+		}
+	}()
 	for i, p := range peers {
-		urls[i] = map[int]served{}
+		s, err := startServer(p.name, countsFlag, cpuprofile, procs)
+		if err != nil {
+			return err
+		}
+		servers[i] = s
+	}
+	want := func(kind string) bool { return slices.Contains(kinds, "all") || slices.Contains(kinds, kind) }
+	smallest := slices.Min(counts)
+	var rows []*row
+	if want("register") {
 		for _, n := range counts {
-			l, m := p.build(n)
-			ls, ms := httptest.NewServer(l), httptest.NewServer(m)
-			defer ls.Close()
-			defer ms.Close()
-			urls[i][n] = served{ls.URL, ms.URL}
+			rows = append(rows, &row{name: fmt.Sprintf("register %d tools", n), timing: true,
+				prepare: func(p int) (func() (int, error), error) {
+					cmd := "reg " + strconv.Itoa(n)
+					return func() (int, error) {
+						a, err := servers[p].ask(cmd)
+						if err != nil {
+							return 0, err
+						}
+						k, err := strconv.Atoi(a)
+						if err != nil || k < 1 {
+							return 0, fmt.Errorf("%s: %s", cmd, a)
+						}
+						return k, nil
+					}, nil
+				}})
 		}
 	}
-	_ = maxN
-	var rows []*row
 	for _, n := range counts {
-		rows = append(rows, &row{name: fmt.Sprintf("register %d tools", n), timing: true,
-			prepare: func(p int) (func() error, error) {
-				return func() error { peers[p].register(n); return nil }, nil
-			}})
-	}
-	for _, n := range counts {
-		rows = append(rows, &row{name: fmt.Sprintf("tools/list, %d tools", n),
-			prepare: func(p int) (func() error, error) {
-				c, err := connect(urls[p][n].legacy, false)
-				if err != nil {
-					return nil, err
-				}
-				return func() error { return c.listAll(n + 2) }, nil
-			}})
-		rows = append(rows, &row{name: fmt.Sprintf("tools/call, %d tools", n),
-			prepare: func(p int) (func() error, error) {
-				c, err := connect(urls[p][n].legacy, false)
-				if err != nil {
-					return nil, err
-				}
-				name := toolName(n / 2)
-				return func() error { return c.call(name, `{"text":"hi"}`, "hi") }, nil
-			}})
+		if want("list") {
+			rows = append(rows, &row{name: fmt.Sprintf("tools/list, %d tools", n),
+				prepare: func(p int) (func() (int, error), error) {
+					c, err := connect(servers[p].urls[n].Legacy, false)
+					if err != nil {
+						return nil, err
+					}
+					return one(func() error { return c.listAll(n + 2) }), nil
+				}})
+		}
+		if want("call") {
+			rows = append(rows, &row{name: fmt.Sprintf("tools/call, %d tools", n),
+				prepare: func(p int) (func() (int, error), error) {
+					c, err := connect(servers[p].urls[n].Legacy, false)
+					if err != nil {
+						return nil, err
+					}
+					name := toolName(n / 2)
+					return one(func() error { return c.call(name, `{"text":"hi"}`, "hi") }), nil
+				}})
+		}
 	}
 	for _, modern := range []bool{false, true} {
 		era := "2025-11-25"
@@ -126,49 +139,65 @@ func run(counts, sizes []int, d time.Duration, reps int) error {
 			era = "2026-07-28"
 		}
 		for _, size := range sizes {
+			if !want("args") {
+				break
+			}
 			text := strings.Repeat("x", size)
 			args := `{"text":"` + text + `"}`
 			rows = append(rows, &row{name: fmt.Sprintf("tools/call %s, %s argument", era, bytesName(size)),
-				prepare: func(p int) (func() error, error) {
-					u := urls[p][smallest]
-					c, err := connect(pick(u.legacy, u.modern, modern), modern)
+				prepare: func(p int) (func() (int, error), error) {
+					u := servers[p].urls[smallest]
+					c, err := connect(pick(u.Legacy, u.Modern, modern), modern)
 					if err != nil {
 						return nil, err
 					}
-					return func() error { return c.call("echo", args, text) }, nil
+					return one(func() error { return c.call("echo", args, text) }), nil
 				}})
 		}
-		rows = append(rows, &row{name: fmt.Sprintf("tools/call %s, nested argument", era),
-			prepare: func(p int) (func() error, error) {
-				u := urls[p][smallest]
-				c, err := connect(pick(u.legacy, u.modern, modern), modern)
-				if err != nil {
-					return nil, err
-				}
-				return func() error { return c.call("order", orderJSON, orderAnswer) }, nil
-			}})
-	}
-
-	ops := make([][]func() error, len(rows))
-	for r, rw := range rows {
-		rw.results = make([][]float64, len(peers))
-		ops[r] = make([]func() error, len(peers))
-		for p := range peers {
-			op, err := rw.prepare(p)
-			if err == nil {
-				err = op() // a probe: the answer must be right before it is timed
-			}
-			if err != nil {
-				return fmt.Errorf("%s, %s: %v", rw.name, peers[p].name, err)
-			}
-			ops[r][p] = op
+		if want("nested") {
+			rows = append(rows, &row{name: fmt.Sprintf("tools/call %s, nested argument", era),
+				prepare: func(p int) (func() (int, error), error) {
+					u := servers[p].urls[smallest]
+					c, err := connect(pick(u.Legacy, u.Modern, modern), modern)
+					if err != nil {
+						return nil, err
+					}
+					return one(func() error { return c.call("order", orderJSON, orderAnswer) }), nil
+				}})
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%d rows x %d servers x %d repetitions of %v\n", len(rows), len(peers), reps, d)
+	if len(rows) == 0 {
+		return fmt.Errorf("no rows selected by %q", strings.Join(kinds, ","))
+	}
+
+	// ops[row][peer] holds one operation per client, each with its own
+	// connection (registration: one, as it is not a request).
+	ops := make([][][]func() (int, error), len(rows))
+	for r, rw := range rows {
+		rw.results = make([][]float64, len(peers))
+		ops[r] = make([][]func() (int, error), len(peers))
+		k := clients
+		if rw.timing {
+			k = 1
+		}
+		for p := range peers {
+			for range k {
+				op, err := rw.prepare(p)
+				if err == nil {
+					_, err = op() // a probe: the answer must be right before it is timed
+				}
+				if err != nil {
+					return fmt.Errorf("%s, %s: %v", rw.name, peers[p].name, err)
+				}
+				ops[r][p] = append(ops[r][p], op)
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%d rows x %d servers x %d repetitions of %v, %d clients\n", len(rows), len(peers), reps, d, clients)
 	for rep := range reps {
 		for r, rw := range rows {
 			for p := range peers {
-				v, err := measure(ops[r][p], d, rw.timing)
+				v, err := measure(servers[p], ops[r][p], d, rw.timing)
 				if err != nil {
 					return fmt.Errorf("%s, %s: %v", rw.name, peers[p].name, err)
 				}
@@ -179,6 +208,11 @@ func run(counts, sizes []int, d time.Duration, reps int) error {
 	}
 	report(rows, d, reps)
 	return nil
+}
+
+// one adapts a request to an operation that counts one.
+func one(f func() error) func() (int, error) {
+	return func() (int, error) { return 1, f() }
 }
 
 func pick(legacy, modern string, isModern bool) string {
@@ -198,37 +232,68 @@ func bytesName(n int) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// measure runs op for about d of wall time (at least once) and returns
-// operations per second of CPU time, or with timing, CPU seconds per
-// operation. CPU time (user and system, of the whole process: the client,
-// the server and their garbage collection) rather than wall time, because
-// on a shared machine the wall clock measures the neighbours too.
-func measure(op func() error, d time.Duration, timing bool) (float64, error) {
-	runtime.GC() // the previous run's garbage is not this one's cost
-	start, cpu0 := time.Now(), cpuTime()
-	n := 0
-	for {
-		if err := op(); err != nil {
-			return 0, err
-		}
-		n++
-		if time.Since(start) >= d {
-			used := (cpuTime() - cpu0).Seconds()
-			if timing {
-				return used / float64(n), nil
-			}
-			return float64(n) / used, nil
-		}
+// measure runs the ops concurrently, each in a loop, for about d of wall
+// time (each at least once) and returns operations per second of the
+// server process's CPU time, or with timing, its CPU seconds per
+// operation. CPU time (user and system: the library, net/http and garbage
+// collection) rather than wall time, because on a shared machine the wall
+// clock measures the neighbours too; the server's alone, because the
+// client's cost is no library's.
+func measure(s *server, ops []func() (int, error), d time.Duration, timing bool) (float64, error) {
+	// The previous run's garbage is not this one's cost.
+	if _, err := s.ask("gc"); err != nil {
+		return 0, err
 	}
+	cpu0, err := s.cpu()
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	counts := make([]int, len(ops))
+	errs := make([]error, len(ops))
+	var wg sync.WaitGroup
+	for i, op := range ops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k, err := op()
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				counts[i] += k
+				if time.Since(start) >= d {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	cpu1, err := s.cpu()
+	if err = errors.Join(append(errs, err)...); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	used := (cpu1 - cpu0).Seconds()
+	if timing {
+		return used / float64(n), nil
+	}
+	return float64(n) / used, nil
 }
 
-// cpuTime is the CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
+// roundDuration formats seconds with three significant digits.
+func roundDuration(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	for r := time.Nanosecond; r < time.Second; r *= 10 {
+		if d < 1000*r {
+			return d.Round(r).String()
+		}
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d.Round(time.Millisecond).String()
 }
 
 func median(v []float64) float64 {
@@ -242,20 +307,22 @@ func median(v []float64) float64 {
 
 func report(rows []*row, d time.Duration, reps int) {
 	fmt.Printf("Scaling, one client over loopback HTTP, %v per measurement, medians of %d interleaved repetitions.\n", d, reps)
-	fmt.Println("Rates: requests (or full listings) per CPU second of the whole process (client, net/http, library).")
-	fmt.Println("Registration: CPU time to build a server and add its tools. The floor is the client and net/http with a")
-	fmt.Println("canned answer, included in every figure. Ratios above 1 mean Sake for Go did better.")
+	fmt.Println("Rates: requests (or full listings) per CPU second of the server process (library, net/http, GC); the")
+	fmt.Println("client runs in another process and is not counted. Registration: CPU time to build a server and add")
+	fmt.Println("its tools. The floor is net/http with a canned answer, no library: the most any server could reach.")
+	fmt.Println("Ratios above 1 mean Sake for Go did better.")
 	fmt.Println()
 	fmt.Print("| run |")
 	for _, p := range peers {
 		fmt.Printf(" %s |", p.name)
 	}
+	fmt.Print(" floor / sake |")
 	for _, i := range compared {
 		fmt.Printf(" sake / %s |", peers[i].name)
 	}
 	fmt.Println()
 	fmt.Print("|---|")
-	for range len(peers) + len(compared) {
+	for range len(peers) + len(compared) + 1 {
 		fmt.Print("---|")
 	}
 	fmt.Println()
@@ -266,11 +333,16 @@ func report(rows []*row, d time.Duration, reps int) {
 			m := median(rw.results[p])
 			if rw.timing {
 				cost[p] = m
-				fmt.Printf(" %s |", time.Duration(m*float64(time.Second)).Round(10*time.Microsecond))
+				fmt.Printf(" %s |", roundDuration(m))
 			} else {
 				cost[p] = 1 / m
 				fmt.Printf(" %.0f |", m)
 			}
+		}
+		if rw.timing {
+			fmt.Print(" – |") // the floor registers nothing
+		} else {
+			fmt.Printf(" %.2f |", cost[0]/cost[floorIndex])
 		}
 		for _, i := range compared {
 			fmt.Printf(" %.2f |", cost[i]/cost[0])

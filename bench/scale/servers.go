@@ -81,6 +81,9 @@ var peers = []peer{
 // with.
 var compared = []int{1, 2}
 
+// floorIndex is the index in peers of the floor.
+const floorIndex = 3
+
 // --- sake
 
 func newSake(n int, extra bool) *sake.Server {

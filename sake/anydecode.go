@@ -7,16 +7,33 @@ import (
 )
 
 // decodeAny decodes a JSON value into the generic form encoding/json
-// produces (map[string]any, []any, string, float64, bool, nil), walking it
-// with jsonscan: the arguments are validated in this form before they are
-// decoded into the tool's argument type.
-func decodeAny(v []byte) (any, error) {
+// produces (map[string]any, []any, string, float64, bool, nil): the
+// arguments are validated in this form before they fill the tool's
+// argument type.
+func decodeAny(v []byte) (any, error) { return decodeAnyKeys(v, nil) }
+
+// decodeAnyKeys is decodeAny sharing the object keys found in keys (each
+// mapped to itself). Objects and arrays are decoded in one pass; a value
+// that is neither (arguments never are) is decoded by decodeWalk.
+func decodeAnyKeys(v []byte, keys map[string]string) (any, error) {
+	switch jsonscan.Kind(v) {
+	case jsonscan.Object, jsonscan.Array:
+		return jsonscan.Decoder{Keys: keys}.Decode(v)
+	}
+	return decodeWalk(v)
+}
+
+// decodeWalk decodes v member by member with jsonscan's walkers. Each
+// nested value is scanned again by the walker of each container around it,
+// so decodeAnyKeys uses it only for values that are not containers; it is
+// also what the one-pass decoder is tested against.
+func decodeWalk(v []byte) (any, error) {
 	switch jsonscan.Kind(v) {
 	case jsonscan.Object:
 		m := make(map[string]any)
 		var inner error
 		err := jsonscan.Members(v, func(key, raw []byte) error {
-			x, err := decodeAny(raw)
+			x, err := decodeWalk(raw)
 			if err != nil {
 				inner = err
 				return err
@@ -32,7 +49,7 @@ func decodeAny(v []byte) (any, error) {
 		var out []any
 		var inner error
 		err := jsonscan.Elements(v, func(raw []byte) error {
-			x, err := decodeAny(raw)
+			x, err := decodeWalk(raw)
 			if err != nil {
 				inner = err
 				return err

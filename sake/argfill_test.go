@@ -116,3 +116,23 @@ func FuzzFill(f *testing.F) {
 		compareFill[fillArgs](t, in)
 	})
 }
+
+// FuzzDecodeAny checks the one-pass decoder against the member-by-member
+// walk it replaced: the same value, or the same error message.
+func FuzzDecodeAny(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":null}],"c":"\u00e9"}`, `[1,"x",true]`, `{"a":1e400}`, `{"a":1e400,}`,
+		`{"a":"x`, ` {}`, `{} `, `"s"`, `12`, `tru`, `{"text":"a","text":"b"}`, `{"k\u0065y":{}}`} {
+		f.Add(s)
+	}
+	keys := map[string]string{"a": "a", "text": "text", "key": "key"}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := decodeAnyKeys([]byte(in), keys)
+		want, wantErr := decodeWalk([]byte(in))
+		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("%q: error %v, the walk says %v", in, err, wantErr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %#v, the walk gives %#v", in, got, want)
+		}
+	})
+}

@@ -500,6 +500,12 @@ func (s *Server) resultReply(req *Request, res any) Reply {
 		return s.errorReply(req.ID, req.Era, &Error{Code: CodeInternalError, Message: "Internal error: the result could not be encoded"})
 	}
 	b = append(b, '}')
+	if cap(b) > maxPooledBuf {
+		// A reply too big for the pool is handed over as it is, not
+		// copied; the pool keeps the small buffer it lent.
+		bufPool.Put(bp)
+		return Reply{Body: b, Era: req.Era}
+	}
 	body := append([]byte(nil), b...)
 	*bp = b
 	putBuf(bp)

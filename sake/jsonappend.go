@@ -3,6 +3,7 @@ package sake
 import (
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -13,31 +14,61 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// plainASCII8 reports whether the 8 bytes of s are ASCII that a JSON
-// string holds unescaped (no quote, backslash or control character), with
-// the classic SWAR byte tests.
-func plainASCII8(s string) bool {
-	const (
-		lo = 0x0101010101010101
-		hi = 0x8080808080808080
-	)
-	v := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+// SWAR constants: lo has 1 in every byte, hi the top bit of every byte.
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+// needsEscape8 returns a non-zero value when one of the 8 bytes of the
+// little-endian word v is not ASCII that a JSON string holds unescaped (a
+// quote, a backslash, a control character or a byte of 0x80 and above),
+// with the classic SWAR byte tests.
+func needsEscape8(v uint64) uint64 {
+	q := v ^ (swarLo * '"')
+	bs := v ^ (swarLo * '\\')
+	return (v | (q-swarLo)&^q | (bs-swarLo)&^bs | (v-swarLo*0x20)&^v) & swarHi
+}
+
+// load8 returns the 8 bytes of s at i as a little-endian word (the
+// compiler turns this into one load).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	q := v ^ (lo * '"')
-	bs := v ^ (lo * '\\')
-	return (v|(q-lo)&^q|(bs-lo)&^bs|(v-lo*0x20)&^v)&hi == 0
+}
+
+// plainPrefix returns the length of the longest prefix of s, a multiple
+// of 8 bytes, that is plain ASCII: 32 bytes a loop while it can, then 8.
+func plainPrefix(s string) int {
+	i := 0
+	for ; i+32 <= len(s); i += 32 {
+		if needsEscape8(load8(s, i))|needsEscape8(load8(s, i+8))|
+			needsEscape8(load8(s, i+16))|needsEscape8(load8(s, i+24)) != 0 {
+			break
+		}
+	}
+	for ; i+8 <= len(s); i += 8 {
+		if needsEscape8(load8(s, i)) != 0 {
+			break
+		}
+	}
+	return i
 }
 
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does; HTML characters are not escaped.
 func appendString(dst []byte, s string) []byte {
+	if room := len(s) + 2; cap(dst)-len(dst) < room && len(s) >= 1<<10 {
+		// A long string gets its room at once, with some for escapes and
+		// what follows it in the message, so that it is copied once.
+		dst = slices.Grow(dst, room+room>>6+256)
+	}
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight bytes at a time while they are plain ASCII.
-		for i+8 <= len(s) && plainASCII8(s[i:i+8]) {
-			i += 8
-		}
+		// Plain ASCII a word at a time.
+		i += plainPrefix(s[i:])
 		if i >= len(s) {
 			break
 		}

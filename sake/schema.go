@@ -22,6 +22,10 @@ type typeSchema struct {
 	props    map[string]schemaProp
 	order    []string
 	required map[string]bool
+	// keys holds every property name the schema declares, at any depth,
+	// each mapped to itself: decoding arguments shares these strings
+	// instead of allocating each key of each request.
+	keys map[string]string
 }
 
 type schemaProp struct {
@@ -99,7 +103,37 @@ func compileSchema(raw []byte) (*typeSchema, error) {
 	// Property order as written in the schema (invopop keeps field order).
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	ts.order = propertyOrder(dec)
+	if generic, err := decodeAny(raw); err == nil {
+		ts.keys = map[string]string{}
+		collectPropertyNames(generic, ts.keys)
+	}
 	return ts, nil
+}
+
+// maxSharedKeys bounds the property names a schema shares with argument
+// decoding; a schema with more simply shares the first ones found.
+const maxSharedKeys = 1024
+
+// collectPropertyNames adds to keys the member names of every
+// "properties" object in the schema x.
+func collectPropertyNames(x any, keys map[string]string) {
+	switch v := x.(type) {
+	case map[string]any:
+		if props, ok := v["properties"].(map[string]any); ok {
+			for name := range props {
+				if len(keys) < maxSharedKeys {
+					keys[name] = name
+				}
+			}
+		}
+		for _, e := range v {
+			collectPropertyNames(e, keys)
+		}
+	case []any:
+		for _, e := range v {
+			collectPropertyNames(e, keys)
+		}
+	}
 }
 
 // objectRoot reports whether the schema's root says "type": "object".

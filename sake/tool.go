@@ -230,7 +230,7 @@ func (t *tool) invoke(c *Context, args json.RawMessage) (res *ToolResult, err er
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	generic, err := decodeAny(args)
+	generic, err := decodeAnyKeys(args, t.input.keys)
 	if err != nil {
 		return nil, InvalidParams("Invalid params: arguments are not valid JSON: %v", err)
 	}

@@ -246,6 +246,7 @@ type scanner struct {
 	errOff int
 	errCtx string
 	deep   bool // the error is exceeding maxDepth
+	esc    bool // str saw a backslash escape (set, never cleared, by str)
 }
 
 // fail records a syntax error at offset off (len(s.b) or more for an
@@ -464,6 +465,7 @@ func (s *scanner) str(i int) int {
 		case '"':
 			return i + 1
 		case '\\':
+			s.esc = true
 			i++
 			if i >= len(b) {
 				return s.fail(i, "")

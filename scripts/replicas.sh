@@ -49,4 +49,12 @@ port=$(free_port)
 pids+=($!)
 wait_port "$port"
 echo "== two replicas behind http://127.0.0.1:$port/mcp ($backends)"
-SAKE_CONFORMANCE_URL="http://127.0.0.1:$port/mcp" scripts/conformance.sh
+status=0
+SAKE_CONFORMANCE_URL="http://127.0.0.1:$port/mcp" scripts/conformance.sh || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "== the proxy's and the replicas' logs (last lines)"
+  for f in "$cache/roundrobin.log" "$cache/replica-1.log" "$cache/replica-2.log"; do
+    echo "-- $f"; tail -20 "$f" || true
+  done
+fi
+exit "$status"

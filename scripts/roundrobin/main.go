@@ -47,6 +47,18 @@ func main() {
 			r.Out.Host = r.In.Host // the backends check Host as they would behind a real balancer
 		},
 		FlushInterval: -1,
+		Transport: &http.Transport{
+			MaxIdleConns:        256,
+			MaxIdleConnsPerHost: 64,
+			IdleConnTimeout:     30 * time.Second,
+			DisableCompression:  true,
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			// Enough to tell which exchange failed, and where it went.
+			log.Printf("roundrobin: %s %s to %s (Mcp-Method %q, session %q): %v",
+				r.Method, r.URL.Path, r.URL.Host, r.Header.Get("Mcp-Method"), short(r.Header.Get("Mcp-Session-Id")), err)
+			w.WriteHeader(http.StatusBadGateway)
+		},
 	}
 	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -61,4 +73,12 @@ func main() {
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)
 	}
+}
+
+// short returns the start of a session id: enough to match log lines.
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8] + "…"
+	}
+	return id
 }

@@ -118,6 +118,9 @@ func printSummary(sums []summary, cfgs []config, o options) {
 	}
 	fmt.Println()
 	for _, peer := range []string{"bare", "mcpgo", "gosdk"} {
+		if !slices.ContainsFunc(sums, func(s summary) bool { return s.cfg.srv.name == peer }) {
+			continue // not in this run
+		}
 		fmt.Printf("| sake/%s |", labelOf(peer))
 		for _, p := range paths {
 			fmt.Printf(" %s |", ratio(rps("sake", p.name), rps(peer, p.name)))

@@ -120,7 +120,8 @@ func (c *callable) call(recv reflect.Value, ctx *Context, arg reflect.Value) (re
 	if c.sakeCtx {
 		in[n] = reflect.ValueOf(ctx)
 	} else {
-		in[n] = reflect.ValueOf(context.Context(ctx))
+		ctx.self = ctx
+		in[n] = reflect.ValueOf(&ctx.self).Elem()
 	}
 	n++
 	if c.argType != nil {

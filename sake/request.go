@@ -74,6 +74,12 @@ type Context struct {
 
 	task      *taskRun     // set while the call runs as a task
 	startTask func() error // escalates a TaskStartedByCode call
+
+	// self is the Context as a context.Context, for a reflective call of
+	// a function whose parameter has that interface type: a reflect.Value
+	// of the interface type itself is passed without the implements check
+	// a concrete *Context would cost at every call.
+	self context.Context
 }
 
 // Request returns the request being handled.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/sakemcp/sake-go/sake"
 )
@@ -232,11 +233,10 @@ func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }
 
-func (c *Client) progressFor(ctx context.Context) func(Progress) {
-	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok && fn != nil {
-		return fn
-	}
-	return c.o.onProgress
+// progressOf returns the progress handler WithProgress gave ctx, or nil.
+func progressOf(ctx context.Context) func(Progress) {
+	fn, _ := ctx.Value(progressKey{}).(func(Progress))
+	return fn
 }
 
 // deliverProgress hands a progress notification to its call's handler.
@@ -257,6 +257,9 @@ func (c *Client) deliverProgress(params json.RawMessage) bool {
 	c.mu.Lock()
 	fn := c.progress[token]
 	c.mu.Unlock()
+	if fn == nil && strings.HasPrefix(token, "p") {
+		fn = c.o.onProgress // a call without a handler of its own
+	}
 	if fn == nil {
 		return false
 	}

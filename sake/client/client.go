@@ -288,17 +288,22 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 	}
 	id := c.nextID.Add(1)
 	info := c.Info()
-	token := ""
-	if fn := c.progressFor(ctx); fn != nil {
-		token = "p" + strconv.FormatInt(id, 10)
+	// A call with a progress handler of its own registers it under its
+	// token; the client-wide handler takes the tokens nobody registered.
+	token := false
+	if fn := progressOf(ctx); fn != nil {
+		token = true
+		key := "p" + strconv.FormatInt(id, 10)
 		c.mu.Lock()
-		c.progress[token] = fn
+		c.progress[key] = fn
 		c.mu.Unlock()
 		defer func() {
 			c.mu.Lock()
-			delete(c.progress, token)
+			delete(c.progress, key)
 			c.mu.Unlock()
 		}()
+	} else if c.o.onProgress != nil {
+		token = true
 	}
 	meta := c.meta
 	if env := envelopeOf(ctx); env != nil && info.Era == sake.EraModern {
@@ -328,21 +333,21 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 	return decodeResponse(body)
 }
 
-// encode builds a request: the 2026-07-28 _meta (and a progress token)
-// spliced before the params' own members.
-func (c *Client) encode(id int64, method string, p, extra []byte, token string, era sake.Era) []byte {
+// encode builds a request: the 2026-07-28 _meta (and, with token, the
+// progress token "p<id>") spliced before the params' own members.
+func (c *Client) encode(id int64, method string, p, extra []byte, token bool, era sake.Era) []byte {
 	return c.encodeMeta(id, method, p, extra, token, era, c.meta)
 }
 
 // encodeMeta is encode with the given 2026-07-28 _meta members.
-func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token string, era sake.Era, meta []byte) []byte {
+func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token bool, era sake.Era, meta []byte) []byte {
 	b := make([]byte, 0, 96+len(p)+len(extra)+len(meta))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"method":`...)
 	b = strconv.AppendQuote(b, method)
 	modern := era == sake.EraModern
-	hasMeta := modern || token != ""
+	hasMeta := modern || token
 	members := len(p) > 2 || len(extra) > 0
 	if !hasMeta && !members {
 		return append(b, '}')
@@ -354,12 +359,13 @@ func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token stri
 		if modern {
 			b = append(b, meta...)
 		}
-		if token != "" {
+		if token {
 			if modern {
 				b = append(b, ',')
 			}
-			b = append(b, `"progressToken":`...)
-			b = strconv.AppendQuote(b, token)
+			b = append(b, `"progressToken":"p`...)
+			b = strconv.AppendInt(b, id, 10)
+			b = append(b, '"')
 		}
 		b = append(b, '}')
 		sep = true

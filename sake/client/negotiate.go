@@ -154,7 +154,7 @@ func (c *Client) initialize(ctx context.Context, version string, strict bool) er
 	params := map[string]any{"protocolVersion": version, "capabilities": c.legacyCaps(), "clientInfo": c.o.info}
 	id := c.nextID.Add(1)
 	p, _ := json.Marshal(params)
-	m := &message{id: id, method: "initialize", era: sake.EraLegacy, handshake: true, body: c.encode(id, "initialize", p, nil, "", sake.EraLegacy)}
+	m := &message{id: id, method: "initialize", era: sake.EraLegacy, handshake: true, body: c.encode(id, "initialize", p, nil, false, sake.EraLegacy)}
 	body, err := c.t.roundTrip(ctx, m)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,6 +84,9 @@ func decodeTask(raw []byte) (*Task, error) {
 
 // isTask reports whether a tools/call result is a task handle.
 func isTask(raw []byte) bool {
+	if !bytes.Contains(raw, []byte(`"task"`)) {
+		return false // neither resultType "task" nor a task member
+	}
 	var peek struct {
 		ResultType string          `json:"resultType"`
 		Task       json.RawMessage `json:"task"`

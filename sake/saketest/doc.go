@@ -1,8 +1,9 @@
 // Package saketest connects a test client to a sake server in memory.
 //
-// The client is a real MCP client whose transport is the server itself:
-// every request is encoded as JSON and handed to the same dispatcher that
-// sake/plug and sake/stdio use, so argument validation, errors, results and
+// The client is sake/client's Client, the project's one MCP client, whose
+// transport is the server itself (client.Memory): every request is
+// encoded as JSON and handed to the same dispatcher that sake/plug and
+// sake/stdio use, so argument validation, errors, results and
 // notifications are the production ones. Calls return what a client would
 // get: values, *sake.Error for JSON-RPC errors (match them with errors.As),
 // and *sake.ToolError beside the result of a tool that answered with
@@ -23,6 +24,12 @@
 // request carries its version, capabilities and client info in _meta.
 // Legacy() makes it run the initialize handshake and use a session, as a
 // 2025-11-25 client does, so one test body can run in both eras.
+// Handler sends the same client's requests through the host's HTTP stack
+// instead (client.HTTP over an in-process round tripper). What saketest
+// adds is for tests: the simulated caller (Scopes, Subject, Principal),
+// records of what the server sent and asked, assertions, broadcast
+// listeners, panics reported at the test's line, the goroutine check and
+// the wire trace.
 //
 // BothEras runs one test body in both eras as two parallel subtests:
 //

@@ -1,14 +1,10 @@
 package saketest
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/client"
 )
 
 // HTTPError is an HTTP answer that carries no JSON-RPC response: the
@@ -50,21 +46,10 @@ func (e *HTTPError) Error() string {
 	return s + ": " + e.Body
 }
 
-// httpTransport sends the client's messages through an http.Handler.
-type httpTransport struct {
-	t       testing.TB
-	h       http.Handler
-	url     string
-	headers http.Header
-	token   string
-	key     crypto.Signer // DPoP key, nil for bearer tokens
-
-	mu      sync.Mutex
-	session string
-}
-
-func newHTTPTransport(t testing.TB, o *options) (*httpTransport, error) {
-	ht := &httpTransport{t: t, h: o.handler, url: endpointURL(o.baseURL, o.path), headers: o.headers}
+// handlerTransport is the client's HTTP transport whose requests are
+// served by the Handler's http.Handler in process.
+func handlerTransport(t testing.TB, o *options) (client.Transport, error) {
+	rt := &handlerTrip{t: t, h: o.handler, headers: o.headers}
 	if o.withToken && o.issuer != nil {
 		var jkt string
 		if o.dpop {
@@ -72,7 +57,7 @@ func newHTTPTransport(t testing.TB, o *options) (*httpTransport, error) {
 			if err != nil {
 				return nil, err
 			}
-			ht.key = key
+			rt.key = key
 			if jkt, err = auth.Thumbprint(key.Public()); err != nil {
 				return nil, err
 			}
@@ -81,9 +66,10 @@ func newHTTPTransport(t testing.TB, o *options) (*httpTransport, error) {
 		if err != nil {
 			return nil, err
 		}
-		ht.token = tok
+		rt.token = tok
 	}
-	return ht, nil
+	hc := &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return client.HTTP(endpointURL(o.baseURL, o.path), hc), nil
 }
 
 // endpointURL is where requests go: BaseURL when it names a path (it is
@@ -130,182 +116,58 @@ func AccessToken(t testing.TB, iss *auth.Issuer, opts ...Option) string {
 	return tok
 }
 
-func (ht *httpTransport) sessionID() string {
-	ht.mu.Lock()
-	defer ht.mu.Unlock()
-	return ht.session
+// handlerTrip is an http.RoundTripper that hands each request to an
+// http.Handler in process, with the Header headers and the access token,
+// and streams the handler's answer back as it is written.
+type handlerTrip struct {
+	t       testing.TB
+	h       http.Handler
+	headers http.Header
+	token   string
+	key     crypto.Signer // DPoP key, nil for bearer tokens
 }
 
-// close ends a legacy session with DELETE, as a client leaving does.
-func (ht *httpTransport) close() {
-	sid := ht.sessionID()
-	if sid == "" {
-		return
+// RoundTrip implements http.RoundTripper.
+func (rt *handlerTrip) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	sreq := httptest.NewRequestWithContext(ctx, req.Method, req.URL.String(), req.Body)
+	sreq.ContentLength = req.ContentLength
+	for k, vs := range req.Header {
+		sreq.Header[k] = append([]string(nil), vs...)
 	}
-	req := httptest.NewRequest(http.MethodDelete, ht.url, nil)
-	ht.setHeaders(req)
-	req.Header.Set("Mcp-Session-Id", sid)
-	ht.authorize(req)
-	rec := httptest.NewRecorder()
-	ht.h.ServeHTTP(rec, req)
-}
-
-// setHeaders adds the headers given with Header.
-func (ht *httpTransport) setHeaders(req *http.Request) {
-	for k, vs := range ht.headers {
-		req.Header[k] = append([]string(nil), vs...)
+	for k, vs := range rt.headers {
+		sreq.Header[k] = append([]string(nil), vs...)
 	}
-}
-
-func (ht *httpTransport) authorize(req *http.Request) {
-	if ht.token == "" {
-		return
-	}
-	if ht.key == nil {
-		req.Header.Set("Authorization", "Bearer "+ht.token)
-		return
-	}
-	proof, err := auth.NewDPoPProof(ht.key, req.Method, req.URL.String(), ht.token, time.Now())
-	if err != nil {
-		ht.t.Errorf("saketest: DPoP proof: %v", err)
-	}
-	req.Header.Set("Authorization", "DPoP "+ht.token)
-	req.Header.Set("DPoP", proof)
-}
-
-// post sends one message. Notifications and server requests that come on
-// an SSE response are handled as they arrive.
-func (ht *httpTransport) post(ctx context.Context, c *Client, body []byte) (sake.Reply, error) {
-	var peek struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Name   string `json:"name"`
-			URI    string `json:"uri"`
-			TaskID string `json:"taskId"`
-			Meta   *struct {
-				Version string `json:"io.modelcontextprotocol/protocolVersion"`
-			} `json:"_meta"`
-		} `json:"params"`
-	}
-	_ = json.Unmarshal(body, &peek)
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, ht.url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	ht.setHeaders(req)
-	modern := peek.Params.Meta != nil && peek.Params.Meta.Version != ""
-	switch {
-	case modern:
-		req.Header.Set("MCP-Protocol-Version", peek.Params.Meta.Version)
-		req.Header.Set("Mcp-Method", peek.Method)
-		switch peek.Method {
-		case "tools/call", "prompts/get":
-			req.Header.Set("Mcp-Name", peek.Params.Name)
-		case "resources/read":
-			req.Header.Set("Mcp-Name", peek.Params.URI)
-		case "tasks/get", "tasks/update", "tasks/cancel":
-			req.Header.Set("Mcp-Name", peek.Params.TaskID)
-		}
-	default:
-		c.mu.Lock()
-		version := c.legacyVersion
-		c.mu.Unlock()
-		if version != "" {
-			req.Header.Set("MCP-Protocol-Version", version)
-		}
-		if sid := ht.sessionID(); sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-		}
-	}
-	ht.authorize(req)
-
+	rt.authorize(sreq)
 	w := newStreamWriter()
-	done := make(chan struct{})
 	go func() {
-		defer close(done)
 		defer w.finish()
-		ht.h.ServeHTTP(w, req)
+		rt.h.ServeHTTP(w, sreq)
 	}()
-	<-w.headerWritten
-	defer func() { <-done }()
-	if sid := w.header.Get("Mcp-Session-Id"); sid != "" && peek.Method == "initialize" {
-		ht.mu.Lock()
-		ht.session = sid
-		ht.mu.Unlock()
+	select {
+	case <-w.headerWritten:
+	case <-ctx.Done():
+		_ = w.reader.CloseWithError(ctx.Err())
+		return nil, ctx.Err()
 	}
-	reply := sake.Reply{Method: peek.Method}
-	if strings.HasPrefix(w.header.Get("Content-Type"), "text/event-stream") {
-		var final []byte
-		err := readEvents(w.reader, func(data []byte) {
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			if json.Unmarshal(data, &m) != nil {
-				return
-			}
-			switch {
-			case m.Method != "":
-				c.record(append([]byte(nil), data...)) // a notification, or a request answered by POST
-			case m.ID != nil:
-				final = append([]byte(nil), data...)
-			}
-		})
-		if err != nil {
-			return reply, err
-		}
-		reply.Body = final
-		return reply, nil
-	}
-	b, err := io.ReadAll(w.reader)
-	if err != nil {
-		return reply, err
-	}
-	if w.status >= 400 {
-		var e struct {
-			ID json.RawMessage `json:"id"`
-		}
-		challenge := w.header.Get("WWW-Authenticate")
-		if json.Unmarshal(b, &e) != nil || e.ID == nil || string(e.ID) == "null" {
-			return reply, &HTTPError{StatusCode: w.status, Challenge: challenge, Body: string(b)}
-		}
-		if challenge != "" {
-			// A component's refusal: its JSON-RPC error, with what only
-			// the challenge says.
-			_, err := decodeReply(b)
-			return reply, withChallenge(err, challenge)
-		}
-	}
-	if len(b) > 0 {
-		reply.Body = b
-	}
-	return reply, nil
+	return &http.Response{Status: fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)), StatusCode: w.status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: w.header, Body: w.reader, ContentLength: -1, Request: req}, nil
 }
 
-// readEvents calls fn with the data of each SSE event.
-func readEvents(r io.Reader, fn func(data []byte)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	var data []byte
-	for sc.Scan() {
-		line := sc.Bytes()
-		switch {
-		case len(line) == 0:
-			if len(data) > 0 {
-				fn(data)
-			}
-			data = data[:0]
-		case bytes.HasPrefix(line, []byte("data:")):
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
-		}
+func (rt *handlerTrip) authorize(req *http.Request) {
+	if rt.token == "" {
+		return
 	}
-	if len(data) > 0 {
-		fn(data)
+	if rt.key == nil {
+		req.Header.Set("Authorization", "Bearer "+rt.token)
+		return
 	}
-	return sc.Err()
+	proof, err := auth.NewDPoPProof(rt.key, req.Method, req.URL.String(), rt.token, time.Now())
+	if err != nil {
+		rt.t.Errorf("saketest: DPoP proof: %v", err)
+	}
+	req.Header.Set("Authorization", "DPoP "+rt.token)
+	req.Header.Set("DPoP", proof)
 }
 
 // streamWriter is an http.ResponseWriter whose body the client reads as

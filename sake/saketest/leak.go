@@ -27,7 +27,7 @@ func (c *Client) labelled(ctx context.Context, fn func(ctx context.Context)) {
 		fn(ctx)
 		return
 	}
-	pprof.Do(ctx, pprof.Labels(labelKey, c.label), fn)
+	pprof.Do(ctx, c.labels, fn)
 }
 
 // ownedBy returns the stacks of the live goroutines labelled label, less

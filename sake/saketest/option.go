@@ -2,7 +2,6 @@ package saketest
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,14 +27,15 @@ type options struct {
 	sampling     func(sake.SamplingRequest) (*sake.SamplingResult, error)
 	roots        []sake.Root
 
-	principal func() any
-	scopes    []string
-	withToken bool
-	subject   *string
-	clientID  string
-	acr       string
-	authTime  time.Time
-	baseURL   string
+	principal       func() any
+	principalVaries bool // PrincipalFunc: computed for every request
+	scopes          []string
+	withToken       bool
+	subject         *string
+	clientID        string
+	acr             string
+	authTime        time.Time
+	baseURL         string
 
 	handler http.Handler
 	path    string
@@ -132,11 +132,15 @@ func TaskTimeout(d time.Duration) Option { return func(o *options) { o.taskTimeo
 
 // Principal sets the host's principal, what components see as
 // ctx.Principal(): the caller as the application knows it.
-func Principal(v any) Option { return func(o *options) { o.principal = func() any { return v } } }
+func Principal(v any) Option {
+	return func(o *options) { o.principal, o.principalVaries = func() any { return v }, false }
+}
 
 // PrincipalFunc sets the principal from a function called for every
 // request.
-func PrincipalFunc(fn func() any) Option { return func(o *options) { o.principal = fn } }
+func PrincipalFunc(fn func() any) Option {
+	return func(o *options) { o.principal, o.principalVaries = fn, true }
+}
 
 // Scopes gives the client a simulated access token with these scopes:
 // every request then carries it, and components are gated by their scope
@@ -249,19 +253,3 @@ func TokenIssuer(iss *auth.Issuer) Option { return func(o *options) { o.issuer =
 // every request (RFC 9449), for endpoints that require sender-constrained
 // tokens.
 func DPoP() Option { return func(o *options) { o.dpop = true } }
-
-// clientCapabilities are the declared capabilities with those the answer
-// handlers need added.
-func (o *options) clientCapabilities() sake.ClientCapabilities {
-	caps := o.capabilities
-	if o.onInput != nil && caps.Elicitation == nil {
-		caps.Elicitation = &sake.ElicitationCapability{Form: json.RawMessage(`{}`), URL: json.RawMessage(`{}`)}
-	}
-	if o.sampling != nil && caps.Sampling == nil {
-		caps.Sampling = &sake.SamplingCapability{}
-	}
-	if o.roots != nil && caps.Roots == nil {
-		caps.Roots = &sake.RootsCapability{}
-	}
-	return caps
-}

@@ -9,7 +9,27 @@ import (
 
 // ListSkills lists every skill (skills/list), following pages.
 func (c *Client) ListSkills() ([]sake.SkillInfo, error) {
-	return listAll[sake.SkillInfo](c, "skills/list", "skills")
+	c.t.Helper()
+	var all []sake.SkillInfo
+	var params map[string]any
+	for {
+		raw, err := c.Request("skills/list", params)
+		if err != nil {
+			return nil, err
+		}
+		var r struct {
+			Skills     []sake.SkillInfo `json:"skills"`
+			NextCursor string           `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("saketest: skills/list result: %w", err)
+		}
+		all = append(all, r.Skills...)
+		if r.NextCursor == "" {
+			return all, nil
+		}
+		params = map[string]any{"cursor": r.NextCursor}
+	}
 }
 
 // GetSkill returns the entry of the skill whose SKILL.md is at uri

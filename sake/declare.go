@@ -94,6 +94,9 @@ type ToolDef struct {
 	outputSchema json.RawMessage
 	view         string       // _meta.ui.resourceUri
 	visibility   []Visibility // _meta.ui.visibility
+
+	// taskUnadvertised leaves execution.taskSupport out of the legacy list.
+	taskUnadvertised bool
 }
 
 // NewTool describes a tool served by fn, a function with a tool method's
@@ -358,6 +361,14 @@ func (t *ToolDef) TaskTiming(ttl, pollInterval time.Duration) *ToolDef {
 // Context.StartTask: questions asked before are answered in the request
 // (input_required rounds), the rest of the work runs as a task.
 func (t *ToolDef) TaskStartedByCode() *ToolDef { t.taskByCode = true; return t }
+
+// TaskUnadvertised keeps the tool's task support out of the 2025-11-25
+// tools/list (execution.taskSupport): clients of that era call it as a
+// plain tool, and it runs in the request unless a client asks for a task
+// anyway (params.task). The 2026-07-28 tools/list never shows task
+// support, so nothing changes there. A proxy uses it for tools whose
+// remote server may or may not answer with a task.
+func (t *ToolDef) TaskUnadvertised() *ToolDef { t.taskUnadvertised = true; return t }
 
 // SingleUseState makes every requestState this tool's calls return (when
 // they ask a question in the modern era) redeemable once: a retry that

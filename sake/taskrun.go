@@ -162,7 +162,9 @@ func (s *Server) callEscalating(ctx context.Context, req *Request, t *tool, opts
 	callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stopFollowing := context.AfterFunc(ctx, cancel)
 	c.Context = callCtx
-	c.req = d
+	// Until the call becomes a task it answers the request: its progress
+	// and log messages go on the request's stream (Handle waits until
+	// then, so the request stays valid).
 	type outcome struct {
 		res *ToolResult
 		err error
@@ -180,6 +182,7 @@ func (s *Server) callEscalating(ctx context.Context, req *Request, t *tool, opts
 			}
 			stopFollowing()
 			context.AfterFunc(ctl.Context(), cancel)
+			c.req = d
 			c.req.in = &Inbound{Identity: d.in.Identity, BaseURL: d.in.BaseURL, OnPanic: d.in.OnPanic, Transport: d.in.Transport}
 			c.task = &taskRun{ctl: ctl, task: task}
 			s.observeTask(c.Context, c)

@@ -100,7 +100,7 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 	t.listJSON, err = toolListJSON(def, t)
 	t.views = shapeViews(t.listJSON, true)
 	t.legacyJSON = t.listJSON
-	if err == nil && t.task != TaskNever {
+	if err == nil && t.task != TaskNever && !def.taskUnadvertised {
 		support := `"optional"`
 		if t.task == TaskRequired {
 			support = `"required"`

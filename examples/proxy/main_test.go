@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -22,12 +23,46 @@ import (
 )
 
 // upstream is the server behind the proxy in these tests.
-type upstream struct{}
+type upstream struct {
+	jobs    chan string // the task id of every Job that starts
+	stopped chan error  // a Job's context ended before it was released
+	release chan struct{}
+}
+
+func newUpstream() *upstream {
+	return &upstream{jobs: make(chan string, 8), stopped: make(chan error, 8), release: make(chan struct{}, 8)}
+}
 
 func (u *upstream) Declare(d *sake.Declarations) {
 	d.Tool("Echo").Description("Echoes the text.")
 	d.Tool("Draft").Description("Asks the model for a draft.")
 	d.Tool("Chatty").Description("Logs at two levels.")
+	d.Tool("Job").Description("Runs as a task until released.").Task(sake.TaskRequired)
+	d.Tool("Confirm").Description("A task that asks the user.").Task(sake.TaskRequired)
+}
+
+func (u *upstream) Job(ctx *sake.Context) (string, error) {
+	u.jobs <- ctx.TaskID()
+	select {
+	case <-u.release:
+		return "job done", nil
+	case <-ctx.Done():
+		u.stopped <- ctx.Err()
+		return "", ctx.Err()
+	}
+}
+
+type confirmForm struct {
+	OK bool `json:"ok"`
+}
+
+func (u *upstream) Confirm(ctx *sake.Context) (string, error) {
+	var f confirmForm
+	action, err := ctx.Elicit("confirm", "Go on?", &f)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s %v", action, f.OK), nil
 }
 
 type echoArgs struct {
@@ -88,6 +123,7 @@ func (r *recorder) String() string {
 
 // fixture is the proxy, in process, in front of an upstream server.
 type fixture struct {
+	up   *upstream
 	url  string
 	sent func() string // every byte the proxy sent upstream
 }
@@ -98,7 +134,8 @@ var quiet = slog.New(slog.DiscardHandler)
 // command would, and the proxy in front of it over HTTP.
 func startStdio(t *testing.T) *fixture {
 	t.Helper()
-	srv, err := sake.New(&upstream{}, sake.Tasks(tasks.New()))
+	up := newUpstream()
+	srv, err := sake.New(up, sake.Tasks(tasks.New()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +151,7 @@ func startStdio(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{sent: rec.String}
+	f := &fixture{up: up, sent: rec.String}
 	f.url = serveProxy(t, remote)
 	t.Cleanup(func() {
 		remote.Close()
@@ -268,7 +305,7 @@ func TestLogsReachTheirCaller(t *testing.T) {
 // and checks every request the upstream received carried the proxy's own
 // credential.
 func TestTokenStaysWithTheProxy(t *testing.T) {
-	srv, err := sake.New(&upstream{})
+	srv, err := sake.New(newUpstream())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,5 +335,116 @@ func TestTokenStaysWithTheProxy(t *testing.T) {
 	defer mu.Unlock()
 	if len(seen) != 1 || seen["Bearer proxy-own-credential"] == 0 {
 		t.Errorf("the upstream saw Authorization headers %v, want only the proxy's own", seen)
+	}
+}
+
+func isCode(err error, code int) bool {
+	var e *sake.Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// TestTasks: a remote task becomes a task of the proxy's, owned by its
+// caller; another caller can neither see, answer nor cancel it, and its
+// owner's cancellation reaches the remote task.
+func TestTasks(t *testing.T) {
+	f := startStdio(t)
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			alice := connect(t, f.url, "alice-secret-token", era.opts...)
+			bob := connect(t, f.url, "bob-secret-token", era.opts...)
+
+			task := startJob(t, alice)
+			if up := <-f.up.jobs; up == task.ID {
+				t.Errorf("the caller sees the upstream task id %s", up)
+			}
+			if _, err := bob.GetTask(t.Context(), task.ID); !isCode(err, sake.CodeInvalidParams) {
+				t.Errorf("another subject's tasks/get = %v, want %d", err, sake.CodeInvalidParams)
+			}
+			if err := bob.CancelTask(t.Context(), task.ID); !isCode(err, sake.CodeInvalidParams) {
+				t.Errorf("another subject's tasks/cancel = %v, want %d", err, sake.CodeInvalidParams)
+			}
+			if era.name == sake.Modern {
+				if err := bob.UpdateTask(t.Context(), task.ID, map[string]any{}); !isCode(err, sake.CodeInvalidParams) {
+					t.Errorf("another subject's tasks/update = %v, want %d", err, sake.CodeInvalidParams)
+				}
+			}
+			got, err := alice.GetTask(t.Context(), task.ID)
+			if err != nil || got.Status != sake.TaskWorking {
+				t.Fatalf("the owner's tasks/get = %+v, %v", got, err)
+			}
+			if err := alice.CancelTask(t.Context(), task.ID); err != nil {
+				t.Fatalf("the owner's tasks/cancel: %v", err)
+			}
+			if err := <-f.up.stopped; err == nil {
+				t.Error("the upstream task did not stop")
+			}
+			if got, err := alice.GetTask(t.Context(), task.ID); err != nil || got.Status != sake.TaskCancelled {
+				t.Errorf("after cancel: %+v, %v", got, err)
+			}
+
+			// A task that runs to its end.
+			task = startJob(t, alice)
+			<-f.up.jobs
+			f.up.release <- struct{}{}
+			got, err = alice.AwaitTask(t.Context(), task.ID)
+			if err != nil || got.Status != sake.TaskCompleted || got.Result == nil || got.Result.Text() != "job done" {
+				t.Fatalf("awaited = %+v, %v", got, err)
+			}
+		})
+	}
+}
+
+// startJob starts the job tool as a task. A caller of the handshake era
+// asks for the task itself (params.task): the proxy does not list its
+// tools as task tools in that era, since the remote server does not say
+// which of its tools answer with a task.
+func startJob(t *testing.T, c *client.Client) *client.Task {
+	t.Helper()
+	if c.Era() == sake.EraLegacy {
+		raw, err := c.Request(t.Context(), "tools/call", map[string]any{"name": "job", "task": map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Task struct {
+				TaskID string `json:"taskId"`
+			} `json:"task"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil || r.Task.TaskID == "" {
+			t.Fatalf("job = %s, %v; want a task", raw, err)
+		}
+		return &client.Task{ID: r.Task.TaskID}
+	}
+	_, task, err := c.StartTool(t.Context(), "job", nil)
+	if err != nil || task == nil {
+		t.Fatalf("job = %v, %v; want a task", task, err)
+	}
+	return task
+}
+
+// TestTaskQuestions: the remote task's question reaches the task's owner,
+// whose answer goes back to the remote task.
+func TestTaskQuestions(t *testing.T) {
+	f := startStdio(t)
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			var asked []string
+			var mu sync.Mutex
+			alice := connect(t, f.url, "alice-secret-token", append(era.opts, client.OnElicit(func(_ context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
+				mu.Lock()
+				asked = append(asked, r.Message)
+				mu.Unlock()
+				return client.Accept(map[string]any{"ok": true}), nil
+			}))...)
+			res, err := alice.CallTool(t.Context(), "confirm", nil)
+			if err != nil || res.Text() != "accept true" {
+				t.Fatalf("confirm = %v, %v", res, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) != 1 || asked[0] != "Go on?" {
+				t.Errorf("asked %q", asked)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
 // ProxyOption configures Proxy.
@@ -62,12 +63,21 @@ func Proxy(ctx context.Context, remote *Client, opts ...ProxyOption) (*sake.Serv
 	for _, opt := range opts {
 		opt(cfg)
 	}
+	info := remote.Info()
 	srv, err := sake.New(nil, cfg.serverOpts...)
 	if err != nil {
 		return nil, err
 	}
-	p := &proxy{remote: remote, srv: srv, cfg: cfg, tools: map[string]bool{}, prompts: map[string]bool{}, resources: map[string]bool{}}
-	info := remote.Info()
+	remoteTasks := info.Era == sake.EraModern && info.HasExtension(sake.TaskExtension)
+	if remoteTasks && srv.Tasks() == nil {
+		// The remote server's tasks become the proxy's own, kept per
+		// caller by a task manager of the proxy's.
+		if srv, err = sake.New(nil, append(cfg.serverOpts[:len(cfg.serverOpts):len(cfg.serverOpts)], sake.Tasks(tasks.New()))...); err != nil {
+			return nil, err
+		}
+	}
+	p := &proxy{remote: remote, srv: srv, cfg: cfg, tools: map[string]bool{}, prompts: map[string]bool{}, resources: map[string]bool{},
+		remoteTasks: remoteTasks, running: map[string]*remoteTask{}}
 	if info.HasCapability("tools") {
 		if err := p.syncTools(ctx); err != nil {
 			return nil, err
@@ -96,6 +106,14 @@ type proxy struct {
 	tools     map[string]bool // local names
 	prompts   map[string]bool
 	resources map[string]bool // URIs and templates
+
+	// remoteTasks says the remote server may answer any call with a task
+	// (the 2026-07-28 tasks extension does not list which tools do).
+	remoteTasks bool
+	// running maps the proxy's running tasks to the remote ones they
+	// follow; it holds at most as many entries as the proxy's task
+	// manager runs tasks.
+	running map[string]*remoteTask
 }
 
 // follow keeps the lists in step with the remote server's.
@@ -177,6 +195,13 @@ func upstreamError(err error) error {
 // asked within the call (the caller answers on a retry, 2026-07-28), the
 // remote call was abandoned and the local call returns that.
 func forward(ctx *sake.Context) (context.Context, func(error) error) {
+	return forwardKeyed(ctx, "")
+}
+
+// forwardKeyed is forward with the keys of the remote server's questions
+// put after prefix, so that the questions of successive rounds of one
+// remote task never share a key.
+func forwardKeyed(ctx *sake.Context, prefix string) (context.Context, func(error) error) {
 	c, cancel := context.WithCancel(ctx)
 	c = withEnvelope(c, callerEnvelope(ctx))
 	c = WithProgress(c, func(pr Progress) {
@@ -186,7 +211,7 @@ func forward(ctx *sake.Context) (context.Context, func(error) error) {
 		}
 		ctx.Progress(pr.Progress, total, pr.Message)
 	})
-	cl := &caller{ctx: ctx, abandon: cancel}
+	cl := &caller{ctx: ctx, abandon: cancel, prefix: prefix}
 	return context.WithValue(c, callerKey{}, cl), func(err error) error {
 		cancel()
 		cl.mu.Lock()
@@ -212,6 +237,9 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		local := p.cfg.prefix + t.Name
 		seen[local] = true
 		def := sake.NewTool(local, func(c *sake.Context, args json.RawMessage) (*sake.ToolResult, error) {
+			if p.remoteTasks {
+				return p.callTaskTool(c, remoteName, args)
+			}
 			fctx, done := forward(c)
 			res, err := p.remote.CallTool(fctx, remoteName, args)
 			if err = done(err); err != nil {
@@ -231,6 +259,13 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		}
 		if t.Annotations != nil {
 			def.Annotations(*t.Annotations)
+		}
+		if p.remoteTasks {
+			// The remote call becomes a task of the proxy's when the remote
+			// server answers with one. Callers of the handshake era see
+			// plain tools: the proxy follows a remote task within their
+			// call, unless they ask for a task themselves (params.task).
+			def.Task(sake.TaskOptional).TaskStartedByCode().TaskUnadvertised()
 		}
 		if len(t.Icons) > 0 {
 			def.Icons(t.Icons...)
@@ -380,6 +415,7 @@ func (p *proxy) syncResources(ctx context.Context) error {
 type caller struct {
 	ctx     *sake.Context
 	abandon context.CancelFunc
+	prefix  string
 	mu      sync.Mutex
 	n       int
 	pending error // the caller must answer on a retry
@@ -407,7 +443,7 @@ type callerKey struct{}
 
 func (c *caller) key(ctx context.Context, kind string) string {
 	if k := InputKey(ctx); k != "" {
-		return k // the remote server's own key
+		return c.prefix + k // the remote server's own key
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -53,10 +53,10 @@ func (c *Client) envelopeMeta(ctx context.Context, env *envelope, long bool) ([]
 
 // callerEnvelope is what the proxy's caller declared for the request:
 // its capabilities (the 2025-11-25 tasks capability left out, it has no
-// meaning in the 2026-07-28 era) and its log level. A call that runs as a
-// task of the proxy may run as a task upstream too: it declares the tasks
-// extension even for a caller of the handshake era, which asked for the
-// task with params.task instead.
+// meaning in the 2026-07-28 era) and its log level. A call of a caller of
+// the handshake era declares the tasks extension: the remote server may
+// answer with a task, which the proxy follows (within the call, or as a
+// task of its own when the caller asked for one with params.task).
 func callerEnvelope(c *sake.Context) *envelope {
 	env := &envelope{level: c.LogLevel()}
 	if caps := c.ClientCapabilities(); caps != nil {
@@ -64,7 +64,7 @@ func callerEnvelope(c *sake.Context) *envelope {
 		env.caps.Tasks = nil
 		env.caps.Extensions = maps.Clone(caps.Extensions)
 	}
-	if c.TaskID() != "" && !env.caps.HasExtension(sake.TaskExtension) {
+	if (c.TaskID() != "" || c.Era() == sake.EraLegacy) && !env.caps.HasExtension(sake.TaskExtension) {
 		if env.caps.Extensions == nil {
 			env.caps.Extensions = map[string]json.RawMessage{}
 		}

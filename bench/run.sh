@@ -7,6 +7,7 @@
 #   DUR=3s REPS=1 bench/run.sh        # a quick check
 #   CONC=8 DUR=10s REPS=5 bench/run.sh
 #   PROFILE=always bench/run.sh       # always take the sake http-modern CPU profile
+#   SERVERS=sake,bare bench/run.sh    # only sake and its ceiling
 #
 # When sake's median http-modern rps is below 1.5x mcp-go's, one more sake
 # http-modern run is made with -cpuprofile, and the top of `go tool pprof`
@@ -18,6 +19,7 @@ DUR=${DUR:-5s}
 CONC=${CONC:-16}
 REPS=${REPS:-3}
 PROFILE=${PROFILE:-auto}
+SERVERS=${SERVERS:-sake,gosdk,mcpgo,bare}
 
 mkdir -p .bin
 echo "building into bench/.bin ..." >&2
@@ -35,7 +37,7 @@ if [ "$PROFILE" = "always" ]; then
 	always=(-profile-always)
 fi
 
-.bin/load -bin .bin -c "$CONC" -d "$DUR" -reps "$REPS" -profile "$prof" "${always[@]}" | tee "$out"
+.bin/load -bin .bin -servers "$SERVERS" -c "$CONC" -d "$DUR" -reps "$REPS" -profile "$prof" "${always[@]}" | tee "$out"
 
 if [ -s "$prof" ]; then
 	{

@@ -193,7 +193,7 @@ func main() {
 		}
 	}
 	sums := summarize(cfgs, results)
-	printSummary(sums, cfgs, o)
+	printSummary(sums, cfgs, results, o)
 
 	if o.profile != "" {
 		maybeProfile(sums, o)

@@ -65,8 +65,27 @@ func median[T float64 | time.Duration](v []T) T {
 	return (v[n/2-1] + v[n/2]) / 2
 }
 
+// pairedRatio returns the median over the repetitions of a's rps divided
+// by b's in the same repetition, on path, and how many repetitions had
+// both. Runs of one path and repetition follow each other, so this ratio
+// is less swayed than the ratio of medians by a load that drifts between
+// repetitions.
+func pairedRatio(results map[string][]runResult, a, b, path string) (float64, int) {
+	ra, rb := results[a+" "+path], results[b+" "+path]
+	var v []float64
+	for i := range min(len(ra), len(rb)) {
+		if ra[i].na == "" && rb[i].na == "" && rb[i].rps > 0 {
+			v = append(v, ra[i].rps/rb[i].rps)
+		}
+	}
+	if len(v) == 0 {
+		return 0, 0
+	}
+	return median(v), len(v)
+}
+
 // printSummary prints the table of medians and the ratios.
-func printSummary(sums []summary, cfgs []config, o options) {
+func printSummary(sums []summary, cfgs []config, results map[string][]runResult, o options) {
 	fmt.Printf("\n## Medians over %d repetition(s): %d clients, %s per run\n\n", o.reps, o.conc, o.dur)
 	fmt.Println("| config | runs | rps median (min–max) | p50 ms | p99 ms | peak RSS MiB | errors | note |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
@@ -124,6 +143,17 @@ func printSummary(sums []summary, cfgs []config, o options) {
 		fmt.Printf("| sake/%s |", labelOf(peer))
 		for _, p := range paths {
 			fmt.Printf(" %s |", ratio(rps("sake", p.name), rps(peer, p.name)))
+		}
+		fmt.Println()
+	}
+	if slices.ContainsFunc(sums, func(s summary) bool { return s.cfg.srv.name == "bare" }) && o.reps > 1 {
+		fmt.Print("| sake/bare, median of per-repetition ratios |")
+		for _, p := range paths {
+			if r, n := pairedRatio(results, "sake", "bare", p.name); n > 0 {
+				fmt.Printf(" %.2f |", r)
+			} else {
+				fmt.Print(" n/a |")
+			}
 		}
 		fmt.Println()
 	}

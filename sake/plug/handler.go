@@ -244,7 +244,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	if e != nil {
 		p.chunked = r.ProtoAtLeast(1, 1)
 		p.abandoned = make(chan struct{})
-		p.watchDisconnect(r)
+		defer p.watchDisconnect(r)()
 	}
 	defer h.recoverPanic(w, p)
 	reply := msg.Handle(ctx)

@@ -137,9 +137,11 @@ func (p *postWriter) CloseStream() bool {
 func (p *postWriter) Abandoned() <-chan struct{} { return p.abandoned }
 
 // watchDisconnect starts the grace period when the client's connection
-// goes while the request still runs.
-func (p *postWriter) watchDisconnect(r *http.Request) {
-	context.AfterFunc(r.Context(), func() {
+// goes while the request still runs. The returned function ends the
+// watch: net/http cancels the request's context once the handler
+// returns, which must not cost a goroutine per request.
+func (p *postWriter) watchDisconnect(r *http.Request) (stop func() bool) {
+	return context.AfterFunc(r.Context(), func() {
 		p.mu.Lock()
 		done := p.done
 		if !done {

@@ -36,6 +36,10 @@ type content struct {
 	Text string `json:"text"`
 }
 
+type callResult struct {
+	Content []content `json:"content"`
+}
+
 type reply struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
@@ -61,7 +65,7 @@ func answer(b []byte) ([]byte, bool) {
 		r.Result = map[string]any{"protocolVersion": m.Params.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}},
 			"serverInfo": map[string]any{"name": "bare", "version": "1.0.0"}}
 	case "tools/call":
-		r.Result = map[string]any{"content": []content{{"text", m.Params.Arguments.Text}}}
+		r.Result = callResult{Content: []content{{"text", m.Params.Arguments.Text}}}
 	default:
 		r.Error = map[string]any{"code": -32601, "message": "Method not found"}
 	}

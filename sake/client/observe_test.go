@@ -179,3 +179,36 @@ func TestTaskResultFinishesAStartedTask(t *testing.T) {
 		}
 	})
 }
+
+func TestClientWideProgressAndPerCallProgress(t *testing.T) {
+	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+		srv, _ := newKitServer(t)
+		var mu sync.Mutex
+		var wide []client.Progress
+		opts = append(opts, client.OnProgress(func(p client.Progress) {
+			mu.Lock()
+			wide = append(wide, p)
+			mu.Unlock()
+		}))
+		c := connect(t, tr, srv, opts...)
+		if _, err := c.CallTool(t.Context(), "report", nil); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		if len(wide) != 2 || wide[0].Progress != 1 || wide[1].Message != "done" {
+			t.Errorf("client-wide progress = %+v", wide)
+		}
+		wide = nil
+		mu.Unlock()
+		var own []client.Progress
+		ctx := client.WithProgress(t.Context(), func(p client.Progress) { own = append(own, p) })
+		if _, err := c.CallTool(ctx, "report", nil); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(own) != 2 || len(wide) != 0 {
+			t.Errorf("a call's own handler got %d, the client-wide one %d", len(own), len(wide))
+		}
+	})
+}

@@ -143,8 +143,9 @@ func OnQuestion(fn func(method string, params json.RawMessage)) Option {
 	return func(o *options) { o.onQuestion = fn }
 }
 
-// OnProgress receives the progress of every call; WithProgress sets a
-// handler for the calls of one context instead.
+// OnProgress receives the progress of every call: each request then
+// carries a progress token. WithProgress sets a handler for the calls of
+// one context instead (those calls' progress goes to it alone).
 func OnProgress(fn func(Progress)) Option { return func(o *options) { o.onProgress = fn } }
 
 // Logger receives the client's own diagnostics and the standard error of a

@@ -23,6 +23,17 @@ func decodeAnyKeys(v []byte, keys map[string]string) (any, error) {
 	return decodeWalk(v)
 }
 
+// decodeArgs decodes a tool's arguments with decodeAnyKeys; checked says
+// they lie inside a message already validated, so that strings are found
+// by their closing quote instead of being checked byte by byte again.
+func decodeArgs(v []byte, keys map[string]string, checked bool) (any, error) {
+	switch jsonscan.Kind(v) {
+	case jsonscan.Object, jsonscan.Array:
+		return jsonscan.Decoder{Keys: keys, Valid: checked}.Decode(v)
+	}
+	return decodeWalk(v)
+}
+
 // decodeWalk decodes v member by member with jsonscan's walkers. Each
 // nested value is scanned again by the walker of each container around it,
 // so decodeAnyKeys uses it only for values that are not containers; it is

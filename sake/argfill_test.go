@@ -134,5 +134,11 @@ func FuzzDecodeAny(f *testing.F) {
 		if err == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: %#v, the walk gives %#v", in, got, want)
 		}
+		// Arguments inside a validated message skip the validation of
+		// their strings: the same value, and never a panic otherwise.
+		checked, cerr := decodeArgs([]byte(in), keys, true)
+		if json.Valid([]byte(in)) && ((cerr == nil) != (err == nil) || !reflect.DeepEqual(checked, got)) {
+			t.Fatalf("%q: checked %#v, %v; unchecked %#v, %v", in, checked, cerr, got, err)
+		}
 	})
 }

@@ -156,7 +156,8 @@ func decodeParams(v []byte, p *Params, meta *RequestMeta) *decodeError {
 			fail(paramError(name, want))
 		}
 	}
-	_ = jsonscan.Members(v, func(key, raw []byte) error {
+	// v lies inside the message decodeMessage has validated.
+	_ = jsonscan.MembersValid(v, func(key, raw []byte) error {
 		switch string(key) {
 		case "_meta":
 			switch jsonscan.Kind(raw) {
@@ -175,6 +176,7 @@ func decodeParams(v []byte, p *Params, meta *RequestMeta) *decodeError {
 		case "arguments":
 			if jsonscan.Kind(raw) != jsonscan.Null {
 				p.Arguments = raw
+				p.checkedArgs = raw
 			}
 		case "uri":
 			strField(&p.URI, "uri", raw)
@@ -223,7 +225,7 @@ var emptyCapabilities = &ClientCapabilities{}
 
 func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 	var bad *decodeError
-	_ = jsonscan.Members(v, func(key, raw []byte) error {
+	_ = jsonscan.MembersValid(v, func(key, raw []byte) error {
 		switch string(key) {
 		case "progressToken":
 			switch jsonscan.Kind(raw) {

@@ -3,7 +3,6 @@ package sake
 import (
 	"encoding/base64"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -57,13 +56,10 @@ func plainPrefix(s string) int {
 }
 
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
-// encoding/json does; HTML characters are not escaped.
+// encoding/json does; HTML characters are not escaped. A long plain run is
+// appended in one piece, so that a buffer too small for it grows once,
+// into memory the runtime does not clear first.
 func appendString(dst []byte, s string) []byte {
-	if room := len(s) + 2; cap(dst)-len(dst) < room && len(s) >= 1<<10 {
-		// A long string gets its room at once, with some for escapes and
-		// what follows it in the message, so that it is copied once.
-		dst = slices.Grow(dst, room+room>>6+256)
-	}
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {

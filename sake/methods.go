@@ -253,7 +253,7 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.invoke(c, p.Arguments)
+	res, err := t.invoke(c, p.Arguments, p.argsChecked(p.Arguments))
 	return s.finishRound(req, c, res, err)
 }
 

@@ -191,8 +191,9 @@ func (s *Server) callEscalating(ctx context.Context, req *Request, t *tool, opts
 		return startErr
 	}
 	args := d.Params.Arguments
+	checked := d.Params.argsChecked(args)
 	go func() {
-		res, err := t.invoke(c, args)
+		res, err := t.invoke(c, args, checked)
 		if c.task != nil {
 			s.finishTask(c, t, args, res, err)
 			cancel()
@@ -212,7 +213,7 @@ func (s *Server) callEscalating(ctx context.Context, req *Request, t *tool, opts
 
 // runTask runs a tool as a task from the start.
 func (s *Server) runTask(c *Context, t *tool, args json.RawMessage) {
-	res, err := t.invoke(c, args)
+	res, err := t.invoke(c, args, false)
 	s.finishTask(c, t, args, res, err)
 }
 
@@ -249,7 +250,7 @@ func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *Tool
 			}
 		}
 		c.rnd.asked = nil
-		res, err = t.invoke(c, args)
+		res, err = t.invoke(c, args, false)
 	}
 	if err != nil {
 		if ae, _, ok := authError(err); ok {

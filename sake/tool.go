@@ -226,11 +226,13 @@ func toolListJSON(def *ToolDef, t *tool) ([]byte, error) {
 // invoke validates the arguments, calls the tool and turns what it
 // returned into a result. A *Error from the tool is returned as a protocol
 // error; any other failure is a result with isError set.
-func (t *tool) invoke(c *Context, args json.RawMessage) (res *ToolResult, err error) {
+//
+// checked says args lie inside a message already validated as JSON.
+func (t *tool) invoke(c *Context, args json.RawMessage, checked bool) (res *ToolResult, err error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	generic, err := decodeAnyKeys(args, t.input.keys)
+	generic, err := decodeArgs(args, t.input.keys, checked)
 	if err != nil {
 		return nil, InvalidParams("Invalid params: arguments are not valid JSON: %v", err)
 	}

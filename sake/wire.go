@@ -164,6 +164,17 @@ type Params struct {
 	// notifications/cancelled
 	RequestID json.RawMessage `json:"requestId"`
 	Reason    string          `json:"reason"`
+
+	// checkedArgs is Arguments as decoded from a message already
+	// validated as a whole, so decoding it again needs no validation.
+	checkedArgs json.RawMessage
+}
+
+// argsChecked reports whether args are the arguments p was decoded with,
+// inside a validated message (the same bytes, not a copy or a replacement
+// set by middleware).
+func (p *Params) argsChecked(args json.RawMessage) bool {
+	return p != nil && len(args) > 0 && len(args) == len(p.checkedArgs) && &args[0] == &p.checkedArgs[0]
 }
 
 // RequestMeta is a request's _meta.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 )
 
@@ -45,13 +46,17 @@ func (f *floor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if text == nil {
 			text = []byte(orderAnswer)
 		}
-		out := make([]byte, 0, len(text)+96)
-		out = append(out, `{"jsonrpc":"2.0","id":`...)
-		out = append(out, between(body, `"id":`, `,`)...)
-		out = append(out, `,"result":{"content":[{"type":"text","text":"`...)
-		out = append(out, text...)
-		out = append(out, `"}]}}`...)
-		_, _ = w.Write(out)
+		// The answer is written in three pieces around the text, which is
+		// not copied: no server can do less.
+		head := make([]byte, 0, 96)
+		head = append(head, `{"jsonrpc":"2.0","id":`...)
+		head = append(head, between(body, `"id":`, `,`)...)
+		head = append(head, `,"result":{"content":[{"type":"text","text":"`...)
+		const tail = `"}]}}`
+		w.Header().Set("Content-Length", strconv.Itoa(len(head)+len(text)+len(tail)))
+		_, _ = w.Write(head)
+		_, _ = w.Write(text)
+		_, _ = io.WriteString(w, tail)
 	}
 }
 

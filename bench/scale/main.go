@@ -33,6 +33,7 @@ func main() {
 	sizesFlag := flag.String("sizes", "100,10240,102400,1048576", "argument sizes in bytes")
 	rowsFlag := flag.String("rows", "all", "which rows: all, or a comma list of register, list, call, args, nested")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of each server process to `FILE`.NAME")
+	nslices := flag.Int("slices", 4, "each measurement is cut into this many slices, the servers taking turns")
 	clients := flag.Int("c", 4, "concurrent clients per measurement (registration: one)")
 	procs := flag.Int("procs", 0, "GOMAXPROCS of the server processes (0: the Go default)")
 	serveName := flag.String("serve", "", "run as the server process of this library (used by the load generator)")
@@ -43,7 +44,7 @@ func main() {
 	} else if err == nil {
 		var sizes []int
 		if sizes, err = ints(*sizesFlag); err == nil {
-			err = run(counts, sizes, strings.Split(*rowsFlag, ","), *countsFlag, *cpuprofile, *dur, *reps, *clients, *procs)
+			err = run(counts, sizes, strings.Split(*rowsFlag, ","), *countsFlag, *cpuprofile, *dur, *reps, *clients, *procs, *nslices)
 		}
 	}
 	if err != nil {
@@ -72,7 +73,7 @@ type row struct {
 	results [][]float64                                     // per peer
 }
 
-func run(counts, sizes []int, kinds []string, countsFlag, cpuprofile string, d time.Duration, reps, clients, procs int) error {
+func run(counts, sizes []int, kinds []string, countsFlag, cpuprofile string, d time.Duration, reps, clients, procs, nslices int) error {
 	servers := make([]*server, len(peers))
 	defer func() {
 		for _, s := range servers {
@@ -172,10 +173,10 @@ func run(counts, sizes []int, kinds []string, countsFlag, cpuprofile string, d t
 
 	// ops[row][peer] holds one operation per client, each with its own
 	// connection (registration: one, as it is not a request).
-	ops := make([][][]func() (int, error), len(rows))
+	work := make([][][]func() (int, error), len(rows))
 	for r, rw := range rows {
 		rw.results = make([][]float64, len(peers))
-		ops[r] = make([][]func() (int, error), len(peers))
+		work[r] = make([][]func() (int, error), len(peers))
 		k := clients
 		if rw.timing {
 			k = 1
@@ -189,17 +190,33 @@ func run(counts, sizes []int, kinds []string, countsFlag, cpuprofile string, d t
 				if err != nil {
 					return fmt.Errorf("%s, %s: %v", rw.name, peers[p].name, err)
 				}
-				ops[r][p] = append(ops[r][p], op)
+				work[r][p] = append(work[r][p], op)
 			}
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%d rows x %d servers x %d repetitions of %v, %d clients\n", len(rows), len(peers), reps, d, clients)
+	if nslices < 1 {
+		nslices = 1
+	}
+	fmt.Fprintf(os.Stderr, "%d rows x %d servers x %d repetitions of %v in %d slices, %d clients\n", len(rows), len(peers), reps, d, nslices, clients)
 	for rep := range reps {
 		for r, rw := range rows {
+			// Each server's d is cut into slices taken in turn, so that a
+			// burst of load from the machine's other work falls on all.
+			ops, cpu := make([]int, len(peers)), make([]float64, len(peers))
+			for range nslices {
+				for p := range peers {
+					n, used, err := measure(servers[p], work[r][p], d/time.Duration(nslices))
+					if err != nil {
+						return fmt.Errorf("%s, %s: %v", rw.name, peers[p].name, err)
+					}
+					ops[p] += n
+					cpu[p] += used
+				}
+			}
 			for p := range peers {
-				v, err := measure(servers[p], ops[r][p], d, rw.timing)
-				if err != nil {
-					return fmt.Errorf("%s, %s: %v", rw.name, peers[p].name, err)
+				v := float64(ops[p]) / cpu[p] // operations per CPU second
+				if rw.timing {
+					v = cpu[p] / float64(ops[p]) // CPU seconds per operation
 				}
 				rw.results[p] = append(rw.results[p], v)
 			}
@@ -233,20 +250,19 @@ func bytesName(n int) string {
 }
 
 // measure runs the ops concurrently, each in a loop, for about d of wall
-// time (each at least once) and returns operations per second of the
-// server process's CPU time, or with timing, its CPU seconds per
-// operation. CPU time (user and system: the library, net/http and garbage
-// collection) rather than wall time, because on a shared machine the wall
-// clock measures the neighbours too; the server's alone, because the
-// client's cost is no library's.
-func measure(s *server, ops []func() (int, error), d time.Duration, timing bool) (float64, error) {
+// time (each at least once), and returns how many operations were done and
+// the server process's CPU seconds they took. CPU time (user and system:
+// the library, net/http and garbage collection) rather than wall time,
+// because on a shared machine the wall clock measures the neighbours too;
+// the server's alone, because the client's cost is no library's.
+func measure(s *server, ops []func() (int, error), d time.Duration) (int, float64, error) {
 	// The previous run's garbage is not this one's cost.
 	if _, err := s.ask("gc"); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	cpu0, err := s.cpu()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	start := time.Now()
 	counts := make([]int, len(ops))
@@ -272,17 +288,13 @@ func measure(s *server, ops []func() (int, error), d time.Duration, timing bool)
 	wg.Wait()
 	cpu1, err := s.cpu()
 	if err = errors.Join(append(errs, err)...); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	n := 0
 	for _, c := range counts {
 		n += c
 	}
-	used := (cpu1 - cpu0).Seconds()
-	if timing {
-		return used / float64(n), nil
-	}
-	return float64(n) / used, nil
+	return n, (cpu1 - cpu0).Seconds(), nil
 }
 
 // roundDuration formats seconds with three significant digits.

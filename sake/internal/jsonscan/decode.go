@@ -1,6 +1,9 @@
 package jsonscan
 
-import "strconv"
+import (
+	"bytes"
+	"strconv"
+)
 
 // Decoder turns JSON text into the generic form encoding/json gives an
 // `any`: map[string]any, []any, string, float64, bool and nil. It is one
@@ -11,6 +14,12 @@ type Decoder struct {
 	// property names of a schema), each mapped to itself: a key found in
 	// it is shared instead of allocated again for every object.
 	Keys map[string]string
+	// Valid says the text is known to be valid JSON (it lies inside a
+	// message that Members has validated): a string without escapes is
+	// then found by its closing quote, not checked byte by byte again.
+	// Decode still fails cleanly, never panics, on text that is not JSON
+	// after all, but may then accept control characters inside strings.
+	Valid bool
 }
 
 // Decode decodes the JSON value in b, which may be surrounded by
@@ -21,7 +30,7 @@ type Decoder struct {
 // JSON, and a *strconv.NumError for valid JSON with a number beyond the
 // range of float64.
 func (d Decoder) Decode(b []byte) (any, error) {
-	p := decoder{scanner: scanner{b: b}, keys: d.Keys}
+	p := decoder{scanner: scanner{b: b}, keys: d.Keys, valid: d.Valid}
 	v, i := p.value(skipWS(b, 0), 0)
 	if i < 0 {
 		if p.numErr != nil {
@@ -49,7 +58,22 @@ func (d Decoder) Decode(b []byte) (any, error) {
 type decoder struct {
 	scanner
 	keys   map[string]string
+	valid  bool  // the text is known to be valid
 	numErr error // a number out of range; the decoder stops at it
+}
+
+// str scans the string at b[i] like the scanner's str, setting esc; for
+// valid text without escapes it searches for the closing quote instead.
+func (d *decoder) str(i int) int {
+	d.esc = false
+	if d.valid {
+		// Without a backslash the first quote ends the string; with one,
+		// the scanner checks the escapes before they are decoded.
+		if q := bytes.IndexByte(d.b[i+1:], '"'); q >= 0 && bytes.IndexByte(d.b[i+1:i+1+q], '\\') < 0 {
+			return i + q + 2
+		}
+	}
+	return d.scanner.str(i)
 }
 
 // value decodes the value at b[i] (depth containers enclose it) and
@@ -61,7 +85,6 @@ func (d *decoder) value(i, depth int) (any, int) {
 	}
 	switch c := b[i]; {
 	case c == '"':
-		d.esc = false
 		j := d.str(i)
 		if j < 0 {
 			return nil, j
@@ -125,7 +148,6 @@ func (d *decoder) object(i, depth int) (any, int) {
 			return nil, d.fail(i, ctxKey)
 		}
 		ks := i
-		d.esc = false
 		if i = d.str(i); i < 0 {
 			return nil, i
 		}

@@ -17,6 +17,7 @@ import (
 func checkDecode(t *testing.T, b []byte) {
 	t.Helper()
 	got, err := Decoder{}.Decode(b)
+	checkValidWalks(t, b)
 	if !json.Valid(b) {
 		s := scanner{b: b}
 		j := s.value(skipWS(b, 0), 0)
@@ -163,5 +164,36 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// checkValidWalks checks what trusts b to be valid: on valid JSON,
+// Decoder{Valid: true}, MembersValid and SkipValid agree with the
+// validating walks; on anything else they must not panic.
+func checkValidWalks(t *testing.T, b []byte) {
+	t.Helper()
+	fast, fastErr := Decoder{Valid: true}.Decode(b)
+	var fastMembers []member
+	_ = MembersValid(b, func(key, value []byte) error {
+		fastMembers = append(fastMembers, member{string(key), string(value)})
+		return nil
+	})
+	start := skipWS(b, 0)
+	end := SkipValid(b, start)
+	if !json.Valid(b) {
+		return
+	}
+	want, wantErr := Decoder{}.Decode(b)
+	if (fastErr == nil) != (wantErr == nil) || !reflect.DeepEqual(fast, want) {
+		t.Fatalf("Decode(%s) with Valid = %#v, %v; without: %#v, %v", short(string(b)), fast, fastErr, want, wantErr)
+	}
+	s := scanner{b: b}
+	if wantEnd := s.value(start, 0); end != wantEnd {
+		t.Fatalf("SkipValid(%s) = %d, want %d", short(string(b)), end, wantEnd)
+	}
+	if b[start] == '{' {
+		if got := collect(t, b); !reflect.DeepEqual(fastMembers, got) {
+			t.Fatalf("MembersValid(%s) = %q, Members gives %q", short(string(b)), fastMembers, got)
+		}
 	}
 }

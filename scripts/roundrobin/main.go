@@ -7,9 +7,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -60,7 +62,7 @@ func main() {
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
-	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: buffered(proxy), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -73,6 +75,31 @@ func main() {
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)
 	}
+}
+
+// maxBody bounds a request body the proxy holds before forwarding it.
+const maxBody = 16 << 20
+
+// buffered reads a request's whole body before next forwards it, so the
+// request goes to the backend in one piece with its length known: the
+// backend connection is never left half-written by a client that stalls
+// or goes away, and a request whose connection turns out to be closed
+// before any of it was written can be sent again on a fresh one.
+func buffered(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+			if err != nil {
+				http.Error(w, "roundrobin: reading the request body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			r.ContentLength = int64(len(b))
+			r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+			r.TransferEncoding = nil
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // short returns the start of a session id: enough to match log lines.

@@ -40,7 +40,11 @@ set +e
 go test -race -count=1 -v ./... >"$log" 2>&1
 status=$?
 set -e
-grep -E '^(ok|FAIL|panic:)|^\s+--- (FAIL|SKIP)|^\s+\S+_test\.go:[0-9]+:' "$log" | grep -v 'server stderr\|client log: ' || true
+grep -E '^(ok|FAIL|panic:)|^\s+--- FAIL' "$log" || true
+# What the tests said (failures, and why a check was skipped), each once
+# with the number of runs that said it.
+grep -E '^\s+\S+_test\.go:[0-9]+:' "$log" | grep -v 'server output\|client log: ' |
+  sed -E 's/^\s+//' | sort | uniq -c | sort -rn || true
 passed=$(grep -cE '^\s*--- PASS' "$log" || true)
 failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
 skipped=$(grep -cE '^\s*--- SKIP' "$log" || true)

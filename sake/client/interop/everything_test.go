@@ -57,16 +57,16 @@ func fileExists(p string) bool {
 }
 
 // everythingHTTP starts the server on Streamable HTTP and returns its URL.
-func everythingHTTP(t *testing.T, node, entry string) string {
+func everythingHTTP(t *testing.T, node, entry string) (string, *process) {
 	addr := freeAddr(t)
 	_, port, _ := strings.Cut(addr, ":")
 	cmd := exec.Command(node, entry, "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+port)
 	p := start(t, cmd)
-	if err := p.waitLine(testCtx(t), "listening on port "+port); err != nil {
+	if err := p.waitLine(testCtx(t), 0, "listening on port "+port); err != nil {
 		t.Fatal(err)
 	}
-	return "http://" + addr + "/mcp"
+	return "http://" + addr + "/mcp", p
 }
 
 // elicitAnswers lets a check choose the user's answer to the next
@@ -109,7 +109,9 @@ func (s *samplings) last() *sake.SamplingRequest {
 
 type everythingEnv struct {
 	interopEnv
-	dist    string // the package's dist folder
+	server  *process // the HTTP server; nil over stdio
+	url     string   // its URL
+	dist    string   // the package's dist folder
 	answers *elicitAnswers
 	samples *samplings
 }
@@ -120,6 +122,8 @@ type everythingEnv struct {
 func TestEverything(t *testing.T) {
 	node, entry := everythingServer(t)
 	dist := filepath.Dir(entry)
+	var server *process
+	var url string
 	transports := []struct {
 		name string
 		make func(t *testing.T) func() client.Transport
@@ -132,7 +136,7 @@ func TestEverything(t *testing.T) {
 			}
 		}},
 		{"http", func(t *testing.T) func() client.Transport {
-			url := everythingHTTP(t, node, entry)
+			url, server = everythingHTTP(t, node, entry)
 			return func() client.Transport { return client.HTTP(url, nil) }
 		}},
 	}
@@ -145,14 +149,14 @@ func TestEverything(t *testing.T) {
 					name = "negotiated"
 				}
 				t.Run(name, func(t *testing.T) {
-					runEverything(t, tr.name, version, dist, mk)
+					runEverything(t, tr.name, version, dist, mk, server, url)
 				})
 			}
 		})
 	}
 }
 
-func runEverything(t *testing.T, transport, pin, dist string, mk func() client.Transport) {
+func runEverything(t *testing.T, transport, pin, dist string, mk func() client.Transport, server *process, url string) {
 	n := newNotes()
 	answers := &elicitAnswers{action: sake.Accept}
 	samples := &samplings{}
@@ -216,7 +220,7 @@ func runEverything(t *testing.T, transport, pin, dist string, mk func() client.T
 		}
 	}
 	env := everythingEnv{interopEnv: interopEnv{transport: transport, version: info.ProtocolVersion, pin: pin, mk: mk},
-		dist: dist, answers: answers, samples: samples}
+		server: server, url: url, dist: dist, answers: answers, samples: samples}
 	for _, check := range everythingChecks {
 		t.Run(check.name, func(t *testing.T) {
 			check.run(t, testCtx(t), c, env, n)

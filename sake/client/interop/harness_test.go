@@ -67,41 +67,56 @@ func freeAddr(t testing.TB) string {
 
 // process is a server started for a test; it is ended when the test ends.
 type process struct {
-	cmd   *exec.Cmd
-	lines chan string // its standard error, line by line, until it exits
-	done  chan struct{}
+	cmd  *exec.Cmd
+	done chan struct{}
+
+	mu      sync.Mutex
+	lines   []string      // its standard output and error, line by line
+	changed chan struct{} // closed and replaced when a line arrives
 }
 
-// start runs cmd, with its standard error read line by line into the
-// test log and p.lines, and ends it (interrupt, then kill) when the test
-// ends.
+// start runs cmd, with its standard output and error read line by line
+// into the test log and p.lines, and ends it (interrupt, then kill) when
+// the test ends.
 func start(t testing.TB, cmd *exec.Cmd) *process {
 	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stdout = io.Discard
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", cmd.Path, err)
 	}
-	p := &process{cmd: cmd, lines: make(chan string, 64), done: make(chan struct{})}
+	p := &process{cmd: cmd, done: make(chan struct{}), changed: make(chan struct{})}
 	var logMu sync.Mutex
 	ended := false
+	var readers sync.WaitGroup
+	for _, r := range []io.Reader{stdout, stderr} {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			sc := bufio.NewScanner(r)
+			for sc.Scan() {
+				logMu.Lock()
+				if !ended {
+					t.Logf("server output (%s): %s", filepath.Base(cmd.Path), sc.Text())
+				}
+				logMu.Unlock()
+				p.mu.Lock()
+				p.lines = append(p.lines, sc.Text())
+				close(p.changed)
+				p.changed = make(chan struct{})
+				p.mu.Unlock()
+			}
+		}()
+	}
 	go func() {
 		defer close(p.done)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			logMu.Lock()
-			if !ended {
-				t.Logf("server stderr (%s): %s", filepath.Base(cmd.Path), sc.Text())
-			}
-			logMu.Unlock()
-			select {
-			case p.lines <- sc.Text():
-			default:
-			}
-		}
+		readers.Wait()
 		_ = cmd.Wait()
 	}()
 	t.Cleanup(func() {
@@ -119,15 +134,28 @@ func start(t testing.TB, cmd *exec.Cmd) *process {
 	return p
 }
 
-// waitLine waits until the process writes a line containing s to its
-// standard error.
-func (p *process) waitLine(ctx context.Context, s string) error {
+// mark returns how many lines the process has written so far.
+func (p *process) mark() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.lines)
+}
+
+// waitLine waits until the process writes, after line since, a line
+// containing s.
+func (p *process) waitLine(ctx context.Context, since int, s string) error {
 	for {
-		select {
-		case line := <-p.lines:
+		p.mu.Lock()
+		for _, line := range p.lines[min(since, len(p.lines)):] {
 			if strings.Contains(line, s) {
+				p.mu.Unlock()
 				return nil
 			}
+		}
+		changed := p.changed
+		p.mu.Unlock()
+		select {
+		case <-changed:
 		case <-p.done:
 			return fmt.Errorf("the server exited before it printed %q", s)
 		case <-ctx.Done():

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
@@ -135,7 +136,7 @@ var quiet = slog.New(slog.DiscardHandler)
 func startStdio(t *testing.T) *fixture {
 	t.Helper()
 	up := newUpstream()
-	srv, err := sake.New(up, sake.Tasks(tasks.New()))
+	srv, err := sake.New(up, sake.Tasks(tasks.New()), sake.Skills(skillFiles))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,6 +445,42 @@ func TestTaskQuestions(t *testing.T) {
 			defer mu.Unlock()
 			if len(asked) != 1 || asked[0] != "Go on?" {
 				t.Errorf("asked %q", asked)
+			}
+		})
+	}
+}
+
+var skillFiles = fstest.MapFS{
+	"greeting/SKILL.md":        {Data: []byte("---\nname: greeting\ndescription: Greets people.\n---\nSay hello.\n")},
+	"greeting/scripts/wave.sh": {Data: []byte("echo wave\n")},
+}
+
+// TestSkills: the remote server's skills are served by the proxy, files
+// included.
+func TestSkills(t *testing.T) {
+	f := startStdio(t)
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			c := connect(t, f.url, "alice-secret-token", era.opts...)
+			if !c.Info().HasExtension(sake.SkillsExtension) {
+				t.Fatalf("the proxy does not declare %s: %s", sake.SkillsExtension, c.Info().Capabilities)
+			}
+			raw, err := c.Request(t.Context(), "skills/list", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var l struct {
+				Skills []sake.SkillInfo `json:"skills"`
+			}
+			if err := json.Unmarshal(raw, &l); err != nil || len(l.Skills) != 1 || l.Skills[0].URI != "skill://greeting/SKILL.md" || len(l.Skills[0].Resources) != 2 {
+				t.Fatalf("skills/list = %s, %v", raw, err)
+			}
+			contents, err := c.ReadResource(t.Context(), "skill://greeting/scripts/wave.sh")
+			if err != nil || len(contents) != 1 || contents[0].Text != "echo wave\n" {
+				t.Fatalf("read = %+v, %v", contents, err)
+			}
+			if _, err := c.Request(t.Context(), "skills/get", map[string]string{"uri": "skill://nope/SKILL.md"}); !isCode(err, sake.CodeInvalidParams) {
+				t.Errorf("an unknown skill = %v, want %d", err, sake.CodeInvalidParams)
 			}
 		})
 	}

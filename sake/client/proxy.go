@@ -64,7 +64,12 @@ func Proxy(ctx context.Context, remote *Client, opts ...ProxyOption) (*sake.Serv
 		opt(cfg)
 	}
 	info := remote.Info()
-	srv, err := sake.New(nil, cfg.serverOpts...)
+	skillOpts, err := remoteSkills(ctx, remote)
+	if err != nil {
+		return nil, err
+	}
+	serverOpts := append(cfg.serverOpts[:len(cfg.serverOpts):len(cfg.serverOpts)], skillOpts...)
+	srv, err := sake.New(nil, serverOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -72,12 +77,12 @@ func Proxy(ctx context.Context, remote *Client, opts ...ProxyOption) (*sake.Serv
 	if remoteTasks && srv.Tasks() == nil {
 		// The remote server's tasks become the proxy's own, kept per
 		// caller by a task manager of the proxy's.
-		if srv, err = sake.New(nil, append(cfg.serverOpts[:len(cfg.serverOpts):len(cfg.serverOpts)], sake.Tasks(tasks.New()))...); err != nil {
+		if srv, err = sake.New(nil, append(serverOpts, sake.Tasks(tasks.New()))...); err != nil {
 			return nil, err
 		}
 	}
 	p := &proxy{remote: remote, srv: srv, cfg: cfg, tools: map[string]bool{}, prompts: map[string]bool{}, resources: map[string]bool{},
-		remoteTasks: remoteTasks, running: map[string]*remoteTask{}}
+		remoteTasks: remoteTasks, running: map[string]*remoteTask{}, skills: len(skillOpts) > 0}
 	if info.HasCapability("tools") {
 		if err := p.syncTools(ctx); err != nil {
 			return nil, err
@@ -114,6 +119,9 @@ type proxy struct {
 	// follow; it holds at most as many entries as the proxy's task
 	// manager runs tasks.
 	running map[string]*remoteTask
+	// skills says the proxy serves a copy of the remote skills: their
+	// files are not proxied resources.
+	skills bool
 }
 
 // follow keeps the lists in step with the remote server's.
@@ -352,6 +360,9 @@ func (p *proxy) syncResources(ctx context.Context) error {
 	seen := map[string]bool{}
 	for _, r := range resources {
 		if p.cfg.resources != nil && !p.cfg.resources(r.URI) {
+			continue
+		}
+		if p.skills && strings.HasPrefix(r.URI, skillScheme) {
 			continue
 		}
 		uri := r.URI

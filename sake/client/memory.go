@@ -101,16 +101,13 @@ func (m *memoryTransport) roundTrip(ctx context.Context, msg *message) ([]byte, 
 	}
 	if msg.era == sake.EraLegacy && ctx.Done() != nil {
 		// A session's request is cancelled by notifications/cancelled,
-		// not by its context: the server answers, nobody listens.
-		done := make(chan struct{})
-		defer close(done)
-		go func() {
-			select {
-			case <-ctx.Done():
-				_ = m.send(context.Background(), &message{body: cancelled(msg.id, "the caller cancelled the call"), era: msg.era})
-			case <-done:
-			}
-		}()
+		// not by its context: the server answers, nobody listens. (No
+		// goroutine waits for that: the context runs the function when it
+		// ends.)
+		stop := context.AfterFunc(ctx, func() {
+			_ = m.send(context.Background(), &message{body: cancelled(msg.id, "the caller cancelled the call"), era: msg.era})
+		})
+		defer stop()
 		reply := m.srv.Handle(context.WithoutCancel(ctx), msg.body, m.inboundFor(ctx))
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -35,8 +35,12 @@ type runResult struct {
 	rps      float64
 	p50, p99 time.Duration
 	rssKiB   int64
-	polls    int64 // tasks/get requests of the tasks workload
-	tally    *errTally
+	// cpuPerCall is the server process's CPU time (user and system) over
+	// the measured window per verified result: unlike rps, it hardly
+	// depends on what else the machine runs.
+	cpuPerCall time.Duration
+	polls      int64 // tasks/get requests of the tasks workload
+	tally      *errTally
 }
 
 // measure runs the callers concurrently for dur (each stops issuing calls
@@ -154,6 +158,9 @@ func (r runResult) line(reps int) string {
 	} else {
 		fmt.Fprintf(&b, "%s  rps %8.0f  p50 %7.3fms  p99 %7.3fms  rss %5.1fMiB  ok %7d  err %d",
 			head, r.rps, ms(r.p50), ms(r.p99), float64(r.rssKiB)/1024, r.ok, r.errs)
+		if r.cpuPerCall > 0 {
+			fmt.Fprintf(&b, "  cpu %.1fµs/call", float64(r.cpuPerCall)/float64(time.Microsecond))
+		}
 		if r.cfg.path.tasks && r.ok > 0 {
 			fmt.Fprintf(&b, "  tasks/get per task %.2f", float64(r.polls)/float64(r.ok))
 		}

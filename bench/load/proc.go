@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -66,6 +67,38 @@ func (p *proc) peakRSS() (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", p.cmd.Process.Pid)
+}
+
+// cpuTime returns the CPU time (user and system) the process has used so
+// far, from /proc/<pid>/stat, at the clock tick's resolution (10 ms).
+func (p *proc) cpuTime() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name may hold spaces: the fields follow its closing ')'.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 13 {
+		return 0, fmt.Errorf("cannot parse /proc/%d/stat", p.cmd.Process.Pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64) // field 14 of the line
+	stime, err2 := strconv.ParseInt(f[12], 10, 64) // field 15
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("cannot parse /proc/%d/stat", p.cmd.Process.Pid)
+	}
+	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+	return time.Duration(utime+stime) * tick, nil
+}
+
+// measureCPU runs measure and sets r.cpuPerCall to the server's CPU time
+// over the measured window divided by the verified results.
+func measureCPU(ctx context.Context, p *proc, callers []caller, dur time.Duration, r *runResult) {
+	before, err := p.cpuTime()
+	measure(ctx, callers, dur, r)
+	if after, err2 := p.cpuTime(); err == nil && err2 == nil && r.ok > 0 {
+		r.cpuPerCall = (after - before) / time.Duration(r.ok)
+	}
 }
 
 // stop ends the process: it closes stdin (the stdio way to ask a server to

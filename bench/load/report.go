@@ -15,6 +15,7 @@ type summary struct {
 	rpsMin, rpsMax   float64
 	p50, p99         time.Duration // medians
 	rssMaxKiB        int64
+	cpuPerCall       time.Duration // median of the runs that measured it
 	errs             int64
 	na               []string // distinct reasons of runs that could not be measured
 	measuredAnything bool
@@ -26,7 +27,7 @@ func summarize(cfgs []config, results map[string][]runResult) []summary {
 	for _, c := range cfgs {
 		s := summary{cfg: c}
 		var rps []float64
-		var p50, p99 []time.Duration
+		var p50, p99, cpu []time.Duration
 		for _, r := range results[c.String()] {
 			s.runs++
 			if r.na != "" {
@@ -40,6 +41,9 @@ func summarize(cfgs []config, results map[string][]runResult) []summary {
 			p50 = append(p50, r.p50)
 			p99 = append(p99, r.p99)
 			s.rssMaxKiB = max(s.rssMaxKiB, r.rssKiB)
+			if r.cpuPerCall > 0 {
+				cpu = append(cpu, r.cpuPerCall)
+			}
 			s.errs += r.errs
 		}
 		if s.measured > 0 {
@@ -48,6 +52,9 @@ func summarize(cfgs []config, results map[string][]runResult) []summary {
 			s.rpsMin, s.rpsMax = slices.Min(rps), slices.Max(rps)
 			s.p50 = median(p50)
 			s.p99 = median(p99)
+		}
+		if len(cpu) > 0 {
+			s.cpuPerCall = median(cpu)
 		}
 		out = append(out, s)
 	}
@@ -170,6 +177,8 @@ func printSummary(sums []summary, cfgs []config, results map[string][]runResult,
 		fmt.Println()
 	}
 
+	printCPU(sums, paths)
+
 	fmt.Println()
 	fmt.Println("| modern/legacy | http | stdio |")
 	fmt.Println("|---|---|---|")
@@ -199,4 +208,63 @@ func joinNote(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// printCPU prints the servers' CPU time per verified call (medians), and
+// peer/sake ratios of it: above 1, sake spends less per call.
+func printCPU(sums []summary, paths []pathSpec) {
+	cpu := func(srv, path string) time.Duration {
+		for _, s := range sums {
+			if s.cfg.srv.name == srv && s.cfg.path.name == path {
+				return s.cpuPerCall
+			}
+		}
+		return 0
+	}
+	var servers []serverSpec
+	for _, srv := range allServers {
+		if slices.ContainsFunc(sums, func(s summary) bool { return s.cfg.srv.name == srv.name && s.cpuPerCall > 0 }) {
+			servers = append(servers, srv)
+		}
+	}
+	if len(servers) == 0 {
+		return
+	}
+	fmt.Println("\n## Server CPU time per verified call, µs (median; the server process only)")
+	fmt.Println()
+	fmt.Print("| server |")
+	for _, p := range paths {
+		fmt.Printf(" %s |", p.name)
+	}
+	fmt.Print("\n|---|")
+	for range paths {
+		fmt.Print("---|")
+	}
+	fmt.Println()
+	for _, srv := range servers {
+		fmt.Printf("| %s |", srv.label)
+		for _, p := range paths {
+			if c := cpu(srv.name, p.name); c > 0 {
+				fmt.Printf(" %.1f |", float64(c)/float64(time.Microsecond))
+			} else {
+				fmt.Print(" n/a |")
+			}
+		}
+		fmt.Println()
+	}
+	for _, srv := range servers {
+		if srv.name == "sake" {
+			continue
+		}
+		fmt.Printf("| %s/sake (above 1: sake spends less) |", srv.label)
+		for _, p := range paths {
+			a, b := cpu(srv.name, p.name), cpu("sake", p.name)
+			if a > 0 && b > 0 {
+				fmt.Printf(" %.2f |", float64(a)/float64(b))
+			} else {
+				fmt.Print(" n/a |")
+			}
+		}
+		fmt.Println()
+	}
 }

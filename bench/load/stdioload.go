@@ -43,7 +43,7 @@ func runStdio(ctx context.Context, c config, o options, extra []string, r *runRe
 		callers[i] = mx.client(i, c.path.modern)
 	}
 	r.tally = newErrTally()
-	measure(ctx, callers, o.dur, r)
+	measureCPU(ctx, p, callers, o.dur, r)
 	if r.rssKiB, err = p.peakRSS(); err != nil {
 		r.tally.add(fmt.Errorf("peak RSS: %v", err))
 	}

@@ -129,18 +129,16 @@ func (cn *conn) readOn(gen uint64) {
 // stopped; reading is false when another goroutine reads on. gen is the
 // goroutine's generation as a reader (see pool.reader).
 //
-// While whole lines wait in the input buffer, the responses written meanwhile
-// stay in the output buffer: it is written out before a read that may
-// wait, so a burst of requests is answered with one write, as a plain
-// line server does.
+// While whole lines wait in the input buffer, the responses written
+// meanwhile stay in the output buffer: it is written out before a read
+// that may wait, so a burst of requests read at once is answered with one
+// write, as a plain line server does.
 func (cn *conn) read(gen uint64) (reading bool, err error) {
 	for {
 		if cn.base.Err() != nil {
 			return true, nil
 		}
-		if cn.lr.lineBuffered() {
-			cn.out.batching.Store(true)
-		} else {
+		if !cn.lr.lineBuffered() {
 			cn.out.batching.Store(false)
 			if cn.out.pending() && !cn.pool.flush(gen) {
 				return false, nil
@@ -150,6 +148,8 @@ func (cn *conn) read(gen uint64) (reading bool, err error) {
 		if cn.base.Err() != nil {
 			return true, nil
 		}
+		// More lines at hand: what this one answers can wait for them.
+		cn.out.batching.Store(cn.lr.lineBuffered())
 		if tooLong > 0 || (line != nil && !blank(line)) {
 			if !cn.dispatch(item{line: line, tooLong: tooLong}, err != nil, gen) {
 				return false, nil

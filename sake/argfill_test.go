@@ -142,3 +142,35 @@ func FuzzDecodeAny(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeArgs compares the member-by-member walk with the one-pass
+// decoder, validating and (inside a validated message) not.
+func BenchmarkDecodeArgs(b *testing.B) {
+	order := `{"id":"6f1c2b9e-1111-4a2b-9c3d-123456789abc","email":"a@example.com","name":"Ana","age":33,"active":true,` +
+		`"billing":{"street":"Rua A","city":"Lisboa","zip":"12345","country":"PT"},"shipping":{"street":"Rue B","city":"Paris","zip":"75001","country":"FR"},` +
+		`"items":[{"sku":"x1","qty":2,"price":3.5,"tags":["a","b"]},{"sku":"x2","qty":1,"price":10}],"when":"2026-01-02T03:04:05Z","priority":"high","score":0.5}`
+	for _, c := range []struct{ name, in string }{
+		{"100KiB", `{"text":"` + strings.Repeat("x", 100<<10) + `"}`},
+		{"nested", order},
+	} {
+		in := []byte(c.in)
+		for _, d := range []struct {
+			name string
+			fn   func([]byte) (any, error)
+		}{
+			{"walk", decodeWalk},
+			{"onepass", func(v []byte) (any, error) { return decodeArgs(v, nil, false) }},
+			{"checked", func(v []byte) (any, error) { return decodeArgs(v, nil, true) }},
+		} {
+			b.Run(c.name+"/"+d.name, func(b *testing.B) {
+				b.SetBytes(int64(len(in)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := d.fn(in); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -22,13 +22,19 @@ type Decoder struct {
 	Valid bool
 }
 
+// maxSharedText is the longest text whose strings share one copy of it:
+// a string the caller keeps then keeps at most this much alive.
+const maxSharedText = 4 << 10
+
 // Decode decodes the JSON value in b, which may be surrounded by
 // whitespace. Objects become map[string]any (of duplicate keys, the last
 // wins), arrays []any (never nil), numbers float64; strings are unescaped
 // as [Unquote] does, invalid UTF-8 is kept as it is. It returns a
 // *[SyntaxError], the same one [Valid] would find, for text that is not
 // JSON, and a *strconv.NumError for valid JSON with a number beyond the
-// range of float64.
+// range of float64. In a text of at most 4 KiB, strings without escapes
+// (values and keys) are cut from one copy of the whole text rather than
+// allocated one by one.
 func (d Decoder) Decode(b []byte) (any, error) {
 	p := decoder{scanner: scanner{b: b}, keys: d.Keys, valid: d.Valid}
 	v, i := p.value(skipWS(b, 0), 0)
@@ -58,7 +64,8 @@ func (d Decoder) Decode(b []byte) (any, error) {
 type decoder struct {
 	scanner
 	keys   map[string]string
-	valid  bool  // the text is known to be valid
+	text   string // a copy of b that short strings are cut from, made when first needed
+	valid  bool   // the text is known to be valid
 	numErr error // a number out of range; the decoder stops at it
 }
 
@@ -90,7 +97,7 @@ func (d *decoder) value(i, depth int) (any, int) {
 			return nil, j
 		}
 		if !d.esc {
-			return string(b[i+1 : j-1]), j
+			return d.plain(i+1, j-1), j
 		}
 		var buf [128]byte
 		return string(appendUnescaped(buf[:0], b[i+1:j-1])), j
@@ -151,7 +158,7 @@ func (d *decoder) object(i, depth int) (any, int) {
 		if i = d.str(i); i < 0 {
 			return nil, i
 		}
-		key := d.key(b[ks+1 : i-1])
+		key := d.key(ks+1, b[ks+1:i-1])
 		if i = skipWS(b, i); i >= len(b) {
 			return nil, d.fail(i, "")
 		}
@@ -177,9 +184,10 @@ func (d *decoder) object(i, depth int) (any, int) {
 	}
 }
 
-// key returns the string of an object key's content (the scanner's esc
-// tells whether it holds escapes), shared from d.keys when it is there.
-func (d *decoder) key(raw []byte) string {
+// key returns the string of the object key whose content starts at
+// b[start] (the scanner's esc tells whether it holds escapes), shared from
+// d.keys when it is there.
+func (d *decoder) key(start int, raw []byte) string {
 	if d.esc {
 		var buf [128]byte
 		return string(appendUnescaped(buf[:0], raw))
@@ -187,7 +195,19 @@ func (d *decoder) key(raw []byte) string {
 	if k, ok := d.keys[string(raw)]; ok {
 		return k
 	}
-	return string(raw)
+	return d.plain(start, start+len(raw))
+}
+
+// plain returns b[from:to], text without escapes, as a string: cut from
+// the shared copy of a short text, or a copy of its own.
+func (d *decoder) plain(from, to int) string {
+	if len(d.b) > maxSharedText || to-from < 2 {
+		return string(d.b[from:to]) // one byte strings are not allocated
+	}
+	if d.text == "" {
+		d.text = string(d.b)
+	}
+	return d.text[from:to]
 }
 
 // array decodes the array whose opening bracket is b[i].

@@ -98,7 +98,8 @@ func TestDecodeDepth(t *testing.T) {
 
 func TestDecodeSharesKeys(t *testing.T) {
 	keys := map[string]string{"text": "text", "num": "num"}
-	b := []byte(`{"text":"a","num":1,"other":{"text":2}}`)
+	// Longer than maxSharedText, so that strings are allocated one by one.
+	b := []byte(`{"text":"a","num":1,"other":{"text":2},"pad":"` + strings.Repeat("p", maxSharedText) + `"}`)
 	v, err := Decoder{Keys: keys}.Decode(b)
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +119,27 @@ func TestDecodeSharesKeys(t *testing.T) {
 	own := testing.AllocsPerRun(100, func() { _, _ = Decoder{}.Decode(b) })
 	if shared != own-3 {
 		t.Errorf("%v allocations with shared keys, %v without; want 3 fewer", shared, own)
+	}
+}
+
+func TestDecodeSharesShortText(t *testing.T) {
+	b := []byte(`{"first":"xy","second":"zw","n":[1,2]}`)
+	v, err := Decoder{}.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(map[string]any)
+	first, second := m["first"].(string), m["second"].(string)
+	if d := uintptr(unsafe.Pointer(unsafe.StringData(second))) - uintptr(unsafe.Pointer(unsafe.StringData(first))); d != 14 {
+		t.Errorf("the strings of a short text are not cut from one copy (%d bytes apart)", d)
+	}
+	// Four strings of two bytes or more cost one copy of the text, not
+	// four allocations; a text too long to share allocates each.
+	long := []byte(`{"first":"xy","second":"zw","n":[1,2]}` + strings.Repeat(" ", maxSharedText))
+	shared := testing.AllocsPerRun(100, func() { _, _ = Decoder{}.Decode(b) })
+	own := testing.AllocsPerRun(100, func() { _, _ = Decoder{}.Decode(long) })
+	if shared != own-3 {
+		t.Errorf("%v allocations for a short text, %v for a long one; want 3 fewer", shared, own)
 	}
 }
 

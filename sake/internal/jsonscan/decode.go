@@ -66,7 +66,7 @@ type decoder struct {
 	keys   map[string]string
 	text   string // a copy of b that short strings are cut from, made when first needed
 	valid  bool   // the text is known to be valid
-	numErr error // a number out of range; the decoder stops at it
+	numErr error  // a number out of range; the decoder stops at it
 }
 
 // str scans the string at b[i] like the scanner's str, setting esc; for

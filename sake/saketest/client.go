@@ -282,8 +282,8 @@ func (c *Client) Request(method string, params any) (json.RawMessage, error) {
 }
 
 // Send hands raw bytes to the server as this client (with its session)
-// and returns the reply as the server made it: for tests of malformed
-// messages.
+// and returns the reply as the server made it (Body, with its Method,
+// ErrorCode and Era): for tests of malformed messages.
 func (c *Client) Send(msg []byte) sake.Reply {
 	c.t.Helper()
 	defer c.reportPanics()
@@ -297,7 +297,16 @@ func (c *Client) Send(msg []byte) sake.Reply {
 		Method string `json:"method"`
 	}
 	_ = json.Unmarshal(msg, &peek)
-	return sake.Reply{Method: peek.Method, Body: body}
+	var answer struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	reply := sake.Reply{Method: peek.Method, Body: body, Era: c.info.Era}
+	if body != nil && json.Unmarshal(body, &answer) == nil && answer.Error != nil {
+		reply.ErrorCode = answer.Error.Code
+	}
+	return reply
 }
 
 // run runs one call of the client under its context, marked with its test

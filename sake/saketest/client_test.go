@@ -71,7 +71,8 @@ func TestSendThroughTheHTTPStack(t *testing.T) {
 		var bad struct {
 			Error *sake.Error `json:"error"`
 		}
-		if err := json.Unmarshal(reply.Body, &bad); err != nil || bad.Error == nil || bad.Error.Code != sake.CodeInvalidParams {
+		if err := json.Unmarshal(reply.Body, &bad); err != nil || bad.Error == nil || bad.Error.Code != sake.CodeInvalidParams ||
+			reply.ErrorCode != sake.CodeInvalidParams {
 			t.Fatalf("unknown tool = %s, %v", reply.Body, err)
 		}
 	})

@@ -82,7 +82,7 @@ func TestTaskUnadvertised(t *testing.T) {
 		t.Fatalf("initialize: %v", m)
 	}
 	in := &sake.Inbound{Session: r.Session}
-	_, m = rpc(t, s, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, in)
+	rpc(t, s, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, in)
 	_, m = rpc(t, s, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, in)
 	b, _ := json.Marshal(m["result"])
 	var l struct {

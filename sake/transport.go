@@ -260,7 +260,7 @@ type Conn struct {
 	ended     atomic.Bool
 
 	mu      sync.Mutex
-	session *Session
+	session atomic.Pointer[Session] // written under mu, read without it
 	closed  bool
 }
 
@@ -282,9 +282,7 @@ func (c *Conn) Decode(msg []byte) *Message {
 
 // Session returns the connection's legacy session, or nil.
 func (c *Conn) Session() *Session {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.session
+	return c.session.Load()
 }
 
 // adopt makes s the connection's session: the messages decoded from now
@@ -292,9 +290,9 @@ func (c *Conn) Session() *Session {
 // closed, which cancels its requests.
 func (c *Conn) adopt(s *Session) {
 	c.mu.Lock()
-	old, closed := c.session, c.closed
+	old, closed := c.session.Load(), c.closed
 	if !closed {
-		c.session = s
+		c.session.Store(s)
 	}
 	c.mu.Unlock()
 	if closed {
@@ -324,7 +322,7 @@ func (c *Conn) EndInput() {
 // and the legacy session is closed.
 func (c *Conn) Close() {
 	c.mu.Lock()
-	s := c.session
+	s := c.session.Load()
 	c.closed = true
 	c.mu.Unlock()
 	c.flight.cancelAll()

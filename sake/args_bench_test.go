@@ -81,3 +81,21 @@ func BenchmarkToolsCallArgs(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkToolsList1000 measures listing 1,000 tools in one page.
+func BenchmarkToolsList1000(b *testing.B) {
+	s := sake.MustNew(nil)
+	for i := range 1000 {
+		if err := s.AddTool(sake.NewTypedTool(fmt.Sprintf("tool_%04d", i), func(_ *sake.Context, a benchArgs) (string, error) { return a.Text, nil })); err != nil {
+			b.Fatal(err)
+		}
+	}
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := s.Handle(ctx, msg, nil); strings.Count(string(r.Body), `"inputSchema"`) != 1000 {
+			b.Fatal(string(r.Body[:200]))
+		}
+	}
+}

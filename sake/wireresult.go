@@ -2,6 +2,7 @@ package sake
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 )
 
@@ -138,6 +139,13 @@ type listResult struct {
 }
 
 func (r *listResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
+	// A page is its items' bytes: room for all of them at once, rather than
+	// a buffer doubled (and copied) a dozen times for a long page.
+	n := len(r.key) + 2*len(r.next) + 128
+	for _, it := range r.items {
+		n += len(it) + 1
+	}
+	dst = slices.Grow(dst, n)
 	dst = append(dst, '{')
 	dst = appendKey(dst, r.key, true)
 	dst = append(dst, '[')

@@ -35,6 +35,9 @@ cd sake/client/interop
 go build -o "$cache/bin/gosdk-everything" github.com/modelcontextprotocol/go-sdk/conformance/everything-server
 export SAKE_GOSDK_SERVER="$cache/bin/gosdk-everything"
 go vet ./...
+# staticcheck too, when scripts/staticcheck.sh installed it (CI runs that first).
+sc="$(go env GOPATH)/bin/staticcheck"
+if [ -x "$sc" ]; then "$sc" ./...; fi
 log="$cache/interop.txt"
 set +e
 go test -race -count=1 -v ./... >"$log" 2>&1

@@ -107,8 +107,27 @@ func (s *samplings) last() *sake.SamplingRequest {
 	return s.reqs[len(s.reqs)-1]
 }
 
+// rootList is the client's roots, which a check may change.
+type rootList struct {
+	mu    sync.Mutex
+	roots []sake.Root
+}
+
+func (r *rootList) get(context.Context) ([]sake.Root, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.roots), nil
+}
+
+func (r *rootList) set(roots ...sake.Root) {
+	r.mu.Lock()
+	r.roots = roots
+	r.mu.Unlock()
+}
+
 type everythingEnv struct {
 	interopEnv
+	roots   *rootList
 	server  *process // the HTTP server; nil over stdio
 	url     string   // its URL
 	dist    string   // the package's dist folder
@@ -160,6 +179,7 @@ func runEverything(t *testing.T, transport, pin, dist string, mk func() client.T
 	n := newNotes()
 	answers := &elicitAnswers{action: sake.Accept}
 	samples := &samplings{}
+	roots := &rootList{roots: []sake.Root{{URI: "file:///work/a", Name: "a"}, {URI: "file:///work/b", Name: "b"}}}
 	opts := []client.Option{
 		client.OnElicit(func(_ context.Context, req *client.ElicitRequest) (*client.ElicitResult, error) {
 			answers.mu.Lock()
@@ -188,7 +208,8 @@ func runEverything(t *testing.T, transport, pin, dist string, mk func() client.T
 			}
 			return &sake.SamplingResult{Role: sake.RoleAssistant, Content: sake.Text("reply to: " + prompt), Model: "test-model"}, nil
 		}),
-		client.Roots(sake.Root{URI: "file:///work/a", Name: "a"}, sake.Root{URI: "file:///work/b", Name: "b"}),
+		client.OnRoots(roots.get),
+		client.Capabilities(sake.ClientCapabilities{Roots: &sake.RootsCapability{ListChanged: true}}),
 		client.OnNotification(n.add),
 		client.LogLevel(sake.LevelInfo),
 	}
@@ -220,7 +241,7 @@ func runEverything(t *testing.T, transport, pin, dist string, mk func() client.T
 		}
 	}
 	env := everythingEnv{interopEnv: interopEnv{transport: transport, version: info.ProtocolVersion, pin: pin, mk: mk},
-		server: server, url: url, dist: dist, answers: answers, samples: samples}
+		roots: roots, server: server, url: url, dist: dist, answers: answers, samples: samples}
 	for _, check := range everythingChecks {
 		t.Run(check.name, func(t *testing.T) {
 			check.run(t, testCtx(t), c, env, n)
@@ -497,7 +518,7 @@ var everythingChecks = []everythingCheck{
 			t.Fatalf("retry: %v, %v", res, err)
 		}
 	}},
-	{"roots", func(t *testing.T, ctx context.Context, c *client.Client, _ everythingEnv, n *notes) {
+	{"roots", func(t *testing.T, ctx context.Context, c *client.Client, env everythingEnv, n *notes) {
 		// The server asks for the roots after the handshake and logs what
 		// it got.
 		if _, err := n.wait(ctx, func(x client.Notification) bool {
@@ -511,6 +532,24 @@ var everythingChecks = []everythingCheck{
 		}
 		if want := "Current MCP Roots (2 total):\n\n1. a\n   URI: file:///work/a\n\n2. b\n   URI: file:///work/b\n\n"; !strings.HasPrefix(res.Text(), want) {
 			t.Fatalf("roots = %q", res.Text())
+		}
+		// New roots: the client says so, the server asks again and logs
+		// what it got.
+		env.roots.set(sake.Root{URI: "file:///work/c", Name: "c"})
+		if err := c.RootsChanged(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.wait(ctx, func(x client.Notification) bool {
+			return x.Method == "notifications/message" && strings.Contains(string(x.Params), "Roots updated: 1 root(s) received from client")
+		}); err != nil {
+			t.Fatalf("the server did not ask for the roots again: %v", err)
+		}
+		res, err = c.CallTool(ctx, "get-roots-list", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "Current MCP Roots (1 total):\n\n1. c\n   URI: file:///work/c\n\n"; !strings.HasPrefix(res.Text(), want) {
+			t.Fatalf("roots after the change = %q", res.Text())
 		}
 	}},
 	{"resources", func(t *testing.T, ctx context.Context, c *client.Client, env everythingEnv, _ *notes) {

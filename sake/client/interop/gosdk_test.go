@@ -103,13 +103,6 @@ func (e interopEnv) connect(t *testing.T, opts ...client.Option) *client.Client 
 
 func (e interopEnv) modern() bool { return e.version == sake.Modern }
 
-// serverRequests reports whether the server can send the client requests
-// outside the 2026-07-28 input_required results: not over stateless HTTP,
-// where there is no session to send them on.
-func (e interopEnv) serverRequests() bool {
-	return e.modern() || e.transport != "http-stateless"
-}
-
 // interopHandlers are the client's answers to the server's questions,
 // chosen so that every tool's result says which answer it got.
 func interopHandlers() []client.Option {

@@ -335,7 +335,8 @@ func (h *httpTransport) readStream(ctx context.Context, m *message, resp *http.R
 	if body != nil || ctx.Err() != nil {
 		return body, err
 	}
-	if m.era != sake.EraLegacy || sr.lastID == "" {
+	var tooLarge *tooLargeError
+	if m.era != sake.EraLegacy || sr.lastID == "" || errors.As(err, &tooLarge) {
 		if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			err = fmt.Errorf("client: the server's stream for %s ended without an answer", m.method)
 		}
@@ -365,7 +366,7 @@ func (h *httpTransport) readStream(ctx context.Context, m *message, resp *http.R
 		}
 		sr.r.Reset(resp.Body)
 		body, err := h.await(ctx, sr, resp.Body, key, ch)
-		if body != nil || ctx.Err() != nil {
+		if body != nil || ctx.Err() != nil || errors.As(err, &tooLarge) {
 			return body, err
 		}
 	}

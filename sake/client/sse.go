@@ -9,6 +9,17 @@ import (
 	"time"
 )
 
+// tooLargeError is a message longer than MaxMessageBytes: the stream is
+// not broken, so it is not resumed (it would send the same message again).
+type tooLargeError struct {
+	what string
+	max  int64
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("client: %s exceeds %d bytes (raise MaxMessageBytes)", e.what, e.max)
+}
+
 // sseReader reads the events of a text/event-stream body.
 type sseReader struct {
 	r   *bufio.Reader
@@ -61,7 +72,7 @@ func (s *sseReader) next() ([]byte, error) {
 			data = append(data, value...)
 			hasData = true
 			if int64(len(data)) > s.max {
-				return nil, fmt.Errorf("client: an event of the server's stream exceeds %d bytes", s.max)
+				return nil, &tooLargeError{what: "an event of the server's stream", max: s.max}
 			}
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
@@ -82,7 +93,7 @@ func (s *sseReader) readLine() ([]byte, error) {
 		chunk, err := s.r.ReadSlice('\n')
 		line = append(line, chunk...)
 		if int64(len(line)) > s.max+64 {
-			return nil, fmt.Errorf("client: a line of the server's stream exceeds %d bytes", s.max)
+			return nil, &tooLargeError{what: "an event of the server's stream", max: s.max}
 		}
 		if err == bufio.ErrBufferFull {
 			continue

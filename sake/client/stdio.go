@@ -196,7 +196,7 @@ func readLine(br *bufio.Reader, max int64) ([]byte, error) {
 			for err == bufio.ErrBufferFull {
 				_, err = br.ReadSlice('\n')
 			}
-			return nil, fmt.Errorf("client: the server wrote a message longer than %d bytes", max)
+			return nil, &tooLargeError{what: "a message from the server", max: max}
 		}
 		line = append(line, chunk...)
 		if err == bufio.ErrBufferFull {

@@ -111,6 +111,19 @@ func (c *Client) StartTool(ctx context.Context, name string, args any) (*sake.To
 		p.Task = map[string]any{}
 	}
 	raw, err := c.call(ctx, "tools/call", p, co)
+	if err != nil && co.params == nil && isHeaderMismatch(err) && c.Era() == sake.EraModern {
+		// The server wants some arguments in Mcp-Param-* headers and the
+		// client had not learned which (the tool was called before it was
+		// listed): list the tools, then call once more with the headers.
+		if _, lerr := c.ListTools(ctx); lerr == nil {
+			if hs, herr := c.paramHeaders(name, args); herr != nil {
+				return nil, nil, herr
+			} else if len(hs) > 0 {
+				co.params = hs
+				raw, err = c.call(ctx, "tools/call", p, co)
+			}
+		}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,6 +133,13 @@ func (c *Client) StartTool(ctx context.Context, name string, args any) (*sake.To
 	}
 	res, err := toolResult(raw)
 	return res, nil, err
+}
+
+// isHeaderMismatch reports a -32020 refusal: an HTTP header disagrees with
+// the request's body.
+func isHeaderMismatch(err error) bool {
+	var rpc *sake.Error
+	return errors.As(err, &rpc) && rpc.Code == sake.CodeHeaderMismatch
 }
 
 // legacyTaskTool reports whether a handshake-era server runs the tool as

@@ -17,7 +17,7 @@ type greetIn struct {
 }
 
 func (greeter) Greet(_ *sake.Context, a greetIn) (string, error) {
-	return "Hello, " + a.Name + "!", nil
+	return fmt.Sprintf("Hello, %s!", a.Name), nil
 }
 
 func Example() {

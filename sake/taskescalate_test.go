@@ -101,3 +101,73 @@ func TestTaskUnadvertised(t *testing.T) {
 		}
 	}
 }
+
+// parked is a task tool that waits until released.
+type parked struct{ release chan struct{} }
+
+func (p *parked) Declare(d *sake.Declarations) {
+	d.Tool("Wait").Description("Waits until released.").Task(sake.TaskRequired)
+}
+
+func (p *parked) Wait(ctx *sake.Context) (string, error) {
+	select {
+	case <-p.release:
+		return "released", nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// legacySession opens a 2025-11-25 session whose stream is sent.
+func legacySession(t *testing.T, s *sake.Server, sent chan<- string) *sake.Inbound {
+	t.Helper()
+	r, m := rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, &sake.Inbound{})
+	if m["result"] == nil || r.Session == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	r.Session.SetSender(func(msg []byte) error { sent <- string(msg); return nil })
+	in := &sake.Inbound{Session: r.Session}
+	rpc(t, s, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, in)
+	return in
+}
+
+// TestLegacyTaskStatusNotifications: a 2025-11-25 session that started a
+// task hears of its changes on its stream; another session does not.
+func TestLegacyTaskStatusNotifications(t *testing.T) {
+	t.Parallel()
+	p := &parked{release: make(chan struct{})}
+	s := sake.MustNew(p, sake.Tasks(tasks.New()))
+	mine, theirs := make(chan string, 16), make(chan string, 16)
+	in := legacySession(t, s, mine)
+	legacySession(t, s, theirs)
+	_, m := rpc(t, s, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","task":{}}}`, in)
+	res, _ := m["result"].(map[string]any)
+	task, _ := res["task"].(map[string]any)
+	id, _ := task["taskId"].(string)
+	if id == "" {
+		t.Fatalf("tools/call = %v, want a task", m)
+	}
+	close(p.release)
+	for msg := range mine {
+		var n struct {
+			Method string `json:"method"`
+			Params struct {
+				TaskID string `json:"taskId"`
+				Status string `json:"status"`
+				TTL    *int64 `json:"ttl"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(msg), &n); err != nil || n.Method != "notifications/tasks/status" || n.Params.TaskID != id {
+			t.Fatalf("the session got %s", msg)
+		}
+		if n.Params.Status == sake.TaskCompleted {
+			break
+		}
+	}
+	// The other session's stream got nothing before a list change sent to
+	// every session.
+	s.NotifyListChanged(sake.ListTools)
+	if other := <-theirs; !strings.Contains(other, "notifications/tools/list_changed") {
+		t.Errorf("another session heard of the task: %s", other)
+	}
+}

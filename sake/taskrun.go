@@ -132,6 +132,9 @@ func (s *Server) callTask(ctx context.Context, req *Request, t *tool) (res any, 
 	if err != nil {
 		return nil, true, taskCreateError(err)
 	}
+	if req.Session != nil {
+		s.watchLegacyTask(req.Session, owner, task.ID, ctl.Context())
+	}
 	d := req.detached()
 	c := &Context{Context: ctl.Context(), req: d, srv: s, task: &taskRun{ctl: ctl, task: task}}
 	s.observeTask(ctx, c)

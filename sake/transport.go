@@ -200,7 +200,6 @@ type Message struct {
 	meta   RequestMeta
 	req    Request
 	ctx    Context
-	inb    Inbound
 }
 
 // Kind returns what the message is.
@@ -262,6 +261,10 @@ type Conn struct {
 	mu      sync.Mutex
 	session atomic.Pointer[Session] // written under mu, read without it
 	closed  bool
+	// inb is what the messages decoded now share: it changes only when
+	// an initialize opens a session (a new Inbound; the old one stays as
+	// its messages knew it).
+	inb atomic.Pointer[Inbound]
 }
 
 // Connect starts a connection. transport names it for telemetry
@@ -269,14 +272,20 @@ type Conn struct {
 // anonymous); out receives the messages of every request and those of the
 // connection's legacy session that belong to no request.
 func (s *Server) Connect(transport string, identity *Identity, out Stream) *Conn {
-	return &Conn{srv: s, transport: transport, identity: identity, out: out}
+	c := &Conn{srv: s, transport: transport, identity: identity, out: out}
+	c.inb.Store(c.inbound(nil))
+	return c
+}
+
+// inbound returns what the connection's messages carry in session s.
+func (c *Conn) inbound(s *Session) *Inbound {
+	return &Inbound{Identity: c.identity, Session: s, Stream: c.out, Transport: c.transport, conn: c}
 }
 
 // Decode decodes one message read on the connection.
 func (c *Conn) Decode(msg []byte) *Message {
 	m := &Message{}
-	m.inb = Inbound{Identity: c.identity, Session: c.Session(), Stream: c.out, Transport: c.transport, conn: c}
-	c.srv.decode(m, msg, &m.inb)
+	c.srv.decode(m, msg, c.inb.Load())
 	return m
 }
 
@@ -293,6 +302,7 @@ func (c *Conn) adopt(s *Session) {
 	old, closed := c.session.Load(), c.closed
 	if !closed {
 		c.session.Store(s)
+		c.inb.Store(c.inbound(s))
 	}
 	c.mu.Unlock()
 	if closed {
@@ -337,7 +347,7 @@ func (c *Conn) Close() {
 func (s *Server) Decode(msg []byte, in *Inbound) *Message {
 	m := &Message{}
 	if in == nil {
-		in = &m.inb
+		in = &Inbound{}
 	}
 	s.decode(m, msg, in)
 	return m

@@ -43,7 +43,14 @@
 // task's notifications where the server offers them and otherwise polls at
 // the interval the server asks, answering the task's questions with the
 // same handlers. StartTool returns the task instead, for GetTask,
-// UpdateTask, CancelTask and AwaitTask.
+// UpdateTask, CancelTask, AwaitTask and TaskResult.
+//
+// # Observing
+//
+// OnMessage shows every message the client sends and receives, OnQuestion
+// every question the server asks (whichever era carried it), and Raw sends
+// a hand-made message in the client's session: sake/saketest, the test
+// client, is this client on the Memory transport with these on top.
 //
 // # Authorization
 //

@@ -223,7 +223,7 @@ func run(counts, sizes []int, kinds []string, countsFlag, cpuprofile string, d t
 		}
 		fmt.Fprintf(os.Stderr, "repetition %d of %d done\n", rep+1, reps)
 	}
-	report(rows, d, reps)
+	report(rows, d, reps, clients, nslices)
 	return nil
 }
 
@@ -317,8 +317,8 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func report(rows []*row, d time.Duration, reps int) {
-	fmt.Printf("Scaling, one client over loopback HTTP, %v per measurement, medians of %d interleaved repetitions.\n", d, reps)
+func report(rows []*row, d time.Duration, reps, clients, slices int) {
+	fmt.Printf("Scaling, %d clients over loopback HTTP, %v per measurement in %d slices, medians of %d interleaved repetitions.\n", clients, d, slices, reps)
 	fmt.Println("Rates: requests (or full listings) per CPU second of the server process (library, net/http, GC); the")
 	fmt.Println("client runs in another process and is not counted. Registration: CPU time to build a server and add")
 	fmt.Println("its tools. The floor is net/http with a canned answer, no library: the most any server could reach.")

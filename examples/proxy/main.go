@@ -3,7 +3,11 @@
 // tools, resources and prompts from a sake server at /mcp. With -issuer
 // and -jwks it asks its callers for access tokens from that authorization
 // server; their tokens stay here: the stdio server never sees them (MCP
-// forbids passing tokens through).
+// forbids passing tokens through). Each caller's capabilities and log
+// level travel with its requests, the server's tasks become tasks owned by
+// their caller, and its skills are served too: examples/everything behind
+// this proxy passes the conformance suite as it does alone
+// (scripts/proxy-conformance.sh).
 //
 //	go build -o /tmp/everything ./examples/everything
 //	go run ./examples/proxy -http 127.0.0.1:3100 -- /tmp/everything

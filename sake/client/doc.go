@@ -67,5 +67,10 @@
 //
 // Proxy builds a sake server whose tools, resources and prompts are those
 // of a remote server, forwarded through a Client with the proxy's own
-// credentials, never its callers'.
+// credentials, never its callers'. A forwarded 2026-07-28 request declares
+// what the proxy's caller declared (capabilities, log level), not what the
+// proxy's client could answer. A remote task becomes a task of the
+// proxy's, owned by the caller (another caller gets "Task not found"),
+// which the proxy follows and cancels upstream. The remote skills are
+// copied once and served by the proxy.
 package client

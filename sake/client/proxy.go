@@ -58,6 +58,28 @@ func ProxyServerOptions(opts ...sake.Option) ProxyOption {
 // questions reach the proxy's caller when remote was connected with
 // ForwardQuestions. The server follows the remote lists while ctx lasts.
 // It serves either era to its callers whatever era remote speaks.
+//
+// With a 2026-07-28 remote, each forwarded request declares the
+// capabilities and log level of the proxy's caller (a caller of the
+// handshake era: those of its session, plus the tasks extension, see
+// below), so the remote server decides as it would for the caller. A
+// handshake-era remote session declares what the proxy's client answers,
+// once; a question for a capability the caller lacks is refused then.
+//
+// A remote server with the tasks extension may answer any call with a
+// task: the call then becomes a task of the proxy's own task manager
+// (sake/tasks, added unless the server options bring one), owned by the
+// caller, with its own id. The caller gets, answers and cancels it with
+// the proxy's task methods and hears its status on the proxy's streams;
+// the proxy follows the remote task, puts its questions to the caller,
+// and cancels it when the caller cancels or the task expires. Callers of
+// the handshake era see plain tools (the remote server does not say which
+// tools answer with a task): the proxy follows a remote task within their
+// call, unless they ask for a task with params.task.
+//
+// The Agent Skills of a remote server with the skills extension are
+// copied once, here (at most MaxProxiedSkillBytes), and served by the
+// proxy.
 func Proxy(ctx context.Context, remote *Client, opts ...ProxyOption) (*sake.Server, error) {
 	cfg := &proxyConfig{}
 	for _, opt := range opts {
@@ -467,7 +489,9 @@ func (c *caller) key(ctx context.Context, kind string) string {
 // declares the capabilities for them. It also asks for every log message
 // (LogLevel debug, unless set): those of a forwarded call go to its caller
 // at the caller's level, where the transport tells which call they belong
-// to (HTTP, in memory). A question that comes outside a
+// to (HTTP, in memory; over stdio, 2026-07-28 requests ask for log
+// messages with their caller's level one at a time, and a request made
+// while another one receives them goes without). A question that comes outside a
 // forwarded call (a session's request while no call or several run) is
 // refused: it is never asked to the wrong caller.
 func ForwardQuestions() Option {

@@ -57,10 +57,10 @@
 // notifications a request sends (progress, log messages) are written
 // before its response. At most MaxConcurrent (64 by default) run at once.
 // When nothing waits, the goroutine that reads runs the request itself,
-// which costs no hand-off; should the request still run a millisecond
-// later, a new goroutine takes over the reading, so a slow tool delays the
-// next line by about that much, and the next requests go to a pool of
-// workers started as needed, which stay until Serve returns. When every
+// which costs no hand-off; should the request still run one to two
+// milliseconds later, a new goroutine takes over the reading, so a slow
+// tool delays the next line by about that much, and the next requests go
+// to a pool of workers started as needed, which stay until Serve returns. When every
 // slot is busy, the next requests wait in a queue. Reading never waits for
 // a worker, so a cancellation and the client's answers to the server's own
 // questions always get through; the server bounds the requests in flight

@@ -133,7 +133,13 @@ func (c *Client) buildMeta() []byte {
 		}
 		caps.Extensions = ext
 	}
-	return c.renderMeta(caps, c.o.logLevel)
+	level := c.o.logLevel
+	if c.o.forwarding {
+		// A proxy's own requests want no log messages: over stdio they
+		// could not be told from those of a forwarded call.
+		level = ""
+	}
+	return c.renderMeta(caps, level)
 }
 
 // renderMeta renders the _meta members of a 2026-07-28 request declaring

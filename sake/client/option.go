@@ -18,6 +18,7 @@ type options struct {
 	logLevel       sake.LogLevel
 	caps           sake.ClientCapabilities // as declared with Capabilities
 	noTasks        bool
+	forwarding     bool // ForwardQuestions: 2026-07-28 requests carry their caller's log level only
 	elicit         func(context.Context, *ElicitRequest) (*ElicitResult, error)
 	sample         func(context.Context, *sake.SamplingRequest) (*sake.SamplingResult, error)
 	roots          func(context.Context) ([]sake.Root, error)

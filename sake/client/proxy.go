@@ -487,7 +487,9 @@ func (c *caller) key(ctx context.Context, kind string) string {
 // ForwardQuestions makes a client used by Proxy pass the remote server's
 // questions (elicitation, sampling, roots) to the proxy's caller, and
 // declares the capabilities for them. It also asks for every log message
-// (LogLevel debug, unless set): those of a forwarded call go to its caller
+// (a handshake-era session: LogLevel debug, unless set; 2026-07-28: each
+// forwarded request with its caller's level, the proxy's own requests
+// with none): those of a forwarded call go to its caller
 // at the caller's level, where the transport tells which call they belong
 // to (HTTP, in memory; over stdio, 2026-07-28 requests ask for log
 // messages with their caller's level one at a time, and a request made
@@ -496,6 +498,7 @@ func (c *caller) key(ctx context.Context, kind string) string {
 // refused: it is never asked to the wrong caller.
 func ForwardQuestions() Option {
 	return func(o *options) {
+		o.forwarding = true
 		if o.logLevel == "" {
 			o.logLevel = sake.LevelDebug
 		}

@@ -28,7 +28,6 @@ export PATH="$(dirname "$node22"):$PATH"
 declare -A known=(
   [auth/enterprise-managed-authorization]="the enterprise-managed authorization extension (token exchange, then a JWT bearer grant) is not implemented"
   [auth/wif-jwt-bearer]="the workload identity federation extension (RFC 7523 JWT bearer grant) is not implemented"
-  [auth/dpop-nonce]="DPoP nonces (RFC 9449 §8-9) are not implemented"
 )
 
 go build -o "$cache/bin/conformanceclient" ./examples/conformanceclient

@@ -163,6 +163,13 @@ func normalURL(u *url.URL) string {
 // from htu; ath is set when accessToken is not empty; jti is random. The
 // framework's test client uses it, and so can an MCP client.
 func NewDPoPProof(key crypto.Signer, method, requestURL, accessToken string, iat time.Time) (string, error) {
+	return NewDPoPProofWithNonce(key, method, requestURL, accessToken, "", iat)
+}
+
+// NewDPoPProofWithNonce is NewDPoPProof with the nonce claim a server
+// asked for (RFC 9449 §8 and §9: its DPoP-Nonce header); an empty nonce
+// leaves the claim out.
+func NewDPoPProofWithNonce(key crypto.Signer, method, requestURL, accessToken, nonce string, iat time.Time) (string, error) {
 	var signer jwt.SigningMethod
 	switch k := key.(type) {
 	case *ecdsa.PrivateKey:
@@ -194,6 +201,9 @@ func NewDPoPProof(key crypto.Signer, method, requestURL, accessToken string, iat
 	}
 	if accessToken != "" {
 		claims["ath"] = tokenHash(accessToken)
+	}
+	if nonce != "" {
+		claims["nonce"] = nonce
 	}
 	t := jwt.NewWithClaims(signer, claims)
 	t.Header["typ"] = "dpop+jwt"

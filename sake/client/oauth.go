@@ -107,6 +107,51 @@ type OAuthAuthorizer struct {
 	// resource is the protected resource of the endpoint once known.
 	resource string
 	endpoint string
+	// nonces are the latest DPoP nonces servers gave (RFC 9449 §8, §9),
+	// by origin; at most maxNonces are kept.
+	nonces map[string]string
+}
+
+// maxNonces bounds the DPoP nonces an authorizer keeps (one per origin it
+// talks to: the MCP server and its authorization servers).
+const maxNonces = 16
+
+// maxNonceBytes bounds one DPoP nonce; a longer one is not kept.
+const maxNonceBytes = 512
+
+// nonceFor returns the DPoP nonce to put in a proof for a request to u.
+func (a *OAuthAuthorizer) nonceFor(u string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.nonces[originOf(u)]
+}
+
+// rememberNonce keeps the nonce a response from u carried (its DPoP-Nonce
+// header), for the next proof sent there.
+func (a *OAuthAuthorizer) rememberNonce(u, nonce string) {
+	if nonce == "" || len(nonce) > maxNonceBytes {
+		return
+	}
+	origin := originOf(u)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.nonces == nil {
+		a.nonces = map[string]string{}
+	}
+	if _, ok := a.nonces[origin]; !ok && len(a.nonces) >= maxNonces {
+		clear(a.nonces) // the oldest cannot be told apart; servers ask again
+	}
+	a.nonces[origin] = nonce
+}
+
+// originOf returns scheme://host of u, lower case, or u when it does not
+// parse.
+func originOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	return strings.ToLower(p.Scheme) + "://" + strings.ToLower(p.Host)
 }
 
 // registration is the client's identity at one authorization server.
@@ -198,7 +243,7 @@ func (a *OAuthAuthorizer) Authorize(ctx context.Context, req *http.Request) erro
 // setToken puts the token (and a DPoP proof) on a request.
 func (a *OAuthAuthorizer) setToken(req *http.Request, t *Token) error {
 	if a.cfg.DPoP != nil && strings.EqualFold(t.TokenType, "DPoP") {
-		proof, err := dpopProof(a.cfg.DPoP, req.Method, req.URL.String(), t.AccessToken, a.cfg.Now())
+		proof, err := dpopProof(a.cfg.DPoP, req.Method, req.URL.String(), t.AccessToken, a.nonceFor(req.URL.String()), a.cfg.Now())
 		if err != nil {
 			return err
 		}
@@ -220,6 +265,16 @@ func (a *OAuthAuthorizer) Challenged(ctx context.Context, req *http.Request, res
 	}
 	if resp.StatusCode == http.StatusForbidden && ch.Error != "insufficient_scope" {
 		return false, nil
+	}
+	// The MCP server wants a DPoP nonce (RFC 9449 §9): the same request
+	// again, with a proof carrying it; nothing to authorize.
+	if resp.StatusCode == http.StatusUnauthorized && ch.Error == "use_dpop_nonce" && a.cfg.DPoP != nil {
+		nonce := resp.Header.Get("DPoP-Nonce")
+		if nonce == "" || nonce == a.nonceFor(req.URL.String()) {
+			return false, nil // no new nonce to try: the caller gets the challenge
+		}
+		a.rememberNonce(req.URL.String(), nonce)
+		return true, nil
 	}
 	resource, err := a.resourceFor(req)
 	if err != nil {

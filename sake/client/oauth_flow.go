@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -29,8 +30,8 @@ func randomString() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func dpopProof(key crypto.Signer, method, u, accessToken string, now time.Time) (string, error) {
-	return auth.NewDPoPProof(key, method, u, accessToken, now)
+func dpopProof(key crypto.Signer, method, u, accessToken, nonce string, now time.Time) (string, error) {
+	return auth.NewDPoPProofWithNonce(key, method, u, accessToken, nonce, now)
 }
 
 // client returns the client's identity at the authorization server:
@@ -281,6 +282,61 @@ func (a *OAuthAuthorizer) refresh(ctx context.Context, t *Token) (*Token, error)
 // tokenRequest posts to the token endpoint with the client's
 // authentication and reads the token.
 func (a *OAuthAuthorizer) tokenRequest(ctx context.Context, as *asMeta, cl *registration, form url.Values, resource string, asked []string) (*Token, error) {
+	var b []byte
+	// A second round when the authorization server asks for a DPoP nonce
+	// (RFC 9449 §8): the same request, with a new proof carrying it.
+	for round := 0; ; round++ {
+		req, err := a.tokenHTTPRequest(ctx, as, cl, form)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := a.cfg.HTTPClient.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("%w: token request: %w", ErrAuthorization, err)
+		}
+		b, _ = io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes))
+		resp.Body.Close()
+		if a.cfg.DPoP != nil {
+			a.rememberNonce(as.tokenEndpoint, resp.Header.Get("DPoP-Nonce"))
+		}
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if round == 0 && a.cfg.DPoP != nil && resp.StatusCode == http.StatusBadRequest &&
+			resp.Header.Get("DPoP-Nonce") != "" && oauthError(b) == "use_dpop_nonce" {
+			continue
+		}
+		return nil, fmt.Errorf("%w: the token endpoint answered %d: %.300s", ErrAuthorization, resp.StatusCode, b)
+	}
+	var tr struct {
+		AccessToken  string `json:"access_token"`
+		TokenType    string `json:"token_type"`
+		ExpiresIn    int64  `json:"expires_in"`
+		RefreshToken string `json:"refresh_token"`
+		Scope        string `json:"scope"`
+	}
+	if err := json.Unmarshal(b, &tr); err != nil || tr.AccessToken == "" {
+		return nil, fmt.Errorf("%w: the token response has no access_token: %.300s", ErrAuthorization, b)
+	}
+	t := &Token{AccessToken: tr.AccessToken, TokenType: tr.TokenType, RefreshToken: tr.RefreshToken,
+		Issuer: as.issuer, Resource: resource, ClientID: cl.clientID, Scopes: asked}
+	if t.TokenType == "" {
+		t.TokenType = "Bearer"
+	}
+	if tr.Scope != "" {
+		t.Scopes = strings.Fields(tr.Scope)
+	}
+	if tr.ExpiresIn > 0 {
+		t.Expiry = a.cfg.Now().Add(time.Duration(tr.ExpiresIn) * time.Second)
+	}
+	return t, nil
+}
+
+// tokenHTTPRequest builds one token request with the client's
+// authentication (a fresh assertion for private_key_jwt) and, with DPoP, a
+// fresh proof carrying the authorization server's latest nonce.
+func (a *OAuthAuthorizer) tokenHTTPRequest(ctx context.Context, as *asMeta, cl *registration, form url.Values) (*http.Request, error) {
+	form = maps.Clone(form)
 	header := http.Header{}
 	switch cl.authMethod {
 	case "client_secret_basic":
@@ -307,43 +363,22 @@ func (a *OAuthAuthorizer) tokenRequest(ctx context.Context, as *asMeta, cl *regi
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
 	if a.cfg.DPoP != nil {
-		proof, err := dpopProof(a.cfg.DPoP, http.MethodPost, as.tokenEndpoint, "", a.cfg.Now())
+		proof, err := dpopProof(a.cfg.DPoP, http.MethodPost, as.tokenEndpoint, "", a.nonceFor(as.tokenEndpoint), a.cfg.Now())
 		if err != nil {
 			return nil, err
 		}
 		req.Header.Set("DPoP", proof)
 	}
-	resp, err := a.cfg.HTTPClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: token request: %w", ErrAuthorization, err)
+	return req, nil
+}
+
+// oauthError returns the "error" member of an OAuth error response.
+func oauthError(body []byte) string {
+	var e struct {
+		Error string `json:"error"`
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes))
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: the token endpoint answered %d: %.300s", ErrAuthorization, resp.StatusCode, b)
-	}
-	var tr struct {
-		AccessToken  string `json:"access_token"`
-		TokenType    string `json:"token_type"`
-		ExpiresIn    int64  `json:"expires_in"`
-		RefreshToken string `json:"refresh_token"`
-		Scope        string `json:"scope"`
-	}
-	if err := json.Unmarshal(b, &tr); err != nil || tr.AccessToken == "" {
-		return nil, fmt.Errorf("%w: the token response has no access_token: %.300s", ErrAuthorization, b)
-	}
-	t := &Token{AccessToken: tr.AccessToken, TokenType: tr.TokenType, RefreshToken: tr.RefreshToken,
-		Issuer: as.issuer, Resource: resource, ClientID: cl.clientID, Scopes: asked}
-	if t.TokenType == "" {
-		t.TokenType = "Bearer"
-	}
-	if tr.Scope != "" {
-		t.Scopes = strings.Fields(tr.Scope)
-	}
-	if tr.ExpiresIn > 0 {
-		t.Expiry = a.cfg.Now().Add(time.Duration(tr.ExpiresIn) * time.Second)
-	}
-	return t, nil
+	_ = json.Unmarshal(body, &e)
+	return e.Error
 }
 
 // assertion signs the client's JWT for private_key_jwt (RFC 7523).

@@ -36,6 +36,10 @@ type testAS struct {
 	grants  []string          // grant types at the token endpoint
 	regs    []map[string]any
 	ttl     int
+	// dpopNonce, when set, is the nonce token requests' DPoP proofs must
+	// carry; nonceAsked counts the use_dpop_nonce answers.
+	dpopNonce  string
+	nonceAsked int
 }
 
 type grant struct {
@@ -106,6 +110,25 @@ func newTestAS(t *testing.T) *testAS {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		a.grants = append(a.grants, r.Form.Get("grant_type"))
+		tokenType := "Bearer"
+		if r.Header.Get("DPoP") != "" {
+			tokenType = "DPoP"
+		}
+		if a.dpopNonce != "" {
+			proof := r.Header.Get("DPoP")
+			if _, err := auth.VerifyDPoPProof(proof, http.MethodPost, &url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path}, "", time.Now(), 0, nil); err != nil {
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":"invalid_dpop_proof"}`))
+				return
+			}
+			if proofNonce(proof) != a.dpopNonce {
+				a.nonceAsked++
+				w.Header().Set("DPoP-Nonce", a.dpopNonce)
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":"use_dpop_nonce"}`))
+				return
+			}
+		}
 		var g grant
 		switch r.Form.Get("grant_type") {
 		case "authorization_code":
@@ -143,7 +166,7 @@ func newTestAS(t *testing.T) *testAS {
 		a.refresh[rt] = g
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
-		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": a.ttl, "refresh_token": rt, "scope": g.scope})
+		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": tokenType, "expires_in": a.ttl, "refresh_token": rt, "scope": g.scope})
 	})
 	return a
 }

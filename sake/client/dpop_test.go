@@ -1,0 +1,163 @@
+package client_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/plug"
+)
+
+// proofNonce returns the nonce claim of a DPoP proof ("" when none).
+func proofNonce(proof string) string {
+	claims := jwt.MapClaims{}
+	if _, _, err := jwt.NewParser().ParseUnverified(proof, claims); err != nil {
+		return ""
+	}
+	n, _ := claims["nonce"].(string)
+	return n
+}
+
+type dpopEcho struct{}
+
+func (dpopEcho) Echo(_ *sake.Context, a echoArgs) (string, error) { return a.Text, nil }
+
+// dpopServer serves dpopEcho behind DPoP-bound tokens of a: every proof
+// must verify, name the token (ath) and carry nonce, else 401.
+type dpopServer struct {
+	url        string
+	mu         sync.Mutex
+	nonce      string
+	nonceAsked int
+	served     int
+	rotate     bool // every challenge names a new nonce
+}
+
+func newDPoPServer(t *testing.T, a *testAS, nonce string) *dpopServer {
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	s := &dpopServer{url: ts.URL + "/mcp", nonce: nonce}
+	md := &auth.ResourceMetadata{Resource: s.url, AuthorizationServers: []string{a.ts.URL}}
+	mux.Handle(auth.WellKnownPath(s.url), md.Handler())
+	h := plug.New(sake.MustNew(dpopEcho{}))
+	t.Cleanup(h.Close)
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "DPoP ")
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+auth.MetadataURL(s.url)+`"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		proof := r.Header.Get("DPoP")
+		if _, err := auth.VerifyDPoPProof(proof, r.Method, &url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path}, token, time.Now(), 0, nil); err != nil {
+			w.Header().Set("WWW-Authenticate", `DPoP error="invalid_dpop_proof"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		s.mu.Lock()
+		want := s.nonce
+		if s.rotate {
+			want = "rotated-" + strconv.Itoa(s.nonceAsked)
+		}
+		if proofNonce(proof) != want || s.rotate {
+			s.nonceAsked++
+			s.mu.Unlock()
+			w.Header().Set("DPoP-Nonce", want)
+			w.Header().Set("WWW-Authenticate", `DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		s.served++
+		s.mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	return s
+}
+
+// A server asking for DPoP nonces (RFC 9449 §8 at the token endpoint, §9
+// at the MCP endpoint) gets the same request again, once, with a proof
+// carrying the nonce; a new nonce later is taken up the same way.
+func TestDPoPNonces(t *testing.T) {
+	t.Parallel()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAS(t)
+	a.dpopNonce = "as-nonce-1"
+	rs := newDPoPServer(t, a, "rs-nonce-1")
+	c, err := oauthClient(t, rs.url, client.OAuthConfig{DPoP: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.CallTool(t.Context(), "echo", map[string]any{"text": "bound"})
+	if err != nil || res.Text() != "bound" {
+		t.Fatalf("echo: %v %v", res, err)
+	}
+	a.mu.Lock()
+	asAsked := a.nonceAsked
+	a.mu.Unlock()
+	rs.mu.Lock()
+	rsAsked := rs.nonceAsked
+	rs.nonce = "rs-nonce-2" // the server rotates its nonce
+	rs.mu.Unlock()
+	if asAsked != 1 || rsAsked != 1 {
+		t.Fatalf("nonce challenges: authorization server %d, MCP server %d; want one each", asAsked, rsAsked)
+	}
+	if res, err = c.CallTool(t.Context(), "echo", map[string]any{"text": "rotated"}); err != nil || res.Text() != "rotated" {
+		t.Fatalf("echo after the nonce changed: %v %v", res, err)
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.nonceAsked != 2 {
+		t.Fatalf("MCP server nonce challenges = %d, want 2", rs.nonceAsked)
+	}
+}
+
+// A server that asks for a new nonce at every request gets its challenge
+// back as an error after a bounded number of retries, not an endless loop.
+func TestDPoPNonceRefusedEndsTheRequest(t *testing.T) {
+	t.Parallel()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAS(t)
+	rs := newDPoPServer(t, a, "rs-nonce")
+	c, err := oauthClient(t, rs.url, client.OAuthConfig{DPoP: key, MaxReauthorizations: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.mu.Lock()
+	rs.rotate = true // from now on every answer names a nonce never seen
+	served, asked := rs.served, rs.nonceAsked
+	rs.mu.Unlock()
+	_, err = c.CallTool(t.Context(), "echo", map[string]any{"text": "x"})
+	var httpErr *client.HTTPError
+	if !errors.As(err, &httpErr) || httpErr.Status != http.StatusUnauthorized {
+		t.Fatalf("want the 401 challenge as an error, got %T %v", err, err)
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.served != served {
+		t.Fatalf("the server served %d requests while refusing every proof", rs.served-served)
+	}
+	if n := rs.nonceAsked - asked; n != 3 {
+		t.Fatalf("asked %d times, want 3 (the request and MaxReauthorizations retries)", n)
+	}
+}

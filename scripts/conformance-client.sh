@@ -27,7 +27,6 @@ export PATH="$(dirname "$node22"):$PATH"
 # passes, or an unlisted one that fails, fails the run.
 declare -A known=(
   [auth/enterprise-managed-authorization]="the enterprise-managed authorization extension (token exchange, then a JWT bearer grant) is not implemented"
-  [auth/wif-jwt-bearer]="the workload identity federation extension (RFC 7523 JWT bearer grant) is not implemented"
 )
 
 go build -o "$cache/bin/conformanceclient" ./examples/conformanceclient

@@ -172,6 +172,11 @@ func oauthConfig(scenario string, sc map[string]any) (client.OAuthConfig, error)
 		}
 		cfg.DPoP = key
 	}
+	if jwt := str("valid_jwt"); scenario == "auth/wif-jwt-bearer" && jwt != "" {
+		// A workload: its platform's identity token is the assertion.
+		cfg.Assertion = func(context.Context, string) (string, error) { return jwt, nil }
+		cfg.Browser, cfg.RedirectURL = nil, ""
+	}
 	if strings.HasPrefix(scenario, "auth/client-credentials") {
 		cfg.ClientCredentials = true
 		cfg.Browser, cfg.RedirectURL = nil, ""

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -159,5 +160,46 @@ func TestDPoPNonceRefusedEndsTheRequest(t *testing.T) {
 	}
 	if n := rs.nonceAsked - asked; n != 3 {
 		t.Fatalf("asked %d times, want 3 (the request and MaxReauthorizations retries)", n)
+	}
+}
+
+// A workload takes its token with the JWT bearer grant (RFC 7523): no
+// user, no browser; a refused assertion is an error, asked once, with no
+// other grant tried.
+func TestJWTBearerGrant(t *testing.T) {
+	t.Parallel()
+	a := newTestAS(t)
+	a.assertion = "workload-identity-jwt"
+	resource, _ := protected(t, a)
+	assertion := func(_ context.Context, issuer string) (string, error) {
+		if issuer != a.ts.URL {
+			return "", errors.New("asked for another issuer: " + issuer)
+		}
+		return "workload-identity-jwt", nil
+	}
+	c, err := client.Connect(t.Context(), client.HTTP(resource, nil, client.WithAuthorizer(client.OAuth(client.OAuthConfig{Assertion: assertion}))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if res, err := c.CallTool(t.Context(), "peek", nil); err != nil || res.Text() != "peeked" {
+		t.Fatalf("peek: %v %v", res, err)
+	}
+
+	refused := newTestAS(t)
+	refused.assertion = "another-jwt"
+	resource, served := protected(t, refused)
+	_, err = client.Connect(t.Context(), client.HTTP(resource, nil, client.WithAuthorizer(client.OAuth(client.OAuthConfig{
+		Assertion: func(context.Context, string) (string, error) { return "workload-identity-jwt", nil }}))))
+	if !errors.Is(err, client.ErrAuthorization) || !strings.Contains(err.Error(), "invalid_grant") {
+		t.Fatalf("a refused assertion: %v", err)
+	}
+	refused.mu.Lock()
+	defer refused.mu.Unlock()
+	if len(refused.grants) != 1 || refused.grants[0] != "urn:ietf:params:oauth:grant-type:jwt-bearer" || len(refused.asked) != 0 {
+		t.Fatalf("token requests %v, authorization requests %d: want one JWT bearer request and nothing else", refused.grants, len(refused.asked))
+	}
+	if served.Load() != 0 {
+		t.Fatalf("the server got %d requests with a token", served.Load())
 	}
 }

@@ -79,7 +79,8 @@ func isAuthError(err error) bool {
 	var se *sake.InsufficientScopeError
 	var ae *sake.InsufficientAuthenticationError
 	var he *HTTPError
-	return errors.As(err, &se) || errors.As(err, &ae) || (errors.As(err, &he) && he.Status == 401)
+	return errors.As(err, &se) || errors.As(err, &ae) || (errors.As(err, &he) && he.Status == 401) ||
+		errors.Is(err, ErrAuthorization) // a failed authorization: the handshake would fail the same way
 }
 
 // newestLegacy picks the newest handshake-era revision of a -32022

@@ -14,7 +14,7 @@ import (
 )
 
 // OAuthConfig says how a client authorizes itself. The zero value plus a
-// Browser (or ClientCredentials) is a working configuration: the client
+// Browser (or ClientCredentials, or an Assertion) is a working configuration: the client
 // registers itself dynamically as a public client.
 type OAuthConfig struct {
 	// Browser runs the user's part of the authorization code flow: it
@@ -48,6 +48,13 @@ type OAuthConfig struct {
 	// tokens with the client credentials grant, with no user and no
 	// browser. It needs ClientID and ClientSecret, or PrivateKey.
 	ClientCredentials bool
+	// Assertion, when set, makes the client a workload: it takes tokens
+	// with the JWT bearer grant (RFC 7523 §2.1), presenting the JWT that
+	// Assertion returns for the authorization server issuer (a workload
+	// identity token from its platform), with no user and no browser. A
+	// refused grant is returned as an error: the client neither tries it
+	// again nor falls back to another grant.
+	Assertion func(ctx context.Context, issuer string) (string, error)
 	// PrivateKey, with KeyID, authenticates the client to the token
 	// endpoint with a signed JWT (private_key_jwt) instead of a secret.
 	PrivateKey crypto.Signer
@@ -217,7 +224,7 @@ func (a *OAuthAuthorizer) Authorize(ctx context.Context, req *http.Request) erro
 	if err != nil {
 		return fmt.Errorf("client: loading the token: %w", err)
 	}
-	if t == nil && a.cfg.ClientCredentials {
+	if t == nil && a.cfg.machine() {
 		// A machine client needs no challenge to know it needs a token.
 		if t, err = a.obtain(ctx, resource, nil, ""); err != nil {
 			return err
@@ -297,6 +304,10 @@ func (a *OAuthAuthorizer) Challenged(ctx context.Context, req *http.Request, res
 	return true, nil
 }
 
+// machine reports whether the client takes tokens without a user: client
+// credentials or a JWT bearer assertion.
+func (c *OAuthConfig) machine() bool { return c.ClientCredentials || c.Assertion != nil }
+
 // stepUp carries what a new sign-in must meet.
 type stepUp struct {
 	acr    []string
@@ -323,9 +334,12 @@ func (a *OAuthAuthorizer) authorize(ctx context.Context, endpoint string, ch Cha
 		su = &stepUp{acr: ch.ACRValues, maxAge: ch.MaxAge}
 	}
 	var t *Token
-	if a.cfg.ClientCredentials {
+	switch {
+	case a.cfg.Assertion != nil:
+		t, err = a.jwtBearer(ctx, d, scopes)
+	case a.cfg.ClientCredentials:
 		t, err = a.clientCredentials(ctx, d, scopes)
-	} else {
+	default:
 		t, err = a.codeFlow(ctx, d, scopes, su)
 	}
 	if err != nil {

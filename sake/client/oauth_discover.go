@@ -30,6 +30,7 @@ type asMeta struct {
 	scopesSupported       []string
 	tokenAuthMethods      []string
 	challengeMethods      []string
+	grantTypes            []string // grant_types_supported; empty when not published
 	cimd                  bool
 	issSupported          bool
 	// documented is false when the server published no metadata and the
@@ -145,6 +146,7 @@ func (a *OAuthAuthorizer) discover(ctx context.Context, endpoint string, ch Chal
 		registrationEndpoint: str(md.Raw["registration_endpoint"]), scopesSupported: md.ScopesSupported,
 		tokenAuthMethods: strs(md.Raw["token_endpoint_auth_methods_supported"]),
 		challengeMethods: strs(md.Raw["code_challenge_methods_supported"]),
+		grantTypes:       strs(md.Raw["grant_types_supported"]),
 		cimd:             md.Raw["client_id_metadata_document_supported"] == true,
 		issSupported:     md.Raw["authorization_response_iss_parameter_supported"] == true, documented: true}
 	if d.as.tokenEndpoint == "" {

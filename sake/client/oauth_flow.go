@@ -90,7 +90,10 @@ func pickAuthMethod(supported []string, secret, key bool) string {
 // register registers the client dynamically (RFC 7591).
 func (a *OAuthAuthorizer) register(ctx context.Context, as *asMeta) (*registration, error) {
 	grants := []string{"authorization_code", "refresh_token"}
-	if a.cfg.ClientCredentials {
+	switch {
+	case a.cfg.Assertion != nil:
+		grants = []string{jwtBearerGrant}
+	case a.cfg.ClientCredentials:
 		grants = []string{"client_credentials"}
 	}
 	method := "none"
@@ -103,7 +106,7 @@ func (a *OAuthAuthorizer) register(ctx context.Context, as *asMeta) (*registrati
 		"token_endpoint_auth_method": method,
 		"application_type":           applicationType(a.cfg.RedirectURL),
 	}
-	if !a.cfg.ClientCredentials {
+	if !a.cfg.machine() {
 		body["redirect_uris"] = []string{a.cfg.RedirectURL}
 		body["response_types"] = []string{"code"}
 	}
@@ -231,6 +234,33 @@ func (a *OAuthAuthorizer) codeFlow(ctx context.Context, d *discovery, scopes []s
 }
 
 // clientCredentials runs the client credentials grant.
+// jwtBearerGrant is the grant type of RFC 7523 §2.1.
+const jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+// jwtBearer takes a token with the JWT bearer grant, the assertion from
+// the configuration's Assertion.
+func (a *OAuthAuthorizer) jwtBearer(ctx context.Context, d *discovery, scopes []string) (*Token, error) {
+	if len(d.as.grantTypes) > 0 && !slices.Contains(d.as.grantTypes, jwtBearerGrant) {
+		return nil, fmt.Errorf("%w: the authorization server %s does not offer the JWT bearer grant (grant_types_supported %v)", ErrAuthorization, d.as.issuer, d.as.grantTypes)
+	}
+	assertion, err := a.cfg.Assertion(ctx, d.as.issuer)
+	if err != nil {
+		return nil, fmt.Errorf("%w: getting the JWT assertion: %w", ErrAuthorization, err)
+	}
+	if assertion == "" {
+		return nil, fmt.Errorf("%w: the Assertion function returned no JWT", ErrAuthorization)
+	}
+	cl, err := a.client(ctx, d.as)
+	if err != nil {
+		return nil, err
+	}
+	form := url.Values{"grant_type": {jwtBearerGrant}, "assertion": {assertion}, "resource": {d.resource}}
+	if len(scopes) > 0 {
+		form.Set("scope", strings.Join(scopes, " "))
+	}
+	return a.tokenRequest(ctx, d.as, cl, form, d.resource, scopes)
+}
+
 func (a *OAuthAuthorizer) clientCredentials(ctx context.Context, d *discovery, scopes []string) (*Token, error) {
 	cl, err := a.client(ctx, d.as)
 	if err != nil {

@@ -40,6 +40,8 @@ type testAS struct {
 	// carry; nonceAsked counts the use_dpop_nonce answers.
 	dpopNonce  string
 	nonceAsked int
+	// assertion, when set, is the one JWT the JWT bearer grant accepts.
+	assertion string
 }
 
 type grant struct {
@@ -150,6 +152,13 @@ func newTestAS(t *testing.T) *testAS {
 				return
 			}
 			g = c
+		case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+			if a.assertion == "" || r.Form.Get("assertion") != a.assertion || r.Form.Get("resource") == "" {
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":"invalid_grant"}`))
+				return
+			}
+			g = grant{scope: r.Form.Get("scope"), resource: r.Form.Get("resource"), clientID: r.Form.Get("client_id")}
 		default:
 			w.WriteHeader(http.StatusBadRequest)
 			_, _ = w.Write([]byte(`{"error":"unsupported_grant_type"}`))

@@ -26,7 +26,6 @@ export PATH="$(dirname "$node22"):$PATH"
 # Scenarios this client cannot pass, and why. A listed scenario that
 # passes, or an unlisted one that fails, fails the run.
 declare -A known=(
-  [auth/enterprise-managed-authorization]="the enterprise-managed authorization extension (token exchange, then a JWT bearer grant) is not implemented"
 )
 
 go build -o "$cache/bin/conformanceclient" ./examples/conformanceclient

@@ -174,7 +174,15 @@ func oauthConfig(scenario string, sc map[string]any) (client.OAuthConfig, error)
 	}
 	if jwt := str("valid_jwt"); scenario == "auth/wif-jwt-bearer" && jwt != "" {
 		// A workload: its platform's identity token is the assertion.
-		cfg.Assertion = func(context.Context, string) (string, error) { return jwt, nil }
+		cfg.Assertion = func(context.Context, string, string) (string, error) { return jwt, nil }
+		cfg.Browser, cfg.RedirectURL = nil, ""
+	}
+	if idp := str("idp_token_endpoint"); scenario == "auth/enterprise-managed-authorization" && idp != "" {
+		// The user signed in at the enterprise identity provider; its ID
+		// token becomes an identity assertion grant for this server.
+		idToken := str("idp_id_token")
+		cfg.Assertion = client.EnterpriseIdP{TokenEndpoint: idp, ClientID: str("idp_client_id"),
+			IDToken: func(context.Context) (string, error) { return idToken, nil }}.Assertion
 		cfg.Browser, cfg.RedirectURL = nil, ""
 	}
 	if strings.HasPrefix(scenario, "auth/client-credentials") {

@@ -48,13 +48,15 @@ type OAuthConfig struct {
 	// tokens with the client credentials grant, with no user and no
 	// browser. It needs ClientID and ClientSecret, or PrivateKey.
 	ClientCredentials bool
-	// Assertion, when set, makes the client a workload: it takes tokens
-	// with the JWT bearer grant (RFC 7523 §2.1), presenting the JWT that
-	// Assertion returns for the authorization server issuer (a workload
-	// identity token from its platform), with no user and no browser. A
-	// refused grant is returned as an error: the client neither tries it
-	// again nor falls back to another grant.
-	Assertion func(ctx context.Context, issuer string) (string, error)
+	// Assertion, when set, makes the client take tokens with the JWT
+	// bearer grant (RFC 7523 §2.1), presenting the JWT that Assertion
+	// returns for the authorization server (issuer) and the MCP server
+	// (resource), with no browser: a workload's identity token from its
+	// platform, or an identity assertion grant from the user's enterprise
+	// identity provider (EnterpriseIdP.Assertion). A refused grant is
+	// returned as an error: the client neither tries it again nor falls
+	// back to another grant.
+	Assertion func(ctx context.Context, issuer, resource string) (string, error)
 	// PrivateKey, with KeyID, authenticates the client to the token
 	// endpoint with a signed JWT (private_key_jwt) instead of a secret.
 	PrivateKey crypto.Signer

@@ -243,7 +243,7 @@ func (a *OAuthAuthorizer) jwtBearer(ctx context.Context, d *discovery, scopes []
 	if len(d.as.grantTypes) > 0 && !slices.Contains(d.as.grantTypes, jwtBearerGrant) {
 		return nil, fmt.Errorf("%w: the authorization server %s does not offer the JWT bearer grant (grant_types_supported %v)", ErrAuthorization, d.as.issuer, d.as.grantTypes)
 	}
-	assertion, err := a.cfg.Assertion(ctx, d.as.issuer)
+	assertion, err := a.cfg.Assertion(ctx, d.as.issuer, d.resource)
 	if err != nil {
 		return nil, fmt.Errorf("%w: getting the JWT assertion: %w", ErrAuthorization, err)
 	}

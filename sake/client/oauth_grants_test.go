@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,7 +172,7 @@ func TestJWTBearerGrant(t *testing.T) {
 	a := newTestAS(t)
 	a.assertion = "workload-identity-jwt"
 	resource, _ := protected(t, a)
-	assertion := func(_ context.Context, issuer string) (string, error) {
+	assertion := func(_ context.Context, issuer, _ string) (string, error) {
 		if issuer != a.ts.URL {
 			return "", errors.New("asked for another issuer: " + issuer)
 		}
@@ -190,7 +191,7 @@ func TestJWTBearerGrant(t *testing.T) {
 	refused.assertion = "another-jwt"
 	resource, served := protected(t, refused)
 	_, err = client.Connect(t.Context(), client.HTTP(resource, nil, client.WithAuthorizer(client.OAuth(client.OAuthConfig{
-		Assertion: func(context.Context, string) (string, error) { return "workload-identity-jwt", nil }}))))
+		Assertion: func(context.Context, string, string) (string, error) { return "workload-identity-jwt", nil }}))))
 	if !errors.Is(err, client.ErrAuthorization) || !strings.Contains(err.Error(), "invalid_grant") {
 		t.Fatalf("a refused assertion: %v", err)
 	}
@@ -201,5 +202,65 @@ func TestJWTBearerGrant(t *testing.T) {
 	}
 	if served.Load() != 0 {
 		t.Fatalf("the server got %d requests with a token", served.Load())
+	}
+}
+
+// Enterprise-managed authorization: the user's ID token is exchanged at
+// the identity provider for an ID-JAG naming the authorization server
+// and the MCP server, which the authorization server takes with the JWT
+// bearer grant. A refused exchange reaches the caller and no token
+// request is made.
+func TestEnterpriseIdP(t *testing.T) {
+	t.Parallel()
+	a := newTestAS(t)
+	resource, _ := protected(t, a)
+	a.assertion = "id-jag:" + a.ts.URL + ":" + resource
+	var exchanges []url.Values
+	var mu sync.Mutex
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		mu.Lock()
+		exchanges = append(exchanges, r.PostForm)
+		mu.Unlock()
+		f := r.PostForm
+		if f.Get("grant_type") != "urn:ietf:params:oauth:grant-type:token-exchange" || f.Get("subject_token") != "the-users-id-token" ||
+			f.Get("subject_token_type") != "urn:ietf:params:oauth:token-type:id_token" ||
+			f.Get("requested_token_type") != "urn:ietf:params:oauth:token-type:id-jag" || f.Get("client_id") != "idp-client" {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"error":"invalid_request"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"access_token":"id-jag:` + f.Get("audience") + ":" + f.Get("resource") +
+			`","issued_token_type":"urn:ietf:params:oauth:token-type:id-jag","token_type":"N_A"}`))
+	}))
+	t.Cleanup(idp.Close)
+	enterprise := func(idToken string) client.OAuthConfig {
+		return client.OAuthConfig{ClientID: "pre", ClientSecret: "pre-secret", Assertion: client.EnterpriseIdP{
+			TokenEndpoint: idp.URL, ClientID: "idp-client",
+			IDToken: func(context.Context) (string, error) { return idToken, nil }}.Assertion}
+	}
+	c, err := client.Connect(t.Context(), client.HTTP(resource, nil, client.WithAuthorizer(client.OAuth(enterprise("the-users-id-token")))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if res, err := c.CallTool(t.Context(), "peek", nil); err != nil || res.Text() != "peeked" {
+		t.Fatalf("peek: %v %v", res, err)
+	}
+	a.mu.Lock()
+	grants := slices.Clone(a.grants)
+	a.mu.Unlock()
+	if !slices.Equal(grants, []string{"urn:ietf:params:oauth:grant-type:jwt-bearer"}) {
+		t.Fatalf("token requests at the authorization server: %v", grants)
+	}
+
+	_, err = client.Connect(t.Context(), client.HTTP(resource, nil, client.WithAuthorizer(client.OAuth(enterprise("someone-elses-token")))))
+	if !errors.Is(err, client.ErrAuthorization) || !strings.Contains(err.Error(), "token exchange answered 400") {
+		t.Fatalf("a refused exchange: %v", err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.grants) != 1 {
+		t.Fatalf("the authorization server got %d token requests after a refused exchange", len(a.grants)-1)
 	}
 }

@@ -134,15 +134,7 @@ func printSummary(sums []summary, cfgs []config, results map[string][]runResult,
 	}
 	fmt.Println("\n## Ratios of median rps (higher favours the first name)")
 	fmt.Println()
-	fmt.Print("| ratio |")
-	for _, p := range paths {
-		fmt.Printf(" %s |", p.name)
-	}
-	fmt.Print("\n|---|")
-	for range paths {
-		fmt.Print("---|")
-	}
-	fmt.Println()
+	printTableHead("ratio", paths)
 	for _, peer := range []string{"bare", "mcpgo", "gosdk"} {
 		if !slices.ContainsFunc(sums, func(s summary) bool { return s.cfg.srv.name == peer }) {
 			continue // not in this run
@@ -232,15 +224,7 @@ func printCPU(sums []summary, paths []pathSpec) {
 	}
 	fmt.Println("\n## Server CPU time per verified call, µs (median; the server process only)")
 	fmt.Println()
-	fmt.Print("| server |")
-	for _, p := range paths {
-		fmt.Printf(" %s |", p.name)
-	}
-	fmt.Print("\n|---|")
-	for range paths {
-		fmt.Print("---|")
-	}
-	fmt.Println()
+	printTableHead("server", paths)
 	for _, srv := range servers {
 		fmt.Printf("| %s |", srv.label)
 		for _, p := range paths {
@@ -267,4 +251,17 @@ func printCPU(sums []summary, paths []pathSpec) {
 		}
 		fmt.Println()
 	}
+}
+
+// printTableHead prints the header of a table with a column per path.
+func printTableHead(first string, paths []pathSpec) {
+	fmt.Printf("| %s |", first)
+	for _, p := range paths {
+		fmt.Printf(" %s |", p.name)
+	}
+	fmt.Print("\n|---|")
+	for range paths {
+		fmt.Print("---|")
+	}
+	fmt.Println()
 }

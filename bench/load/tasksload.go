@@ -41,11 +41,8 @@ type taskMessage struct {
 		taskFields
 		Task   *taskFields `json:"task"`
 		Result *struct {
-			Content []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"content"`
-			IsError bool `json:"isError"`
+			Content []content `json:"content"`
+			IsError bool      `json:"isError"`
 		} `json:"result"` // a completed modern task's tool result
 	} `json:"result"`
 }

@@ -49,17 +49,20 @@ func appendCall(dst []byte, id int64, client, seq int, modern bool) (buf []byte,
 	return dst, textStart, textEnd
 }
 
+// content is a tool result's content item, as far as the benchmark reads it.
+type content struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
 // response is the part of a JSON-RPC message the benchmark reads.
 type response struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Result *struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError         bool   `json:"isError"`
-		ProtocolVersion string `json:"protocolVersion"` // initialize only
+		Content         []content `json:"content"`
+		IsError         bool      `json:"isError"`
+		ProtocolVersion string    `json:"protocolVersion"` // initialize only
 	} `json:"result"`
 	Error *struct {
 		Code    int             `json:"code"`

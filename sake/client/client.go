@@ -459,6 +459,9 @@ func (c *Client) incoming(ctx context.Context, msg []byte) {
 		return
 	}
 	n := Notification{Method: m.Method, Params: m.Params}
+	if fn := c.o.observe; fn != nil {
+		fn(n)
+	}
 	if n.Method == "notifications/progress" && c.deliverProgress(n.Params) {
 		return
 	}

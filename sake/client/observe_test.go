@@ -212,3 +212,47 @@ func TestClientWideProgressAndPerCallProgress(t *testing.T) {
 		}
 	})
 }
+
+// ObserveNotifications sees every notification, those delivered to a
+// call's progress handler included, before they are delivered.
+func TestObserveNotificationsSeesProgressToo(t *testing.T) {
+	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+		srv, _ := newKitServer(t)
+		var mu sync.Mutex
+		var observed []string
+		delivered := 0
+		opts = append(opts, client.ObserveNotifications(func(n client.Notification) {
+			mu.Lock()
+			defer mu.Unlock()
+			observed = append(observed, n.Method)
+			if n.Method == "notifications/progress" && count(observed, n.Method) != delivered+1 {
+				t.Errorf("progress %d observed after %d deliveries: not before its own", count(observed, n.Method), delivered)
+			}
+		}))
+		c := connect(t, tr, srv, opts...)
+		ctx := client.WithProgress(t.Context(), func(client.Progress) {
+			mu.Lock()
+			delivered++
+			mu.Unlock()
+		})
+		if _, err := c.CallTool(ctx, "report", nil); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if progress := count(observed, "notifications/progress"); progress != 2 || delivered != 2 {
+			t.Fatalf("observed %v (%d progress), delivered %d progress", observed, progress, delivered)
+		}
+	})
+}
+
+// count returns how many times s occurs in list.
+func count(list []string, s string) int {
+	n := 0
+	for _, v := range list {
+		if v == s {
+			n++
+		}
+	}
+	return n
+}

@@ -23,6 +23,7 @@ type options struct {
 	sample         func(context.Context, *sake.SamplingRequest) (*sake.SamplingResult, error)
 	roots          func(context.Context) ([]sake.Root, error)
 	onNotification func(Notification)
+	observe        func(Notification)
 	onProgress     func(Progress)
 	onMessage      func(sent bool, msg []byte)
 	onQuestion     func(method string, params json.RawMessage)
@@ -122,6 +123,15 @@ func OnRoots(fn func(ctx context.Context) ([]sake.Root, error)) Option {
 // client's reading goroutine: keep it short.
 func OnNotification(fn func(Notification)) Option {
 	return func(o *options) { o.onNotification = fn }
+}
+
+// ObserveNotifications is told of every notification the server sends,
+// as it arrives and before it is delivered (to a call's progress handler,
+// a subscription, a forwarded log, or OnNotification): for tests and
+// tracing. It observes only, runs on the client's reading goroutine (keep
+// it short), and must not change n.Params.
+func ObserveNotifications(fn func(n Notification)) Option {
+	return func(o *options) { o.observe = fn }
 }
 
 // OnMessage receives every JSON-RPC message the client exchanges with the

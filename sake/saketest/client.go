@@ -159,6 +159,7 @@ func (c *Client) clientOptions() []client.Option {
 		client.ProtocolVersion(version),
 		client.Capabilities(o.capabilities),
 		client.OnMessage(c.onMessage),
+		client.ObserveNotifications(c.onNotification),
 		client.OnQuestion(c.onQuestion),
 		// Every request carries a progress token, so that servers report
 		// progress; the notifications are recorded as they arrive.
@@ -204,29 +205,18 @@ func (c *Client) memoryOptions() []client.MemoryOption {
 	return opts
 }
 
-// onMessage keeps the trace and records the notifications the server
-// sends.
+// onMessage keeps the trace.
 func (c *Client) onMessage(sent bool, msg []byte) {
 	if sent {
 		c.trace("->", msg)
 		return
 	}
 	c.trace("<-", msg)
-	if !bytes.Contains(msg, []byte(`"method"`)) {
-		return // a response
-	}
-	var n struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if err := json.Unmarshal(msg, &n); err != nil {
-		c.t.Errorf("saketest: the server sent a message that is not JSON: %v", err)
-		return
-	}
-	if n.Method == "" || n.ID != nil {
-		return // a response, or a request (recorded as a question)
-	}
+}
+
+// onNotification records a notification the server sent, as the client
+// read it.
+func (c *Client) onNotification(n client.Notification) {
 	if bytes.Contains(n.Params, []byte(`"io.modelcontextprotocol/subscriptionId"`)) {
 		return // the client's own subscription (awaiting a task)
 	}

@@ -145,6 +145,12 @@ func TestRawSendsTheMessageAsItIs(t *testing.T) {
 		if err != nil || json.Unmarshal(body, &r) != nil || r.ID != 7 || r.Error == nil || r.Error.Code != sake.CodeInvalidParams {
 			t.Fatalf("bad params = %s, %v", body, err)
 		}
+		if a, err := c.Exchange(t.Context(), bad); err != nil || a.Method != "tools/call" || a.ErrorCode != sake.CodeInvalidParams {
+			t.Fatalf("Exchange of bad params = %+v, %v", a, err)
+		}
+		if a, err := c.Exchange(t.Context(), call); err != nil || a.Method != "tools/call" || a.ErrorCode != 0 || !strings.Contains(string(a.Body), "raw") {
+			t.Fatalf("Exchange of a call = %+v, %v", a, err)
+		}
 		body, err = c.Raw(t.Context(), []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`))
 		if err != nil || body != nil {
 			t.Fatalf("notification = %s, %v", body, err)

@@ -20,8 +20,27 @@ import (
 // messages go. The in-memory and HTTP transports carry it; the others
 // return an error.
 func (c *Client) Raw(ctx context.Context, msg []byte) ([]byte, error) {
+	a, err := c.Exchange(ctx, msg)
+	return a.Body, err
+}
+
+// RawAnswer is the outcome of Exchange.
+type RawAnswer struct {
+	// Body is the server's answer: the response for a request, nil for a
+	// notification or a response.
+	Body []byte
+	// Method is the method of the message sent, "" when it had none.
+	Method string
+	// ErrorCode is the JSON-RPC error code when Body is an error
+	// response, else 0.
+	ErrorCode int
+}
+
+// Exchange is Raw that also says what the client read of the message it
+// sent (its method) and of the answer (its error code).
+func (c *Client) Exchange(ctx context.Context, msg []byte) (RawAnswer, error) {
 	if c.isClosed() {
-		return nil, ErrClosed
+		return RawAnswer{}, ErrClosed
 	}
 	var peek struct {
 		ID     json.RawMessage `json:"id"`
@@ -64,13 +83,24 @@ func (c *Client) Raw(ctx context.Context, msg []byte) ([]byte, error) {
 		raw(ctx context.Context, m *message, key string) ([]byte, error)
 	})
 	if !ok {
-		return nil, errors.New("client: Raw needs the in-memory or the HTTP transport")
+		return RawAnswer{Method: peek.Method}, errors.New("client: Raw needs the in-memory or the HTTP transport")
 	}
 	body, err := r.raw(ctx, m, key)
 	if tt, ok := c.t.(*tapTransport); ok && len(body) > 0 {
 		tt.fn(false, body)
 	}
-	return body, err
+	a := RawAnswer{Body: body, Method: peek.Method}
+	if len(body) > 0 {
+		var answer struct {
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(body, &answer) == nil && answer.Error != nil {
+			a.ErrorCode = answer.Error.Code
+		}
+	}
+	return a, err
 }
 
 func deref(s *string) string {

@@ -277,26 +277,13 @@ func (c *Client) Request(method string, params any) (json.RawMessage, error) {
 func (c *Client) Send(msg []byte) sake.Reply {
 	c.t.Helper()
 	defer c.reportPanics()
-	var body []byte
+	var a client.RawAnswer
 	var err error
-	c.run(func(ctx context.Context) { body, err = c.cl.Raw(ctx, msg) })
+	c.run(func(ctx context.Context) { a, err = c.cl.Exchange(ctx, msg) })
 	if err != nil {
 		c.t.Errorf("saketest: Send: %v", c.fix(err))
 	}
-	var peek struct {
-		Method string `json:"method"`
-	}
-	_ = json.Unmarshal(msg, &peek)
-	var answer struct {
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
-	reply := sake.Reply{Method: peek.Method, Body: body, Era: c.info.Era}
-	if body != nil && json.Unmarshal(body, &answer) == nil && answer.Error != nil {
-		reply.ErrorCode = answer.Error.Code
-	}
-	return reply
+	return sake.Reply{Method: a.Method, Body: a.Body, ErrorCode: a.ErrorCode, Era: c.info.Era}
 }
 
 // run runs one call of the client under its context, marked with its test

@@ -111,6 +111,9 @@ func (c *Context) sendAndWait(sess *Session, id string, ch chan outgoing, method
 		if rs, ok := in.Stream.(ResumableStream); ok {
 			abandoned = rs.Abandoned()
 		}
+		if aw, ok := in.Stream.(AnswerAwaiter); ok {
+			aw.AwaitingAnswer()
+		}
 	}
 	timeout := c.srv.opts.askTimeout
 	if timeout <= 0 {

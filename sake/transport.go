@@ -49,6 +49,17 @@ type StreamFunc func(msg []byte)
 // Send calls f(msg).
 func (f StreamFunc) Send(msg []byte) { f(msg) }
 
+// AnswerAwaiter is a Stream told when a request handled on it waits for the
+// client's answer to a request the server sent (sampling, elicitation,
+// roots). A transport that runs requests on the goroutine reading its
+// input hands the reading on to another one then, so the answer can be
+// read. AwaitingAnswer is called after the request is sent, on the
+// goroutine of the waiting request; it must not block.
+type AnswerAwaiter interface {
+	Stream
+	AwaitingAnswer()
+}
+
 // ResumableStream is a Stream that a client can leave and resume (HTTP's
 // SSE streams of a legacy session).
 type ResumableStream interface {

@@ -47,11 +47,7 @@ func newConn(ctx context.Context, srv *sake.Server, r io.Reader, w io.Writer, cf
 	cn := &conn{srv: srv, cfg: cfg, r: r, w: w, ctx: ctx}
 	cn.base, cn.stopBase = context.WithCancel(ctx)
 	cn.out = newOutput(w, func(error) { cn.stopBase() })
-	cn.sc = srv.Connect("stdio", cfg.identity, sake.StreamFunc(func(msg []byte) {
-		if cn.base.Err() == nil {
-			_ = cn.out.write(msg) // a failure stops the connection; see output.fail
-		}
-	}))
+	cn.sc = srv.Connect("stdio", cfg.identity, stream{cn})
 	cn.pool.init(cn)
 	cn.lr = newLineReader(r, cfg.maxLine)
 	cn.readErrc, cn.readerDone = make(chan error, 1), make(chan struct{})
@@ -160,3 +156,20 @@ func (cn *conn) read(gen uint64) (reading bool, err error) {
 		}
 	}
 }
+
+// stream is the connection's sake.Stream: what the server sends besides
+// responses (notifications, a legacy session's requests to the client).
+type stream struct{ cn *conn }
+
+// Send writes msg unless the connection has stopped; a failed write stops
+// it (see output.fail).
+func (s stream) Send(msg []byte) {
+	if s.cn.base.Err() == nil {
+		_ = s.cn.out.write(msg)
+	}
+}
+
+// AwaitingAnswer is told that a request waits for the client's answer to a
+// request sent on the stream: if it runs on the reading goroutine, a new
+// goroutine takes the reading over now, so the answer is read.
+func (s stream) AwaitingAnswer() { s.cn.pool.handOff() }

@@ -57,12 +57,15 @@
 // notifications a request sends (progress, log messages) are written
 // before its response. At most MaxConcurrent (64 by default) run at once.
 // When nothing waits, the goroutine that reads runs the request itself,
-// which costs no hand-off; should the request still run one to two
-// milliseconds later, a new goroutine takes over the reading, so a slow
-// tool delays the next line by about that much, and the next requests go
-// to a pool of workers started as needed, which stay until Serve returns. When every
-// slot is busy, the next requests wait in a queue. Reading never waits for
-// a worker, so a cancellation and the client's answers to the server's own
+// which costs no hand-off. A new goroutine takes over the reading as soon
+// as that request asks the client something (sampling, elicitation, roots),
+// so the answer is read at once, and otherwise when the request still runs
+// 10 to 20 milliseconds later: a slow tool delays the next line by about
+// that much, once, and the next requests go to a pool of workers started
+// as needed, which stay until Serve returns. Long-lived requests
+// (subscriptions/listen) always go to the workers. When every slot is
+// busy, the next requests wait in a queue. Reading never waits for a
+// worker, so a cancellation and the client's answers to the server's own
 // questions always get through; the server bounds the requests in flight
 // on the connection (sake.MaxInFlight, 256 by default) and refuses those
 // beyond with a -32000 error.

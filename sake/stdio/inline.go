@@ -118,10 +118,29 @@ func (p *pool) watch() {
 		return
 	}
 	// The same run held the reading for a whole tick: hand it on.
+	p.armed = false
+	p.handOffLocked()
+}
+
+// handOff hands the reading on to a new goroutine now if an inline run
+// holds it: the run waits for something only the input can bring.
+func (p *pool) handOff() {
+	p.mu.Lock()
+	if p.closed || !p.inlineOn {
+		p.mu.Unlock()
+		return
+	}
+	p.handOffLocked()
+}
+
+// handOffLocked starts a new reading goroutine while an inline run holds
+// the reading; the running one becomes a worker once its run ends. p.mu
+// is held; it unlocks it. A timer still armed finds no inline run and
+// stops.
+func (p *pool) handOffLocked() {
 	p.reader++
 	gen := p.reader
 	p.inlineOn = false
-	p.armed = false
 	p.pooled = pooledAfterHandoff
 	p.mu.Unlock()
 	go p.cn.readOn(gen)

@@ -7,7 +7,8 @@ import (
 )
 
 // dispatch handles one line: a request that may run beside others goes to
-// the pool, which may run it on this goroutine (runInline); everything
+// the pool, which may run it on this goroutine (runInline) unless it is
+// long-lived or the input ends after it; everything
 // else (notifications, responses, garbage, and initialize, whose session
 // the next messages need) is handled before the next line, which keeps it
 // in order and costs no goroutine. last says the input ends after this
@@ -20,7 +21,7 @@ func (cn *conn) dispatch(it item, last bool, gen uint64) (reading bool) {
 	}
 	m := cn.sc.Decode(it.line)
 	if m.Concurrent() {
-		if last {
+		if last || m.LongLived() {
 			cn.pool.submit(m)
 			return true
 		}

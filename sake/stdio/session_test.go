@@ -1,10 +1,13 @@
 package stdio_test
 
 import (
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/stdio"
 )
 
 func TestReinitializeCancelsOldSession(t *testing.T) {
@@ -120,6 +123,46 @@ func TestServerInitiatedRequest(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":{"roots":[{"uri":"file:///work","name":"work"}]}}`)
 	if got := c.recvID(1).text(t); got != "file:///work" {
 		t.Errorf("text = %q", got)
+	}
+}
+
+func TestAskHandsTheReadingOnAtOnce(t *testing.T) {
+	// The tool runs on the reading goroutine and the watchdog would take
+	// an hour: the answer is read because asking hands the reading on.
+	defer stdio.SetHandoffAfter(time.Hour)()
+	c := start(t, newServer(t, newRootsTools()))
+	c.send(initializeWithRoots)
+	c.recvID("init")
+	c.send(initialized, legacyCall(1, "roots", ""))
+	ask := c.recv()
+	if ask.Method != "roots/list" || ask.ID == nil {
+		t.Fatalf("want a roots/list request, got %s", ask.raw)
+	}
+	// Written aside: were the reading held, the write would block.
+	go io.WriteString(c.in, `{"jsonrpc":"2.0","id":`+string(ask.ID)+`,"result":{"roots":[{"uri":"file:///a","name":"a"}]}}`+"\n") //nolint:errcheck // recv reports what is missing
+	if got := c.recvID(1).text(t); got != "file:///a" {
+		t.Errorf("text = %q", got)
+	}
+	if rest, err := c.closeInput(); err != nil || len(rest) != 0 {
+		t.Errorf("Serve = %v, written %v", err, rest)
+	}
+}
+
+func TestListenDoesNotHoldTheReading(t *testing.T) {
+	// A subscription runs until the end: it never runs on the reading
+	// goroutine, even when the watchdog would take an hour.
+	defer stdio.SetHandoffAfter(time.Hour)()
+	c := start(t, newServer(t, newTools()))
+	c.send(`{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"_meta":{` + modernMeta + `},"notifications":{"toolsListChanged":true}}}`)
+	if m := c.recv(); m.Method != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("want the acknowledgement, got %s", m.raw)
+	}
+	go io.WriteString(c.in, call(1, "echo", `{"text":"after"}`, "")+"\n") //nolint:errcheck // recv reports what is missing
+	if got := c.recvID(1).text(t); got != "after" {
+		t.Errorf("text = %q", got)
+	}
+	if rest, err := c.closeInput(); err != nil || len(rest) != 0 {
+		t.Errorf("Serve = %v, written %v", err, rest)
 	}
 }
 

@@ -136,7 +136,7 @@ func FuzzDecodeAny(f *testing.F) {
 		}
 		// Arguments inside a validated message skip the validation of
 		// their strings: the same value, and never a panic otherwise.
-		checked, cerr := decodeArgs([]byte(in), keys, true)
+		checked, cerr := decodeArgs([]byte(in), keys, true, nil)
 		if json.Valid([]byte(in)) && ((cerr == nil) != (err == nil) || !reflect.DeepEqual(checked, got)) {
 			t.Fatalf("%q: checked %#v, %v; unchecked %#v, %v", in, checked, cerr, got, err)
 		}
@@ -159,8 +159,8 @@ func BenchmarkDecodeArgs(b *testing.B) {
 			fn   func([]byte) (any, error)
 		}{
 			{"walk", decodeWalk},
-			{"onepass", func(v []byte) (any, error) { return decodeArgs(v, nil, false) }},
-			{"checked", func(v []byte) (any, error) { return decodeArgs(v, nil, true) }},
+			{"onepass", func(v []byte) (any, error) { return decodeArgs(v, nil, false, nil) }},
+			{"checked", func(v []byte) (any, error) { return decodeArgs(v, nil, true, nil) }},
 		} {
 			b.Run(c.name+"/"+d.name, func(b *testing.B) {
 				b.SetBytes(int64(len(in)))

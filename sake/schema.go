@@ -37,6 +37,19 @@ type schemaProp struct {
 	Properties  json.RawMessage `json:"properties"`
 }
 
+// UnmarshalJSON reads a property's schema; a boolean schema (true for
+// anything, as a field of type any reflects to, false for nothing) has
+// none of the keywords read here.
+func (p *schemaProp) UnmarshalJSON(b []byte) error {
+	switch string(bytes.TrimSpace(b)) {
+	case "true", "false":
+		*p = schemaProp{}
+		return nil
+	}
+	type plain schemaProp
+	return json.Unmarshal(b, (*plain)(p))
+}
+
 var schemaCache sync.Map // reflect.Type -> *typeSchema or error
 
 var reflector = &jsonschema.Reflector{

@@ -232,19 +232,19 @@ func (t *tool) invoke(c *Context, args json.RawMessage, checked bool) (res *Tool
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	generic, err := decodeArgs(args, t.input.keys, checked)
-	if err != nil {
-		return nil, InvalidParams("Invalid params: arguments are not valid JSON: %v", err)
+	// A struct argument (the only kind with a filler) is filled from the
+	// generic value, and its fields keep only the values of members: the
+	// top-level map itself is reused.
+	var into map[string]any
+	if t.fill != nil {
+		into = argMaps.Get().(map[string]any)
 	}
-	if err := t.input.validator.Validate(generic); err != nil {
-		return ErrorResult("Invalid arguments for tool %s: %v", t.name, err), nil
+	arg, res, err := t.decodeValidated(args, checked, into)
+	if into != nil {
+		putArgMap(into)
 	}
-	var arg reflect.Value
-	if t.call.argType != nil {
-		arg = reflect.New(t.call.argType)
-		if err := t.decodeArg(arg, args, generic); err != nil {
-			return ErrorResult("Invalid arguments for tool %s: %s", t.name, describeDecodeError(err)), nil
-		}
+	if err != nil || res != nil {
+		return res, err
 	}
 	out, callErr, panicked := c.srv.safeCall(c, &t.call, arg, "tool "+t.name)
 	if panicked {
@@ -266,6 +266,28 @@ func (t *tool) invoke(c *Context, args json.RawMessage, checked bool) (res *Tool
 		return ErrorResult("%s", callErr.Error()), nil
 	}
 	return t.toResult(out)
+}
+
+// decodeValidated decodes the arguments (an object's members into into,
+// when not nil), validates them and returns the tool's argument: the
+// result to answer instead when they are invalid, or the error for text
+// that is not JSON. Nothing it returns refers to into.
+func (t *tool) decodeValidated(args json.RawMessage, checked bool, into map[string]any) (reflect.Value, *ToolResult, error) {
+	generic, err := decodeArgs(args, t.input.keys, checked, into)
+	if err != nil {
+		return reflect.Value{}, nil, InvalidParams("Invalid params: arguments are not valid JSON: %v", err)
+	}
+	if err := t.input.validator.Validate(generic); err != nil {
+		return reflect.Value{}, ErrorResult("Invalid arguments for tool %s: %v", t.name, err), nil
+	}
+	var arg reflect.Value
+	if t.call.argType != nil {
+		arg = reflect.New(t.call.argType)
+		if err := t.decodeArg(arg, args, generic); err != nil {
+			return reflect.Value{}, ErrorResult("Invalid arguments for tool %s: %s", t.name, describeDecodeError(err)), nil
+		}
+	}
+	return arg, nil, nil
 }
 
 // decodeArg sets *arg from the arguments, validated and already decoded

@@ -20,6 +20,11 @@ type Decoder struct {
 	// Decode still fails cleanly, never panics, on text that is not JSON
 	// after all, but may then accept control characters inside strings.
 	Valid bool
+	// Into, if not nil, is an empty map that receives the members when
+	// the value is an object: Decode returns it instead of a new map, so
+	// that a caller done with the result can clear it and decode into it
+	// again. Nested objects are always new maps.
+	Into map[string]any
 }
 
 // maxSharedText is the longest text whose strings share one copy of it:
@@ -36,7 +41,7 @@ const maxSharedText = 4 << 10
 // (values and keys) are cut from one copy of the whole text rather than
 // allocated one by one.
 func (d Decoder) Decode(b []byte) (any, error) {
-	p := decoder{scanner: scanner{b: b}, keys: d.Keys, valid: d.Valid}
+	p := decoder{scanner: scanner{b: b}, keys: d.Keys, valid: d.Valid, into: d.Into}
 	v, i := p.value(skipWS(b, 0), 0)
 	if i < 0 {
 		if p.numErr != nil {
@@ -64,9 +69,10 @@ func (d Decoder) Decode(b []byte) (any, error) {
 type decoder struct {
 	scanner
 	keys   map[string]string
-	text   string // a copy of b that short strings are cut from, made when first needed
-	valid  bool   // the text is known to be valid
-	numErr error  // a number out of range; the decoder stops at it
+	text   string         // a copy of b that short strings are cut from, made when first needed
+	valid  bool           // the text is known to be valid
+	into   map[string]any // Decoder.Into, for the top-level object
+	numErr error          // a number out of range; the decoder stops at it
 }
 
 // str scans the string at b[i] like the scanner's str, setting esc; for
@@ -142,7 +148,10 @@ func (d *decoder) object(i, depth int) (any, int) {
 		d.deep = true
 		return nil, d.fail(i, "")
 	}
-	m := make(map[string]any)
+	m := d.into
+	if depth != 0 || m == nil {
+		m = make(map[string]any)
+	}
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return m, i + 1

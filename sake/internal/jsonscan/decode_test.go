@@ -219,3 +219,37 @@ func checkValidWalks(t *testing.T, b []byte) {
 		}
 	}
 }
+
+func TestDecodeInto(t *testing.T) {
+	into := map[string]any{}
+	v, err := Decoder{Into: into}.Decode([]byte(`{"a":1,"b":{"c":"d"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := v.(map[string]any)
+	if !ok || reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(into).UnsafePointer() {
+		t.Fatalf("Decode returned %#v, not the Into map", v)
+	}
+	if !reflect.DeepEqual(into, map[string]any{"a": 1.0, "b": map[string]any{"c": "d"}}) {
+		t.Errorf("Into = %#v", into)
+	}
+	nested := into["b"].(map[string]any)
+	if reflect.ValueOf(nested).UnsafePointer() == reflect.ValueOf(into).UnsafePointer() {
+		t.Error("a nested object was decoded into the Into map")
+	}
+
+	// Not an object: Into is left alone.
+	clear(into)
+	for _, text := range []string{`[{"x":1}]`, `"s"`, `3`} {
+		if _, err := (Decoder{Into: into}).Decode([]byte(text)); err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if len(into) != 0 {
+			t.Errorf("%s: Into = %#v, want it empty", text, into)
+		}
+	}
+	// Invalid text is an error as without Into.
+	if _, err := (Decoder{Into: into}).Decode([]byte(`{"a":}`)); err == nil {
+		t.Error("invalid text decoded")
+	}
+}

@@ -81,9 +81,21 @@ func (m *Message) refuse(id json.RawMessage, era Era, err *Error) {
 	m.fail, m.era = &r, era
 }
 
+// HandleInto is Handle with the reply's body built in *buf where the
+// dispatcher can (a result, when no Request hook sees the reply): a
+// transport that writes the body out before it reuses *buf allocates no
+// body per reply. *buf is set to the buffer as grown; Reply.Body is
+// either a slice of it, valid until *buf is reused, or one of its own.
+func (m *Message) HandleInto(ctx context.Context, buf *[]byte) Reply {
+	return m.handle(ctx, buf)
+}
+
 // Handle handles the message and returns the answer. It must be called
 // once. ctx ends the handling when cancelled.
-func (m *Message) Handle(ctx context.Context) Reply {
+func (m *Message) Handle(ctx context.Context) Reply { return m.handle(ctx, nil) }
+
+// handle is Handle, with the reply encoded in buf when it is not nil.
+func (m *Message) handle(ctx context.Context, buf *[]byte) Reply {
 	s, in, env := m.srv, m.in, &m.env
 	if m.fl != nil {
 		defer m.flights.untrack(string(env.ID), m.fl)
@@ -116,6 +128,7 @@ func (m *Message) Handle(ctx context.Context) Reply {
 	if h := s.opts.hooks; h != nil && h.Request != nil {
 		reply = s.observed(ctx, req, m.paramsErr, h)
 	} else {
+		req.replyBuf = buf
 		reply = s.handleRequest(ctx, req, m.paramsErr, nil)
 	}
 	if sess := reply.Session; sess != nil {
@@ -486,8 +499,13 @@ func (s *Server) errorReply(id json.RawMessage, era Era, err error) Reply {
 	return Reply{Body: body, ErrorCode: e.Code, Era: era}
 }
 
+// resultReply encodes a result: in the transport's buffer when it lent
+// one (HandleInto), else in a pooled one copied out.
 func (s *Server) resultReply(req *Request, res any) Reply {
-	bp := bufPool.Get().(*[]byte)
+	bp, lent := req.replyBuf, req.replyBuf != nil
+	if !lent {
+		bp = bufPool.Get().(*[]byte)
+	}
 	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	b = append(b, req.ID...)
 	b = append(b, `,"result":`...)
@@ -495,11 +513,17 @@ func (s *Server) resultReply(req *Request, res any) Reply {
 	b, err := w.appendResult(b, res)
 	if err != nil {
 		*bp = b
-		putBuf(bp)
+		if !lent {
+			putBuf(bp)
+		}
 		s.logger.Error("sake: cannot encode result", "method", req.Method, "err", err)
 		return s.errorReply(req.ID, req.Era, &Error{Code: CodeInternalError, Message: "Internal error: the result could not be encoded"})
 	}
 	b = append(b, '}')
+	if lent {
+		*bp = b
+		return Reply{Body: b, Era: req.Era}
+	}
 	if cap(b) > maxPooledBuf {
 		// A reply too big for the pool is handed over as it is, not
 		// copied; the pool keeps the small buffer it lent.

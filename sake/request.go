@@ -18,6 +18,9 @@ type Request struct {
 	Params *Params
 	// Era is the protocol era the request was classified into.
 	Era Era
+	// singleUse says the tool's requestStates are redeemable once; it
+	// sits beside Era, which leaves room for it.
+	singleUse bool
 	// ProtocolVersion is the revision the request speaks: its _meta
 	// version in the modern era, the session's negotiated one in the legacy
 	// era.
@@ -35,11 +38,11 @@ type Request struct {
 	Message []byte
 
 	in         *Inbound
-	singleUse  bool    // the tool's requestStates are redeemable once
 	fl         *flight // the request's entry in its tracker, if any
 	newSession *Session
 	clientInfo *Implementation
 	ctx        *Context // preallocated for the first Context of the request
+	replyBuf   *[]byte  // where the result is encoded, lent by the transport (HandleInto)
 }
 
 // ClientInfo returns what the client said it is, or nil if it said

@@ -2,6 +2,7 @@ package stdio
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/sakemcp/sake-go/sake"
 )
@@ -36,7 +37,9 @@ func (cn *conn) dispatch(it item, last bool, gen uint64) (reading bool) {
 // by a failed write. The protocol says a cancelled request gets no
 // response, so it is dropped.
 func (cn *conn) run(m *sake.Message) {
-	reply := m.Handle(cn.base)
+	bp := replyBufs.Get().(*[]byte)
+	defer putReplyBuf(bp)
+	reply := m.HandleInto(cn.base, bp)
 	if reply.Body == nil {
 		return
 	}
@@ -57,4 +60,18 @@ func tooLongError(n, limit int) []byte {
 	b = append(b, ` bytes was discarded; the limit is `...)
 	b = strconv.AppendInt(b, int64(limit), 10)
 	return append(b, ` bytes"}}`...)
+}
+
+// replyBufs holds the buffers replies are encoded in: a reply is copied
+// into the output as soon as it is written, so its buffer serves the next.
+var replyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxReplyBuf is the largest reply buffer kept: one huge reply must not
+// pin its buffer for the life of the process.
+const maxReplyBuf = 64 << 10
+
+func putReplyBuf(bp *[]byte) {
+	if cap(*bp) <= maxReplyBuf {
+		replyBufs.Put(bp)
+	}
 }

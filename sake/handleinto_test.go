@@ -1,0 +1,62 @@
+package sake_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"unsafe"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+const echoCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"text":"hi"}}}`
+
+// TestHandleIntoUsesTheLentBuffer: the reply is the one Handle gives,
+// encoded in the transport's buffer, which grows to hold it.
+func TestHandleIntoUsesTheLentBuffer(t *testing.T) {
+	srv := sake.MustNew(benchServer{})
+	want := srv.Decode([]byte(echoCall), nil).Handle(context.Background())
+
+	buf := make([]byte, 0, 8) // too small: it grows
+	r := srv.Decode([]byte(echoCall), nil).HandleInto(context.Background(), &buf)
+	if !bytes.Equal(r.Body, want.Body) || r.ErrorCode != 0 {
+		t.Fatalf("HandleInto = %s, Handle = %s", r.Body, want.Body)
+	}
+	if len(buf) == 0 || unsafe.SliceData(r.Body) != unsafe.SliceData(buf) {
+		t.Error("the body is not in the buffer as grown")
+	}
+	// Used again, the buffer holds the next reply.
+	r2 := srv.Decode([]byte(bytes.Replace([]byte(echoCall), []byte(`"hi"`), []byte(`"ho"`), 1)), nil).HandleInto(context.Background(), &buf)
+	if !bytes.Contains(r2.Body, []byte(`"ho"`)) || unsafe.SliceData(r2.Body) != unsafe.SliceData(buf) {
+		t.Errorf("second reply %s", r2.Body)
+	}
+}
+
+// TestHandleIntoKeepsHookedRepliesApart: a Request hook may keep the
+// reply it is shown, so the body is then not built in the buffer.
+func TestHandleIntoKeepsHookedRepliesApart(t *testing.T) {
+	var seen []byte
+	srv := sake.MustNew(benchServer{}, sake.Observe(sake.Hooks{
+		Request: func(ctx context.Context, req *sake.Request) (context.Context, func(sake.RequestDone)) {
+			return ctx, func(d sake.RequestDone) { seen = d.Reply.Body }
+		},
+	}))
+	buf := make([]byte, 0, 1024)
+	r := srv.Decode([]byte(echoCall), nil).HandleInto(context.Background(), &buf)
+	if !bytes.Contains(r.Body, []byte(`"hi"`)) || !bytes.Equal(seen, r.Body) {
+		t.Fatalf("reply %s, hook saw %s", r.Body, seen)
+	}
+	if unsafe.SliceData(r.Body) == unsafe.SliceData(buf[:1]) {
+		t.Error("a hooked reply was built in the transport's buffer")
+	}
+}
+
+// TestHandleIntoErrors: an error reply is whole too.
+func TestHandleIntoErrors(t *testing.T) {
+	srv := sake.MustNew(benchServer{})
+	buf := make([]byte, 0, 64)
+	r := srv.Decode([]byte(bytes.Replace([]byte(echoCall), []byte(`"echo"`), []byte(`"nope"`), 1)), nil).HandleInto(context.Background(), &buf)
+	if r.ErrorCode != sake.CodeInvalidParams || !bytes.Contains(r.Body, []byte(`"id":7`)) {
+		t.Fatalf("unknown tool: %d %s", r.ErrorCode, r.Body)
+	}
+}

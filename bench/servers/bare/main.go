@@ -3,8 +3,12 @@
 // message with encoding/json into the few fields it needs and answers
 // tools/call echo, initialize and notifications, over stdio or HTTP (-http ADDR, plain JSON
 // replies, a session id for initialize; over stdio, one line after the
-// other, flushing when no input waits). It checks nothing else: what a
-// framework costs above it is validation, both eras, sessions and the rest.
+// other, flushing when no input waits). A 2026-07-28 request (one whose
+// _meta names a protocol version) gets the result that revision asks of a
+// server: resultType, which it requires, and the serverInfo it asks for in
+// _meta, as Sake sends by default, so that both write the same bytes. It
+// checks nothing else: what a framework costs above it is validation, both
+// eras, sessions and the rest.
 package main
 
 import (
@@ -28,6 +32,9 @@ type message struct {
 			Text string `json:"text"`
 		} `json:"arguments"`
 		ProtocolVersion string `json:"protocolVersion"`
+		Meta            struct {
+			ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
 	} `json:"params"`
 }
 
@@ -37,7 +44,19 @@ type content struct {
 }
 
 type callResult struct {
-	Content []content `json:"content"`
+	Content    []content   `json:"content"`
+	ResultType string      `json:"resultType,omitempty"`
+	Meta       *resultMeta `json:"_meta,omitempty"`
+}
+
+// resultMeta is the _meta of a 2026-07-28 result.
+type resultMeta struct {
+	ServerInfo implementation `json:"io.modelcontextprotocol/serverInfo"`
+}
+
+type implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
 }
 
 type reply struct {
@@ -65,7 +84,12 @@ func answer(b []byte) ([]byte, bool) {
 		r.Result = map[string]any{"protocolVersion": m.Params.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}},
 			"serverInfo": map[string]any{"name": "bare", "version": "1.0.0"}}
 	case "tools/call":
-		r.Result = callResult{Content: []content{{"text", m.Params.Arguments.Text}}}
+		res := callResult{Content: []content{{"text", m.Params.Arguments.Text}}}
+		if m.Params.Meta.ProtocolVersion != "" {
+			res.ResultType = "complete"
+			res.Meta = &resultMeta{ServerInfo: implementation{Name: "bare", Version: "1.0.0"}}
+		}
+		r.Result = res
 	default:
 		r.Error = map[string]any{"code": -32601, "message": "Method not found"}
 	}

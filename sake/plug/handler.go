@@ -247,7 +247,16 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		defer p.watchDisconnect(r)()
 	}
 	defer h.recoverPanic(w, p)
-	reply := msg.Handle(ctx)
+	var reply sake.Reply
+	if e == nil {
+		// Without a resumable stream nothing keeps the body once finish
+		// has written it: it is encoded in a pooled buffer.
+		rb := bodyPool.Get().(*[]byte)
+		defer putBody(rb)
+		reply = msg.HandleInto(ctx, rb)
+	} else {
+		reply = msg.Handle(ctx)
+	}
 	p.finish(r, &reply, in)
 }
 

@@ -247,16 +247,11 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		defer p.watchDisconnect(r)()
 	}
 	defer h.recoverPanic(w, p)
-	var reply sake.Reply
-	if e == nil {
-		// Without a resumable stream nothing keeps the body once finish
-		// has written it: it is encoded in a pooled buffer.
-		rb := bodyPool.Get().(*[]byte)
-		defer putBody(rb)
-		reply = msg.HandleInto(ctx, rb)
-	} else {
-		reply = msg.Handle(ctx)
-	}
+	// Nothing keeps the body once finish has written it (a resumable
+	// stream keeps a frame of its own): it is encoded in a pooled buffer.
+	rb := bodyPool.Get().(*[]byte)
+	defer putBody(rb)
+	reply := msg.HandleInto(ctx, rb)
 	p.finish(r, &reply, in)
 }
 

@@ -243,7 +243,6 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	p.h, p.w, p.e, p.jsonOK, p.sseOK, p.cancel = h, w, e, jsonOK, sseOK, cancel
 	if e != nil {
 		p.chunked = r.ProtoAtLeast(1, 1)
-		p.abandoned = make(chan struct{})
 		defer p.watchDisconnect(r)()
 	}
 	defer h.recoverPanic(w, p)

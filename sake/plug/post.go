@@ -31,7 +31,8 @@ type postWriter struct {
 	cancel  context.CancelFunc
 
 	// abandoned is closed when the client left the stream and did not
-	// resume it within the grace period (legacy sessions only).
+	// resume it within the grace period (legacy sessions only). It is
+	// made under mu when first needed: most requests never ask.
 	abandoned chan struct{}
 	lostOnce  sync.Once
 
@@ -134,7 +135,20 @@ func (p *postWriter) CloseStream() bool {
 
 // Abandoned (sake.ResumableStream) is closed when the client left the
 // stream and did not resume it within plug.ResumeGrace.
-func (p *postWriter) Abandoned() <-chan struct{} { return p.abandoned }
+func (p *postWriter) Abandoned() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.abandonedLocked()
+}
+
+// abandonedLocked returns the abandoned channel, made if need be; p.mu is
+// held.
+func (p *postWriter) abandonedLocked() chan struct{} {
+	if p.abandoned == nil {
+		p.abandoned = make(chan struct{})
+	}
+	return p.abandoned
+}
 
 // watchDisconnect starts the grace period when the client's connection
 // goes while the request still runs. The returned function ends the
@@ -176,7 +190,9 @@ func (p *postWriter) lost() {
 				time.AfterFunc(p.h.cfg.resumeGrace, check)
 				return
 			}
-			close(p.abandoned)
+			p.mu.Lock()
+			close(p.abandonedLocked())
+			p.mu.Unlock()
 		}
 		time.AfterFunc(p.h.cfg.resumeGrace, check)
 	})

@@ -238,8 +238,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			ctx = context.WithoutCancel(ctx)
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	cancel := noCancel
+	if e == nil {
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+	}
+	// A session's request needs no cancel of its own: closing the session
+	// (Close closes them all) cancels the requests it runs.
 	p.h, p.w, p.e, p.jsonOK, p.sseOK, p.cancel = h, w, e, jsonOK, sseOK, cancel
 	if e != nil {
 		p.chunked = r.ProtoAtLeast(1, 1)
@@ -253,6 +258,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	reply := msg.HandleInto(ctx, rb)
 	p.finish(r, &reply, in)
 }
+
+// noCancel is the cancel of a request whose session cancels it.
+func noCancel() {}
 
 // serveGET opens the session's standalone stream, or with Last-Event-ID
 // resumes the stream that issued that id.

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -492,6 +493,31 @@ func TestCloseEndsModernStream(t *testing.T) {
 		t.Fatalf("first event %s", ack.data)
 	}
 	h.Close()
+	for {
+		if _, err := readEvent(br); err != nil {
+			break // the stream ended
+		}
+	}
+}
+
+func TestCloseCancelsLegacyRequest(t *testing.T) {
+	// A session's running request is cancelled by Close, through the
+	// session it belongs to, and its stream ends.
+	t.Parallel()
+	w := newWaiter()
+	ts, h, _ := serve(t, w)
+	sid := initialize(t, ts, nil)
+	resp := do(t, ts, http.MethodPost,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{},"_meta":{"progressToken":"tok"}}}`, legacyHeaders(sid))
+	br := bufio.NewReader(resp.Body)
+	mustEvent(t, br) // priming
+	<-w.started
+	h.Close()
+	select {
+	case <-w.cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request was not cancelled by Close")
+	}
 	for {
 		if _, err := readEvent(br); err != nil {
 			break // the stream ended

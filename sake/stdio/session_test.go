@@ -108,11 +108,10 @@ func (r *rootsTools) Later(ctx *sake.Context) (string, error) {
 
 const initializeWithRoots = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"test","version":"1"}}}`
 
-func TestServerInitiatedRequest(t *testing.T) {
-	// In a legacy session a tool may ask the client: the request goes out
-	// on the output, and the client's response, read like any line, is
-	// handled while the tool waits.
-	c := start(t, newServer(t, newRootsTools()))
+// callRoots opens a legacy session that offers roots, calls the roots
+// tool as request 1, and returns the roots/list request it sends.
+func callRoots(t *testing.T, c *client) message {
+	t.Helper()
 	c.send(initializeWithRoots)
 	c.recvID("init")
 	c.send(initialized, legacyCall(1, "roots", ""))
@@ -120,6 +119,15 @@ func TestServerInitiatedRequest(t *testing.T) {
 	if ask.Method != "roots/list" || ask.ID == nil {
 		t.Fatalf("want a roots/list request, got %s", ask.raw)
 	}
+	return ask
+}
+
+func TestServerInitiatedRequest(t *testing.T) {
+	// In a legacy session a tool may ask the client: the request goes out
+	// on the output, and the client's response, read like any line, is
+	// handled while the tool waits.
+	c := start(t, newServer(t, newRootsTools()))
+	ask := callRoots(t, c)
 	c.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":{"roots":[{"uri":"file:///work","name":"work"}]}}`)
 	if got := c.recvID(1).text(t); got != "file:///work" {
 		t.Errorf("text = %q", got)
@@ -131,13 +139,7 @@ func TestAskHandsTheReadingOnAtOnce(t *testing.T) {
 	// an hour: the answer is read because asking hands the reading on.
 	defer stdio.SetHandoffAfter(time.Hour)()
 	c := start(t, newServer(t, newRootsTools()))
-	c.send(initializeWithRoots)
-	c.recvID("init")
-	c.send(initialized, legacyCall(1, "roots", ""))
-	ask := c.recv()
-	if ask.Method != "roots/list" || ask.ID == nil {
-		t.Fatalf("want a roots/list request, got %s", ask.raw)
-	}
+	ask := callRoots(t, c)
 	// Written aside: were the reading held, the write would block.
 	go io.WriteString(c.in, `{"jsonrpc":"2.0","id":`+string(ask.ID)+`,"result":{"roots":[{"uri":"file:///a","name":"a"}]}}`+"\n") //nolint:errcheck // recv reports what is missing
 	if got := c.recvID(1).text(t); got != "file:///a" {
@@ -170,12 +172,7 @@ func TestEOFWhileAskingTheClient(t *testing.T) {
 	// A request waiting for the client's answer cannot finish once the
 	// input has ended: it is cancelled, and Serve returns at once.
 	c := start(t, newServer(t, newRootsTools()))
-	c.send(initializeWithRoots)
-	c.recvID("init")
-	c.send(initialized, legacyCall(1, "roots", ""))
-	if ask := c.recv(); ask.Method != "roots/list" {
-		t.Fatalf("want a roots/list request, got %s", ask.raw)
-	}
+	callRoots(t, c)
 	rest, err := c.closeInput()
 	if err != nil || len(rest) != 0 {
 		t.Errorf("Serve = %v, written %v", err, rest)

@@ -238,13 +238,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			ctx = context.WithoutCancel(ctx)
 		}
 	}
+	// A session's request needs no cancel of its own: closing the session
+	// (Close closes them all) cancels the requests it runs.
 	cancel := noCancel
 	if e == nil {
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
 	}
-	// A session's request needs no cancel of its own: closing the session
-	// (Close closes them all) cancels the requests it runs.
 	p.h, p.w, p.e, p.jsonOK, p.sseOK, p.cancel = h, w, e, jsonOK, sseOK, cancel
 	if e != nil {
 		p.chunked = r.ProtoAtLeast(1, 1)

@@ -47,9 +47,9 @@ type pool struct {
 // handoffAfter is how long an inline request may hold the reading before
 // a new goroutine takes it over: between one and two ticks of the
 // watchdog. The watchdog ticks while requests stream in, and each tick
-// wakes a thread: at 10 ms that costs well under 1 % of a stream's CPU,
-// at 1 ms about a tenth of it. A request waiting for the client's answer
-// does not wait for the tick (stream.AwaitingAnswer).
+// wakes a thread: at 1 ms that cost about a tenth of a stream's CPU, at
+// 10 ms it is lost in the noise of a run. A request waiting for the
+// client's answer does not wait for the tick (stream.AwaitingAnswer).
 var handoffAfter = 10 * time.Millisecond
 
 // pooledAfterHandoff is how many requests go to the workers after a

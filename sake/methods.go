@@ -75,7 +75,7 @@ func (s *Server) authorize(r Requirement, req *Request) error {
 	if r.empty() {
 		r = s.opts.require
 	}
-	return r.check(req.Identity, s.now(), hostTrusted(req.in))
+	return r.check(req.Identity, s.now, hostTrusted(req.in))
 }
 
 func (s *Server) newContext(ctx context.Context, req *Request) *Context {

@@ -279,5 +279,5 @@ func (c *Context) Server() *Server { return c.srv }
 // returns *InsufficientScopeError or *InsufficientAuthenticationError;
 // return that error and the client is asked to authorize again.
 func (c *Context) Require(r Requirement) error {
-	return r.check(c.req.Identity, c.srv.now(), hostTrusted(c.req.in))
+	return r.check(c.req.Identity, c.srv.now, hostTrusted(c.req.in))
 }

@@ -44,7 +44,7 @@ func hostTrusted(in *Inbound) bool {
 // *InsufficientScopeError or *InsufficientAuthenticationError. With trusted
 // (stdio, memory), only identities from a token are checked; otherwise
 // every caller is, and an anonymous one fails.
-func (r Requirement) check(id *Identity, now time.Time, trusted bool) error {
+func (r Requirement) check(id *Identity, now func() time.Time, trusted bool) error {
 	if r.empty() || trusted && (id == nil || !id.FromToken) {
 		return nil
 	}
@@ -54,7 +54,7 @@ func (r Requirement) check(id *Identity, now time.Time, trusted bool) error {
 		}
 	}
 	weak := len(r.ACRValues) > 0 && !slices.Contains(r.ACRValues, id.ACR)
-	stale := r.MaxAge > 0 && (id.AuthTime.IsZero() || now.Sub(id.AuthTime) > r.MaxAge)
+	stale := r.MaxAge > 0 && (id.AuthTime.IsZero() || now().Sub(id.AuthTime) > r.MaxAge)
 	if weak || stale {
 		e := &InsufficientAuthenticationError{ACRValues: append([]string(nil), r.ACRValues...)}
 		if r.MaxAge > 0 {

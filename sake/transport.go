@@ -34,6 +34,13 @@ import (
 // where write sends Reply.Body when it is not nil and Reply.Cancelled is
 // false. The server owns every legacy session: a Conn keeps the one its
 // initialize opened; an HTTP transport names it with Inbound.SessionID.
+//
+// A transport that writes a reply out before it handles the next message
+// on the same goroutine can lend the server a buffer for it
+// (Message.HandleInto) and allocate no reply body. One that runs requests
+// on the goroutine reading its input implements AnswerAwaiter on its
+// Stream, so that a request waiting for the client's answer does not
+// hold the reading.
 
 // Stream is where the server sends the messages that belong to one
 // incoming message before its reply (progress, log messages, a legacy

@@ -130,11 +130,12 @@ func (cn *conn) readOn(gen uint64) {
 // that may wait, so a burst of requests read at once is answered with one
 // write, as a plain line server does.
 func (cn *conn) read(gen uint64) (reading bool, err error) {
+	more := false // a whole line waits in the input buffer
 	for {
 		if cn.base.Err() != nil {
 			return true, nil
 		}
-		if !cn.lr.lineBuffered() {
+		if !more {
 			cn.out.batching.Store(false)
 			if cn.out.pending() && !cn.pool.flush(gen) {
 				return false, nil
@@ -145,7 +146,9 @@ func (cn *conn) read(gen uint64) (reading bool, err error) {
 			return true, nil
 		}
 		// More lines at hand: what this one answers can wait for them.
-		cn.out.batching.Store(cn.lr.lineBuffered())
+		// Only this goroutine reads, so that stays true until it does.
+		more = cn.lr.lineBuffered()
+		cn.out.batching.Store(more)
 		if tooLong > 0 || (line != nil && !blank(line)) {
 			if !cn.dispatch(item{line: line, tooLong: tooLong}, err != nil, gen) {
 				return false, nil

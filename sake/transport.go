@@ -3,6 +3,7 @@ package sake
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -41,6 +42,19 @@ import (
 // on the goroutine reading its input implements AnswerAwaiter on its
 // Stream, so that a request waiting for the client's answer does not
 // hold the reading.
+
+// ErrorBody renders a JSON-RPC error response with a null id: what a
+// transport answers to input it refuses before the server sees a message
+// (a body too large or unreadable, a line over the limit, a request its
+// HTTP checks turn away). Everything else the server answers itself.
+func ErrorBody(code int, message string) []byte {
+	b := make([]byte, 0, 64+len(message))
+	b = append(b, `{"jsonrpc":"2.0","id":null,"error":{"code":`...)
+	b = strconv.AppendInt(b, int64(code), 10)
+	b = append(b, `,"message":`...)
+	b = appendString(b, message)
+	return append(b, "}}"...)
+}
 
 // Stream is where the server sends the messages that belong to one
 // incoming message before its reply (progress, log messages, a legacy

@@ -1,7 +1,6 @@
 package plug
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -54,17 +53,9 @@ func statusFor(r *sake.Reply) int {
 	return http.StatusOK
 }
 
-// errorBody renders a JSON-RPC error that answers no particular request
-// (id null), the body of the transport's own refusals.
-func errorBody(code int, message string) []byte {
-	m, _ := json.Marshal(message)
-	b := make([]byte, 0, 64+len(m))
-	b = append(b, `{"jsonrpc":"2.0","id":null,"error":{"code":`...)
-	b = strconv.AppendInt(b, int64(code), 10)
-	b = append(b, `,"message":`...)
-	b = append(b, m...)
-	return append(b, "}}"...)
-}
+// errorBody renders the body of the transport's own refusals: a JSON-RPC
+// error that answers no particular request, as the server spells it.
+func errorBody(code int, message string) []byte { return sake.ErrorBody(code, message) }
 
 // Bodies of the common refusals, rendered once.
 var (

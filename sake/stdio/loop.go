@@ -52,14 +52,8 @@ func (cn *conn) run(m *sake.Message) {
 
 // tooLongError is the answer to a line longer than the limit.
 func tooLongError(n, limit int) []byte {
-	b := make([]byte, 0, 160)
-	b = append(b, `{"jsonrpc":"2.0","id":null,"error":{"code":`...)
-	b = strconv.AppendInt(b, sake.CodeInvalidRequest, 10)
-	b = append(b, `,"message":"message too long: a line of `...)
-	b = strconv.AppendInt(b, int64(n), 10)
-	b = append(b, ` bytes was discarded; the limit is `...)
-	b = strconv.AppendInt(b, int64(limit), 10)
-	return append(b, ` bytes"}}`...)
+	return sake.ErrorBody(sake.CodeInvalidRequest, "message too long: a line of "+strconv.Itoa(n)+
+		" bytes was discarded; the limit is "+strconv.Itoa(limit)+" bytes")
 }
 
 // replyBufs holds the buffers replies are encoded in: a reply is copied

@@ -37,7 +37,9 @@
 // server), MaxSessionsPerOwner (100 per owner; anonymous callers per
 // remote address; the owner's least recently used idle session makes
 // room), MaxInFlight (256 requests at once per session or connection;
-// beyond it -32000). Server.Shutdown refuses new sessions, ends listen
+// beyond it -32000), MaxSubscriptions (256 resources per session) and
+// MaxSubscriptionURIBytes (2048 bytes; beyond either -32602).
+// Server.Shutdown refuses new sessions, ends listen
 // streams and sessions, and waits for the requests still running.
 //
 // In the modern era every result carries resultType, the six cacheable
@@ -83,9 +85,13 @@
 //
 // The dispatcher bounds what a caller can grow, each with a default:
 // MaxSessions (10000) and MaxSessionsPerOwner (100) legacy sessions,
-// MaxInFlight (256) requests per session or connection, request ids and
-// progress tokens of at most MaxIDBytes (256 bytes of JSON; longer ones get
-// -32600 and -32602), RequestStateTTL (10 minutes), MaxSingleUseStates
+// MaxInFlight (256) requests per session or connection, MaxSubscriptions
+// (256) resources a session subscribes to, each URI of at most
+// MaxSubscriptionURIBytes (2048 bytes) of valid UTF-8 without NUL and
+// naming a resource or template the server serves (else -32602, and
+// nothing is kept), request ids and progress tokens of at most
+// MaxIDBytes (256 bytes of JSON; longer ones get -32600 and -32602),
+// RequestStateTTL (10 minutes), MaxSingleUseStates
 // (100000) redeemed single-use states remembered, and decoded client
 // capabilities cached only for values up to 2 KiB, 256 KiB in all. A
 // 2025-03-26 batch is flat: an element that is an array is one -32600

@@ -148,17 +148,6 @@ func setLevel(s *Server, _ context.Context, req *Request, _ *registry) (any, err
 	return emptyResult{}, nil
 }
 
-func subscribe(s *Server, _ context.Context, req *Request, _ *registry) (any, error) {
-	if req.Params.URI == "" {
-		return nil, InvalidParams("Invalid params: %s needs a uri", req.Method)
-	}
-	if req.Session != nil {
-		req.Session.subscribe(req.Params.URI, req.Method == "resources/subscribe")
-		s.sessionChanged(req.Session)
-	}
-	return emptyResult{}, nil
-}
-
 // List kinds, the first byte of a cursor.
 const (
 	kindTools byte = iota + 1

@@ -30,6 +30,8 @@ type options struct {
 	maxSessions          int
 	maxSessionsPerOwner  int
 	maxInFlight          int
+	maxSubscriptions     int
+	maxSubscriptionURI   int
 	broker               Broker
 	sessionStore         SessionStore
 }
@@ -52,6 +54,17 @@ func MaxSessionsPerOwner(n int) Option { return func(o *options) { o.maxSessions
 // on one connection (default DefaultMaxInFlight, 256); n < 0 removes the
 // cap. A request beyond it is refused with CodeServerBusy.
 func MaxInFlight(n int) Option { return func(o *options) { o.maxInFlight = n } }
+
+// MaxSubscriptions caps the resources one legacy session subscribes to at
+// once (default DefaultMaxSubscriptions, 256); n < 0 removes the cap. A
+// resources/subscribe beyond it is refused with -32602 until the session
+// unsubscribes from one; subscribing again to a URI it holds is not.
+func MaxSubscriptions(n int) Option { return func(o *options) { o.maxSubscriptions = n } }
+
+// MaxSubscriptionURIBytes caps the length of a URI a legacy session
+// subscribes to (default DefaultMaxSubscriptionURIBytes, 2048 bytes);
+// n < 0 removes the cap. A longer one is refused with -32602.
+func MaxSubscriptionURIBytes(n int) Option { return func(o *options) { o.maxSubscriptionURI = n } }
 
 // Tasks gives the server a task manager (see sake/tasks), so tools
 // declared with ToolDef.Task run as tasks.

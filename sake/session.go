@@ -108,17 +108,33 @@ func (s *Session) Subscribed(uri string) bool {
 	return ok
 }
 
-func (s *Session) subscribe(uri string, on bool) {
+// subscribe adds uri to the session's subscriptions, unless it holds max
+// of them already (0: no cap). added says the set grew; ok is false when
+// the cap refused uri.
+func (s *Session) subscribe(uri string, max int) (added, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if on {
-		if s.subscriptions == nil {
-			s.subscriptions = make(map[string]struct{})
-		}
-		s.subscriptions[uri] = struct{}{}
-	} else {
-		delete(s.subscriptions, uri)
+	if _, held := s.subscriptions[uri]; held {
+		return false, true
 	}
+	if max > 0 && len(s.subscriptions) >= max {
+		return false, false
+	}
+	if s.subscriptions == nil {
+		s.subscriptions = make(map[string]struct{})
+	}
+	s.subscriptions[uri] = struct{}{}
+	return true, true
+}
+
+// unsubscribe removes uri from the session's subscriptions and reports
+// whether it was there.
+func (s *Session) unsubscribe(uri string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, held := s.subscriptions[uri]
+	delete(s.subscriptions, uri)
+	return held
 }
 
 // Close ends the session: requests still running are cancelled and the

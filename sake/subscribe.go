@@ -1,0 +1,100 @@
+package sake
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+)
+
+// Defaults of the subscription limits of a legacy session.
+const (
+	// DefaultMaxSubscriptions is how many resources one legacy session may
+	// subscribe to at once.
+	DefaultMaxSubscriptions = 256
+	// DefaultMaxSubscriptionURIBytes is the longest URI a legacy session
+	// may subscribe to.
+	DefaultMaxSubscriptionURIBytes = 2048
+)
+
+// maxSubscriptions is the cap on one session's subscriptions; 0 for none.
+func (s *Server) maxSubscriptions() int {
+	switch n := s.opts.maxSubscriptions; {
+	case n < 0:
+		return 0
+	case n > 0:
+		return n
+	}
+	return DefaultMaxSubscriptions
+}
+
+// maxSubscriptionURI is the cap on a subscribed URI's length; 0 for none.
+func (s *Server) maxSubscriptionURI() int {
+	switch n := s.opts.maxSubscriptionURI; {
+	case n < 0:
+		return 0
+	case n > 0:
+		return n
+	}
+	return DefaultMaxSubscriptionURIBytes
+}
+
+// subscribe serves resources/subscribe and resources/unsubscribe. A
+// subscription is kept only for a URI the server serves (a resource, a
+// template's instance or a skill's file), of valid UTF-8 without NUL (so
+// that every SessionStore can keep it), within MaxSubscriptionURIBytes,
+// and within the session's MaxSubscriptions. The checks are made here, in
+// the dispatcher, so that a refused subscription reaches neither the
+// session nor its store. Unsubscribing is never refused: it only frees.
+func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, error) {
+	uri := req.Params.URI
+	if uri == "" {
+		return nil, InvalidParams("Invalid params: %s needs a uri", req.Method)
+	}
+	sess := req.Session
+	if req.Method == "resources/unsubscribe" {
+		if sess != nil && sess.unsubscribe(uri) {
+			s.sessionChanged(sess)
+		}
+		return emptyResult{}, nil
+	}
+	if err := s.checkSubscription(uri, reg); err != nil {
+		return nil, err
+	}
+	if sess == nil {
+		return emptyResult{}, nil
+	}
+	added, ok := sess.subscribe(uri, s.maxSubscriptions())
+	if !ok {
+		return nil, InvalidParams("Invalid params: this session already holds %d subscriptions, the server's MaxSubscriptions; unsubscribe from one first", s.maxSubscriptions())
+	}
+	if added {
+		s.sessionChanged(sess)
+	}
+	return emptyResult{}, nil
+}
+
+// checkSubscription refuses a URI a session may not subscribe to.
+func (s *Server) checkSubscription(uri string, reg *registry) error {
+	if max := s.maxSubscriptionURI(); max > 0 && len(uri) > max {
+		return InvalidParams("Invalid params: the uri is %d bytes; the server subscribes to URIs of at most %d (MaxSubscriptionURIBytes)", len(uri), max)
+	}
+	if !utf8.ValidString(uri) || strings.IndexByte(uri, 0) >= 0 {
+		return InvalidParams("Invalid params: the uri must be valid UTF-8 without NUL characters")
+	}
+	if !s.serves(uri, reg) {
+		return &Error{Code: CodeInvalidParams, Message: "Invalid params: no resource or resource template matches the uri; subscribe to a URI that resources/list or resources/templates/list names",
+			Data: map[string]string{"uri": uri}}
+	}
+	return nil
+}
+
+// serves reports whether resources/read would find a resource for uri.
+func (s *Server) serves(uri string, reg *registry) bool {
+	if reg.resourcesByURI[uri] != nil {
+		return true
+	}
+	if t, _ := reg.matchTemplate(uri); t != nil {
+		return true
+	}
+	return s.skills != nil && s.skills.files[uri] != nil
+}

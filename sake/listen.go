@@ -47,10 +47,10 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 		}
 	}
 	// Honour only what the server offers.
-	if !reg.hasPrompts() {
+	if !reg.offersPrompts() {
 		f.PromptsListChanged = false
 	}
-	if !reg.hasResources() {
+	if !reg.offersResources() {
 		f.ResourcesListChanged, f.ResourceSubscriptions = false, nil
 	}
 	if len(f.TaskIDs) > 0 {

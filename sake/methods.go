@@ -21,11 +21,11 @@ func init() {
 	both := func(fn func(*Server, context.Context, *Request, *registry) (any, error)) *method {
 		return &method{fn: fn, modern: true, legacy: true}
 	}
-	resources := func(m *method) *method { m.needs, m.what = (*registry).hasResources, "resources"; return m }
-	prompts := func(m *method) *method { m.needs, m.what = (*registry).hasPrompts, "prompts"; return m }
+	resources := func(m *method) *method { m.needs, m.what = (*registry).offersResources, "resources"; return m }
+	prompts := func(m *method) *method { m.needs, m.what = (*registry).offersPrompts, "prompts"; return m }
 	tasks := func(m *method) *method { m.tasks, m.what = true, "tasks"; return m }
 	completions := func(m *method) *method {
-		m.needs, m.what = (*registry).hasCompletion, "completions"
+		m.needs, m.what = (*registry).offersCompletion, "completions"
 		return m
 	}
 	methodTable = map[string]*method{

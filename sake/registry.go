@@ -25,6 +25,22 @@ type registry struct {
 	promptsByName  map[string]*prompt
 	capabilities   []byte // the capabilities object, for both eras
 	apps           appsIndex
+	// offered are the kinds of component the server has offered since it
+	// was built: a kind stays offered (its list answerable, empty) when
+	// its last component is removed, because clients told list_changed
+	// list again.
+	offered kindsOffered
+}
+
+// kindsOffered are the optional capabilities a server has offered.
+type kindsOffered struct{ resources, prompts, completions bool }
+
+// update adds the kinds r holds now.
+func (k kindsOffered) update(r *registry) kindsOffered {
+	k.resources = k.resources || len(r.resources)+len(r.templates) > 0
+	k.prompts = k.prompts || len(r.prompts) > 0
+	k.completions = k.completions || len(r.prompts) > 0 || len(r.templates) > 0
+	return k
 }
 
 // components holds a server's registry. A change (AddTool and its
@@ -222,7 +238,9 @@ func (s *Server) AddResources(defs ...*ResourceDef) error {
 }
 
 // RemoveResource removes the resource or template with that URI (or
-// template text) and reports whether it existed.
+// template text) and reports whether it existed. A server that has
+// offered resources goes on offering them when the last is removed: its
+// lists answer empty, in both eras.
 func (s *Server) RemoveResource(uri string) bool {
 	removed := false
 	s.comps.edit(func(p *changes, base *registry) {
@@ -278,6 +296,8 @@ func (s *Server) AddPrompts(defs ...*PromptDef) error {
 }
 
 // RemovePrompt removes the named prompt and reports whether it existed.
+// A server that has offered prompts goes on offering them when the last
+// is removed: prompts/list answers empty, in both eras.
 func (s *Server) RemovePrompt(name string) bool {
 	removed := false
 	s.comps.edit(func(p *changes, base *registry) {
@@ -326,6 +346,7 @@ func (r *registry) finish() error {
 	if err := r.indexApps(); err != nil {
 		return err
 	}
+	r.offered = r.offered.update(r)
 	r.capabilities = r.capabilitiesJSON()
 	return nil
 }
@@ -355,6 +376,7 @@ func (r *registry) apply(c *changes) *registry {
 	n.resources, n.resourcesByURI = merge(r.resources, r.resourcesByURI, c.resources, resourceURI)
 	n.templates, n.templatesByURI = merge(r.templates, r.templatesByURI, c.templates, resourceURI)
 	_ = n.indexApps() // views named by added tools were checked when they were added
+	n.offered = r.offered.update(n)
 	n.capabilities = n.capabilitiesJSON()
 	return n
 }
@@ -395,19 +417,21 @@ func merge[T comparable](list []T, idx map[string]T, changed map[string]T, key f
 	return append(out, added[i:]...), next
 }
 
-func (r *registry) hasResources() bool  { return len(r.resources)+len(r.templates) > 0 }
-func (r *registry) hasPrompts() bool    { return len(r.prompts) > 0 }
-func (r *registry) hasCompletion() bool { return r.hasPrompts() || len(r.templates) > 0 }
+// offersResources, offersPrompts and offersCompletion report whether the
+// server offers the capability: it has, or once had, such components.
+func (r *registry) offersResources() bool  { return r.offered.resources }
+func (r *registry) offersPrompts() bool    { return r.offered.prompts }
+func (r *registry) offersCompletion() bool { return r.offered.completions }
 
 func (r *registry) capabilitiesJSON() []byte {
 	b := []byte(`{"tools":{"listChanged":true},"logging":{}`)
-	if r.hasResources() {
+	if r.offersResources() {
 		b = append(b, `,"resources":{"subscribe":true,"listChanged":true}`...)
 	}
-	if r.hasPrompts() {
+	if r.offersPrompts() {
 		b = append(b, `,"prompts":{"listChanged":true}`...)
 	}
-	if r.hasCompletion() {
+	if r.offersCompletion() {
 		b = append(b, `,"completions":{}`...)
 	}
 	return append(b, '}')

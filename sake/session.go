@@ -358,13 +358,13 @@ func (t *inFlight) cancelAll() {
 
 // offer records the component capabilities the server offers the session.
 func (s *Session) offer(reg *registry) {
-	if reg.hasResources() {
+	if reg.offersResources() {
 		s.offers = append(s.offers, "resources")
 	}
-	if reg.hasPrompts() {
+	if reg.offersPrompts() {
 		s.offers = append(s.offers, "prompts")
 	}
-	if reg.hasCompletion() {
+	if reg.offersCompletion() {
 		s.offers = append(s.offers, "completions")
 	}
 }

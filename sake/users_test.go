@@ -122,3 +122,48 @@ func TestToolErrorAndResultPrint(t *testing.T) {
 		t.Errorf("%%v of a structured result = %q", got)
 	}
 }
+
+// A server that has offered a kind of component keeps answering its list,
+// empty, once the last one is removed at run time, in both eras and for
+// clients that connect after the removal: clients told list_changed list
+// again.
+func TestRemovedKindsStayListable(t *testing.T) {
+	t.Parallel()
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
+		s := sake.MustNew(nil)
+		hello := func(ctx *sake.Context) (string, error) { return "hi", nil }
+		note := func(ctx *sake.Context, v map[string]string) (string, error) { return v["id"], nil }
+		if err := s.AddPrompt(sake.NewPrompt("hello", hello)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddResources(sake.NewResource("notes://a", hello), sake.NewResourceTemplate("notes://{id}", note)); err != nil {
+			t.Fatal(err)
+		}
+		before := saketest.Connect(t, s, opts...)
+		if ps, err := before.ListPrompts(); err != nil || len(ps) != 1 {
+			t.Fatalf("prompts/list = %v, %v", ps, err)
+		}
+		s.RemovePrompt("hello")
+		s.RemoveResource("notes://a")
+		s.RemoveResource("notes://{id}")
+		after := saketest.Connect(t, s, opts...)
+		for name, c := range map[string]*saketest.Client{"connected before": before, "connected after": after} {
+			if ps, err := c.ListPrompts(); err != nil || len(ps) != 0 {
+				t.Errorf("%s: prompts/list after removing the last prompt = %v, %v; want an empty list", name, ps, err)
+			}
+			if rs, err := c.ListResources(); err != nil || len(rs) != 0 {
+				t.Errorf("%s: resources/list after removing the last resource = %v, %v; want an empty list", name, rs, err)
+			}
+			if ts, err := c.ListResourceTemplates(); err != nil || len(ts) != 0 {
+				t.Errorf("%s: resources/templates/list after removing the last template = %v, %v; want an empty list", name, ts, err)
+			}
+			if ts, err := c.ListTools(); err != nil || len(ts) != 0 {
+				t.Errorf("%s: tools/list = %v, %v; want an empty list", name, ts, err)
+			}
+		}
+		var e *sake.Error
+		if _, err := after.GetPrompt("hello", nil); !errors.As(err, &e) || e.Code != sake.CodeInvalidParams {
+			t.Errorf("prompts/get of the removed prompt = %v, want -32602", err)
+		}
+	})
+}

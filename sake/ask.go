@@ -83,6 +83,31 @@ func (r *SamplingResult) Text() string {
 	return ""
 }
 
+// MarshalJSON implements json.Marshaler: the result as a client answers
+// sampling/createMessage, its Content as a content block (a client's
+// answer in tasks/update or inputResponses). A result without Content is
+// an error: the server would ask again. An empty Role is "assistant".
+func (r SamplingResult) MarshalJSON() ([]byte, error) {
+	if r.Content == nil {
+		return nil, errors.New("sake: a SamplingResult needs Content (sake.Text, for one)")
+	}
+	role := r.Role
+	if role == "" {
+		role = RoleAssistant
+	}
+	b := []byte(`{"role":`)
+	b = appendString(b, string(role))
+	b = append(b, `,"content":`...)
+	b, err := r.Content.appendJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"model":`...)
+	b = appendString(b, r.Model)
+	b = appendOptString(b, "stopReason", r.StopReason)
+	return append(b, '}'), nil
+}
+
 // UnmarshalJSON implements json.Unmarshaler.
 func (r *SamplingResult) UnmarshalJSON(b []byte) error {
 	var w struct {

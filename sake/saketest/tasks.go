@@ -68,7 +68,8 @@ func (c *Client) GetTask(id string) (*Task, error) {
 // responses are keyed as the task's InputRequests are, or by the key the
 // tool asked with ("confirm" for the round's "confirm-2"); values are what
 // the client answers: an Answer (Accept, Decline, Cancel) for an
-// elicitation, a *sake.SamplingResult's JSON, or any JSON value. In the
+// elicitation, a *sake.SamplingResult for a sampling request, or any
+// value that encodes to the JSON the client answers. In the
 // 2025-11-25 era, where the protocol has no tasks/update, use TaskResult:
 // it answers the task's questions with OnInput, Sampling and Roots.
 func (c *Client) UpdateTask(id string, responses map[string]any) error {

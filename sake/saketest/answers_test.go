@@ -2,6 +2,8 @@ package saketest_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,4 +59,48 @@ func TestUpdateTaskTakesASamplingResult(t *testing.T) {
 	if err != nil || done.Status != sake.TaskCompleted || done.Result.Text() != "the model said Paris" {
 		t.Fatalf("after the answer: %+v, %v; want the task completed with the answer's text", done, err)
 	}
+}
+
+type unanswered struct{}
+
+func (unanswered) Elicits(ctx *sake.Context) (string, error) {
+	var f struct {
+		OK bool `json:"ok"`
+	}
+	_, err := ctx.Elicit("q", "Go on?", &f)
+	return "answered", err
+}
+
+func (unanswered) Samples(ctx *sake.Context) (string, error) {
+	_, err := ctx.Sample("q", sake.SamplingRequest{Messages: []sake.SamplingMessage{{Role: sake.RoleUser, Content: sake.Text("Hi")}}, MaxTokens: 5})
+	return "answered", err
+}
+
+func (unanswered) Lists(ctx *sake.Context) (string, error) {
+	_, err := ctx.ListRoots("q")
+	return "answered", err
+}
+
+// A client that declares a capability without the option that answers it
+// gets an error naming that option, in both eras.
+func TestDeclaredCapabilityWithoutHandlerNamesTheOption(t *testing.T) {
+	t.Parallel()
+	caps := sake.ClientCapabilities{
+		Elicitation: &sake.ElicitationCapability{},
+		Sampling:    &sake.SamplingCapability{},
+		Roots:       &sake.RootsCapability{},
+	}
+	both(t, func(t *testing.T, era saketest.Option) {
+		c := saketest.Connect(t, unanswered{}, era, saketest.Capabilities(caps))
+		for tool, option := range map[string]string{"elicits": "saketest.OnInput", "samples": "saketest.Sampling", "lists": "saketest.Roots"} {
+			res, err := c.CallTool(tool, nil)
+			got := fmt.Sprint(err)
+			if res != nil {
+				got += " " + res.Text()
+			}
+			if !strings.Contains(got, option) {
+				t.Errorf("%s without its handler: %s; want the error to name %s", tool, got, option)
+			}
+		}
+	})
 }

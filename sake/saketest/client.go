@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime/pprof"
 	"sync"
 	"testing"
@@ -176,16 +177,34 @@ func (c *Client) clientOptions() []client.Option {
 			a := fn(ElicitParams{Mode: r.Mode, Message: r.Message, RequestedSchema: r.RequestedSchema, URL: r.URL})
 			return &client.ElicitResult{Action: a.Action, Content: a.Content}, nil
 		}))
+	} else if o.capabilities.Elicitation != nil {
+		opts = append(opts, client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+			return nil, errNoHandler("elicitation", "saketest.OnInput")
+		}))
 	}
 	if fn := o.sampling; fn != nil {
 		opts = append(opts, client.OnSample(func(_ context.Context, r *sake.SamplingRequest) (*sake.SamplingResult, error) {
 			return fn(*r)
 		}))
+	} else if o.capabilities.Sampling != nil {
+		opts = append(opts, client.OnSample(func(context.Context, *sake.SamplingRequest) (*sake.SamplingResult, error) {
+			return nil, errNoHandler("sampling", "saketest.Sampling or saketest.SamplingText")
+		}))
 	}
 	if o.roots != nil {
 		opts = append(opts, client.Roots(o.roots...))
+	} else if o.capabilities.Roots != nil {
+		opts = append(opts, client.OnRoots(func(context.Context) ([]sake.Root, error) {
+			return nil, errNoHandler("roots", "saketest.Roots")
+		}))
 	}
 	return opts
+}
+
+// errNoHandler is the answer of a client that declares a capability
+// (Capabilities) without the option that answers for it.
+func errNoHandler(capability, option string) error {
+	return fmt.Errorf("saketest: the client declares the %s capability but has nothing to answer with: pass %s", capability, option)
 }
 
 // memoryOptions are the options of the in-memory transport: the

@@ -197,7 +197,9 @@ func ClientInfo(name, version string) Option {
 
 // Capabilities sets the capabilities the client declares. OnInput,
 // Sampling and Roots add theirs to these, whatever the order of the
-// options, unless c declares that capability itself.
+// options, unless c declares that capability itself. A question for a
+// capability declared here without the option that answers it gets an
+// error naming that option.
 func Capabilities(c sake.ClientCapabilities) Option {
 	return func(o *options) { o.capabilities = c }
 }

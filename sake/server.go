@@ -395,6 +395,9 @@ func (s *Server) safeCall(c *Context, k *callable, arg reflect.Value, what strin
 			if in := c.req.in; in != nil && in.OnPanic != nil {
 				in.OnPanic(r, stack)
 			}
+			if fn := panicHandler(c.Context); fn != nil {
+				fn(r, stack)
+			}
 			panicked = true
 		}
 	}()

@@ -32,7 +32,7 @@ type Page[T any] struct {
 func call[T any](c *Client, fn func(cl *client.Client, ctx context.Context) (T, error)) (T, error) {
 	c.t.Helper()
 	defer c.reportPanics()
-	ctx := context.WithValue(c.context(), originKey{}, c.t)
+	ctx := c.callContext()
 	if c.label == "" {
 		v, err := fn(c.cl, ctx)
 		return v, c.fix(err)

@@ -308,7 +308,19 @@ func (c *Client) Send(msg []byte) sake.Reply {
 // run runs one call of the client under its context, marked with its test
 // (OwnBroadcasts) and its goroutine label (the leak check).
 func (c *Client) run(fn func(ctx context.Context)) {
-	c.labelled(context.WithValue(c.context(), originKey{}, c.t), fn)
+	c.labelled(c.callContext(), fn)
+}
+
+// callContext is the context of one call: the client's, marked with its
+// test (OwnBroadcasts) and, through the host's stack, where the server is
+// the stack's and no transport of saketest's sees its panics, carrying
+// the handler of the panics the call causes.
+func (c *Client) callContext() context.Context {
+	ctx := context.WithValue(c.context(), originKey{}, c.t)
+	if c.opts.handler != nil && !c.opts.returnPanics {
+		ctx = sake.ContextWithPanicHandler(ctx, c.notePanic)
+	}
+	return ctx
 }
 
 // fix turns an error of the client underneath into the one saketest

@@ -41,7 +41,10 @@
 // A panic in a tool, resource, prompt or completion fails the test by
 // default, once, at the line of the call, with the stack of the
 // application's frames; ReturnPanics() lets the test see the error result
-// a client would get instead.
+// a client would get instead. Through Handler too: each call's context
+// carries the report back (sake.ContextWithPanicHandler), so the host's
+// stack must hand the request's context on to the server, as sake/plug
+// does.
 //
 // When the test ends, Connect checks that no goroutine started during the
 // client's calls (by a tool, a task or the transport) still runs

@@ -2,6 +2,7 @@ package saketest_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -37,5 +38,28 @@ func TestQuestionsThroughTheHTTPStack(t *testing.T) {
 			t.Fatalf("survey = %v, %v", res, err)
 		}
 		saketest.AssertAsked(t, c, "roots/list", nil)
+	})
+}
+
+// A panic in a tool served through the host's stack fails the test, as
+// in memory, and once: the stack's server reports it through the
+// request's context.
+func TestPanicThroughTheHTTPStackFailsTheTest(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, era saketest.Option) {
+		srv := sake.MustNew(bomb{})
+		h := plug.New(srv)
+		t.Cleanup(h.Close)
+		p := &panicTB{T: t, helpers: map[string]bool{}}
+		c := saketest.Connect(p, srv, era, saketest.Handler(h, "/mcp"))
+		res, err := c.CallTool("boom", nil)
+		if err == nil && (res == nil || !res.IsError) {
+			t.Errorf("a panicking tool answered %v", res)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if len(p.errs) != 1 || !strings.Contains(p.errs[0], "kaboom") {
+			t.Fatalf("reported %d errors: %q; want the panic, once", len(p.errs), p.errs)
+		}
 	})
 }

@@ -23,8 +23,10 @@ type Broadcast struct {
 	// Origin is the context of the request whose code made the broadcast
 	// through Context.NotifyListChanged or Context.ResourceUpdated, so a
 	// watcher can tell whose call caused it (the test client's Listen
-	// keeps a test's own broadcasts with it); nil for broadcasts made by
-	// the Server's methods. Transports ignore it.
+	// keeps a test's own broadcasts with it). A task's code announces with
+	// its task's context, which keeps the values of the call that started
+	// it, even after that call has returned. Nil for broadcasts made by the
+	// Server's methods. Transports ignore it.
 	Origin context.Context
 }
 

@@ -1,6 +1,7 @@
 package saketest_test
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/saketest"
+	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
 // toucher announces an update of the resource it is given.
@@ -320,4 +322,59 @@ func TestOwnBroadcastsOnASharedServer(t *testing.T) {
 			saketest.RefuteResourceUpdated(t, l, "mem://"+name+"/by-the-server")
 		})
 	}
+}
+
+// lateAnnouncer runs as a task that announces an update after its call
+// has returned.
+type lateAnnouncer struct{ release chan struct{} }
+
+func (lateAnnouncer) Declare(d *sake.Declarations) { d.Tool("Later").Task(sake.TaskRequired) }
+
+func (l lateAnnouncer) Later(ctx *sake.Context, a touchArgs) (string, error) {
+	select {
+	case <-l.release:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	ctx.ResourceUpdated(a.URI)
+	return "announced", nil
+}
+
+// A task's broadcasts, made after the call that started it returned,
+// carry that call's origin: OwnBroadcasts records them with the test that
+// made the call, and not with another test on the same server.
+func TestOwnBroadcastsOfATask(t *testing.T) {
+	t.Parallel()
+	m := tasks.New()
+	t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+	release := make(chan struct{})
+	srv := sake.MustNew(lateAnnouncer{release: release}, sake.Tasks(m))
+	var listening sync.WaitGroup
+	listening.Add(1)
+	finished := make(chan struct{})
+	t.Run("bystander", func(t *testing.T) {
+		t.Parallel()
+		l := saketest.Listen(t, srv, saketest.OwnBroadcasts())
+		listening.Done()
+		<-finished
+		for _, b := range l.Broadcasts() {
+			t.Errorf("another test recorded the task's broadcast %+v", b)
+		}
+	})
+	t.Run("caller", func(t *testing.T) {
+		t.Parallel()
+		defer close(finished)
+		listening.Wait()
+		l := saketest.Listen(t, srv, saketest.OwnBroadcasts())
+		c := saketest.Connect(t, srv)
+		_, task, err := c.CallToolAsync("later", map[string]any{"uri": "mem://late-task"})
+		if err != nil || task == nil {
+			t.Fatalf("async call = %+v, %v", task, err)
+		}
+		close(release)
+		if done, err := c.AwaitTask(task.ID, 10*time.Second); err != nil || done.Status != sake.TaskCompleted {
+			t.Fatalf("the task = %+v, %v", done, err)
+		}
+		saketest.AssertResourceUpdated(t, l, "mem://late-task")
+	})
 }

@@ -103,14 +103,16 @@ func OnlyBroadcasts(keep func(sake.Broadcast) bool) Option {
 	return func(o *options) { o.broadcastFilter = keep }
 }
 
-// OwnBroadcasts makes Listen record only the broadcasts made during the
-// calls of this test's clients (and of its subtests'), by components that
-// announce through their request: ctx.NotifyListChanged and
-// ctx.ResourceUpdated (sake.Broadcast.Origin). Parallel tests sharing one
-// server then each see their own. Broadcasts made by the Server's methods
-// (AddTool, srv.ResourceUpdated), by the test itself or by a task running
-// after its call returned carry no origin and are not recorded: use
-// OnlyBroadcasts, or Listen without a filter, for those.
+// OwnBroadcasts makes Listen record only the broadcasts caused by the
+// calls of this test's clients (and of its subtests'), made by components
+// that announce through their request: ctx.NotifyListChanged and
+// ctx.ResourceUpdated (sake.Broadcast.Origin). A task's announcements
+// count as its call's, even after the call has returned (the task's
+// context keeps the values of the call under sake/tasks). Parallel
+// tests sharing one server then each see their own. Broadcasts made by the
+// Server's methods (AddTool, srv.ResourceUpdated) or by the test itself
+// carry no origin and are not recorded: use OnlyBroadcasts, or Listen
+// without a filter, for those.
 func OwnBroadcasts() Option { return func(o *options) { o.ownBroadcasts = true } }
 
 // originKey marks the context of a client's calls with its test.

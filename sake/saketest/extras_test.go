@@ -3,7 +3,10 @@ package saketest_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -377,4 +380,71 @@ func TestOwnBroadcastsOfATask(t *testing.T) {
 		}
 		saketest.AssertResourceUpdated(t, l, "mem://late-task")
 	})
+}
+
+// fetcher calls an HTTP server with a pooled client, as tools and
+// proxies do: the connection stays open, idle, after the call.
+type fetcher struct {
+	url    string
+	client *http.Client
+}
+
+func (f fetcher) Fetch(ctx *sake.Context) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.url, nil)
+	if err != nil {
+		return "", err
+	}
+	res, err := f.client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return string(b), err
+}
+
+// Forgets the body: the connection is not idle but held.
+func (f fetcher) Forget(ctx *sake.Context) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.url, nil)
+	if err != nil {
+		return "", err
+	}
+	res, err := f.client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	return res.Status, nil
+}
+
+// The idle keep-alive connections of an HTTP client a tool used are the
+// client's pool, not a leak of the test; a response body left open is.
+func TestLeakCheckLeavesIdleConnectionsAlone(t *testing.T) {
+	t.Parallel()
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, strings.Repeat("x", 64<<10))
+	}))
+	defer upstream.Close()
+	for name, hc := range map[string]*http.Client{"default": http.DefaultClient, "own": {Transport: &http.Transport{}}} {
+		f := fetcher{url: upstream.URL, client: hc}
+		ft := &cleanupTB{TB: t}
+		c := saketest.Connect(ft, f, saketest.WaitTimeout(20*time.Millisecond))
+		if res, err := c.CallTool("fetch", nil); err != nil || len(res.Text()) != 64<<10 {
+			t.Fatalf("%s: fetch = %v, %v", name, res, err)
+		}
+		ft.end()
+		if len(ft.errs) != 0 {
+			t.Errorf("%s: idle connections were reported as leaks: %q", name, ft.errs)
+		}
+	}
+	own := &http.Transport{}
+	defer own.CloseIdleConnections()
+	ft := &cleanupTB{TB: t}
+	c := saketest.Connect(ft, fetcher{url: upstream.URL, client: &http.Client{Transport: own}}, saketest.WaitTimeout(20*time.Millisecond))
+	if _, err := c.CallTool("forget", nil); err != nil {
+		t.Fatal(err)
+	}
+	ft.end()
+	if len(ft.errs) != 1 || !strings.Contains(ft.errs[0], "still run after it ended") {
+		t.Errorf("a response body left open was reported as %q", ft.errs)
+	}
 }

@@ -33,7 +33,10 @@ func (c *Client) labelled(ctx context.Context, fn func(ctx context.Context)) {
 // ownedBy returns the stacks of the live goroutines labelled label, less
 // those of what the test made and stops itself: a task manager it did not
 // hand to Connect (its tasks), the host's HTTP handler (its session
-// janitor, ended by Handler.Close).
+// janitor, ended by Handler.Close), and the idle keep-alive connections of
+// an HTTP client a tool or proxy used (http.DefaultClient's pool among
+// them, which the transport ends after its IdleConnTimeout or with
+// CloseIdleConnections).
 func ownedBy(label string, foreignTasks bool) []string {
 	var b bytes.Buffer
 	_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
@@ -43,7 +46,7 @@ func ownedBy(label string, foreignTasks bool) []string {
 		if !strings.Contains(group, "# labels: ") || !strings.Contains(group, want) {
 			continue
 		}
-		if (foreignTasks && isTaskRunner(group)) || strings.Contains(group, "sake/plug.(*Handler).janitor") {
+		if (foreignTasks && isTaskRunner(group)) || strings.Contains(group, "sake/plug.(*Handler).janitor") || isIdleConn(group) {
 			continue
 		}
 		out = append(out, group)
@@ -60,6 +63,22 @@ func isTaskRunner(stack string) bool {
 		}
 	}
 	return false
+}
+
+// isIdleConn reports whether a goroutine is one of the two of a pooled
+// HTTP/1 client connection with no request on it: its write loop (which
+// waits for the next request whatever the state), or its read loop
+// waiting for the next response. A read loop held by a response body left
+// open waits elsewhere, and is a leak. An HTTP/2 connection's read loop
+// is pooled too; idle or not, its stack is the same.
+func isIdleConn(stack string) bool {
+	switch {
+	case strings.Contains(stack, "net/http.(*persistConn).writeLoop"):
+		return true
+	case strings.Contains(stack, "net/http.(*persistConn).readLoop"):
+		return strings.Contains(stack, "bufio.(*Reader).Peek")
+	}
+	return strings.Contains(stack, "net/http.(*http2ClientConn).readLoop")
 }
 
 // checkLeaks fails the test if goroutines the client started are still

@@ -77,7 +77,10 @@ func Tasks(opts ...tasks.Option) Option {
 // NoLeakCheck turns off the check that, when the test ends, no goroutine
 // the client's calls started (in the server, its tasks or the transport)
 // still runs. The check is on by default; goroutines of a task manager
-// the test made itself are left to it.
+// the test made itself are left to it, and so are the idle keep-alive
+// connections of an HTTP client a tool used (http.DefaultClient's among
+// them): they belong to the client's pool. A response body left open
+// holds its connection, and is reported.
 func NoLeakCheck() Option { return func(o *options) { o.noLeakCheck = true } }
 
 // NoTrace stops the client from keeping the messages it exchanges (Trace)

@@ -28,15 +28,27 @@ const (
 	MaxSkillFiles = 512
 	// MaxSkillBytes is how many bytes one skill's files may hold together.
 	MaxSkillBytes = 16 << 20
+	// DefaultMaxFrontmatterBytes is how large a SKILL.md's frontmatter
+	// may be, as YAML and as the JSON a skills/list entry carries
+	// (MaxFrontmatterBytes changes it).
+	DefaultMaxFrontmatterBytes = 64 << 10
 )
 
 // SkillsOption configures the Skills option.
 type SkillsOption func(*skillsConfig)
 
 type skillsConfig struct {
-	fsys          fs.FS
-	directoryRead bool
+	fsys           fs.FS
+	directoryRead  bool
+	maxFrontmatter int
 }
+
+// MaxFrontmatterBytes caps the size of a SKILL.md's frontmatter (default
+// DefaultMaxFrontmatterBytes, 64 KiB), both as written and as the JSON
+// its skills/list entry carries (aliases expand it); n < 0 removes the
+// cap. A skill beyond it fails New, named: keep long text in the body of
+// SKILL.md, which clients read with resources/read.
+func MaxFrontmatterBytes(n int) SkillsOption { return func(c *skillsConfig) { c.maxFrontmatter = n } }
 
 // WithoutDirectoryRead leaves resources/directory/read out: the server
 // declares the extension with no optional feature.
@@ -55,8 +67,9 @@ func WithoutDirectoryRead() SkillsOption { return func(c *skillsConfig) { c.dire
 //
 // fsys is read once, when the server is built: every SKILL.md must open
 // with YAML frontmatter holding name (the skill's directory name, 1 to 64
-// lowercase letters, digits and single hyphens) and description, and a
-// skill may hold at most MaxSkillFiles files and MaxSkillBytes bytes.
+// lowercase letters, digits and single hyphens) and description, of at
+// most MaxFrontmatterBytes (64 KiB by default), and a skill may hold at
+// most MaxSkillFiles files and MaxSkillBytes bytes.
 // New fails naming every skill that breaks a rule.
 func Skills(fsys fs.FS, opts ...SkillsOption) Option {
 	return func(o *options) {
@@ -66,6 +79,17 @@ func Skills(fsys fs.FS, opts ...SkillsOption) Option {
 		}
 		o.skills = c
 	}
+}
+
+// frontmatterCap is the cap on a frontmatter's size; 0 for none.
+func (c *skillsConfig) frontmatterCap() int {
+	switch n := c.maxFrontmatter; {
+	case n < 0:
+		return 0
+	case n > 0:
+		return n
+	}
+	return DefaultMaxFrontmatterBytes
 }
 
 // skillSet is the skills a server serves, read and indexed once.
@@ -215,7 +239,7 @@ func loadSkills(c *skillsConfig) (*skillSet, []*resource, error) {
 		if !ok || skillMD == nil {
 			continue
 		}
-		fm, err := parseSkillFrontmatter(skillMD.contents.Text)
+		fm, err := parseSkillFrontmatter(skillMD.contents.Text, c.frontmatterCap())
 		if err != nil {
 			fail("skill %s: SKILL.md: %v", root, err)
 			continue

@@ -316,3 +316,30 @@ func TestSkillsRequireScopes(t *testing.T) {
 		t.Errorf("read with the scope: %v, %v", got, err)
 	}
 }
+
+// A frontmatter is served whole in one skills/list entry: it is bounded
+// at construction (DefaultMaxFrontmatterBytes, or MaxFrontmatterBytes),
+// in its YAML and in the JSON aliases expand it to.
+func TestSkillsFrontmatterIsBounded(t *testing.T) {
+	t.Parallel()
+	md := func(fm string) fstest.MapFS {
+		return fstest.MapFS{"big/SKILL.md": {Data: []byte("---\nname: big\n" + fm + "\n---\nbody\n")}}
+	}
+	long := md("description: " + strings.Repeat("d", sake.DefaultMaxFrontmatterBytes))
+	_, err := sake.New(nil, sake.Skills(long))
+	var ce *sake.ConstructionError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "skill big") || !strings.Contains(err.Error(), fmt.Sprint(sake.DefaultMaxFrontmatterBytes)) || !strings.Contains(err.Error(), "MaxFrontmatterBytes") {
+		t.Errorf("New with a frontmatter beyond the default = %v, want a ConstructionError naming the skill and the limit", err)
+	}
+	// Aliases that expand a small YAML beyond the limit.
+	aliased := md("description: d\nx: &a " + strings.Repeat("a", 1000) + "\nl: [" + strings.TrimSuffix(strings.Repeat("*a,", 200), ",") + "]")
+	if _, err := sake.New(nil, sake.Skills(aliased, sake.MaxFrontmatterBytes(100<<10))); err == nil || !strings.Contains(err.Error(), "skill big") {
+		t.Errorf("New with aliases expanding beyond the limit = %v, want a construction error", err)
+	}
+	if _, err := sake.New(nil, sake.Skills(long, sake.MaxFrontmatterBytes(1<<20))); err != nil {
+		t.Errorf("New with a raised limit = %v", err)
+	}
+	if _, err := sake.New(nil, sake.Skills(md("description: d"), sake.MaxFrontmatterBytes(16))); err == nil {
+		t.Error("New with a frontmatter beyond a lowered limit succeeded")
+	}
+}

@@ -25,11 +25,15 @@ var frontmatterRE = regexp.MustCompile(`^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\
 // (aliases included).
 const maxFrontmatterNodes = 10000
 
-// parseSkillFrontmatter reads the frontmatter that opens a SKILL.md.
-func parseSkillFrontmatter(text string) (*skillFrontmatter, error) {
+// parseSkillFrontmatter reads the frontmatter that opens a SKILL.md, of
+// at most max bytes as YAML and as JSON (0: no cap).
+func parseSkillFrontmatter(text string, max int) (*skillFrontmatter, error) {
 	m := frontmatterRE.FindStringSubmatch(strings.TrimPrefix(text, "\uFEFF"))
 	if m == nil {
 		return nil, errors.New("it does not open with YAML frontmatter between --- lines (name and description at least)")
+	}
+	if max > 0 && len(m[1]) > max {
+		return nil, fmt.Errorf("the frontmatter is %d bytes; it may hold at most %d (MaxFrontmatterBytes): keep long text in the body", len(m[1]), max)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(m[1]), &doc); err != nil {
@@ -39,8 +43,11 @@ func parseSkillFrontmatter(text string) (*skillFrontmatter, error) {
 		return nil, errors.New("the frontmatter is not a YAML mapping of fields")
 	}
 	root := doc.Content[0]
-	r := &yamlRenderer{}
+	r := &yamlRenderer{max: max}
 	out, err := r.render(nil, root, 0)
+	if err == nil && max > 0 && len(out) > max {
+		err = fmt.Errorf("it expands to %d bytes of JSON; it may hold at most %d (MaxFrontmatterBytes): keep long text in the body, and use fewer aliases", len(out), max)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("frontmatter: %v", err)
 	}
@@ -73,12 +80,16 @@ func parseSkillFrontmatter(text string) (*skillFrontmatter, error) {
 	return fm, nil
 }
 
-// yamlRenderer renders a YAML node as JSON.
-type yamlRenderer struct{ nodes int }
+// yamlRenderer renders a YAML node as JSON, of at most max bytes (0: no
+// cap).
+type yamlRenderer struct{ nodes, max int }
 
 func (r *yamlRenderer) render(dst []byte, n *yaml.Node, depth int) ([]byte, error) {
 	if r.nodes++; r.nodes > maxFrontmatterNodes || depth > 64 {
 		return nil, errors.New("too large or too deep (aliases expand it beyond 10000 values)")
+	}
+	if r.max > 0 && len(dst) > r.max {
+		return nil, fmt.Errorf("it expands to more than %d bytes of JSON (MaxFrontmatterBytes): keep long text in the body, and use fewer aliases", r.max)
 	}
 	switch n.Kind {
 	case yaml.AliasNode:

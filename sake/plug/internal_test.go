@@ -359,3 +359,34 @@ func TestGETStreamKeepAlive(t *testing.T) {
 		}
 	}
 }
+
+// A session the server evicts to make room leaves the handler at once: its
+// entry, its streams and its replay events go with it.
+func TestEvictedSessionLeavesNoEntry(t *testing.T) {
+	t.Parallel()
+	srv := sake.MustNew(tiny{}, sake.Logger(discard), sake.MaxSessionsPerOwner(1))
+	h := New(srv, Logger(discard))
+	t.Cleanup(h.Close)
+	first := newSessionFor(t, h)
+	e := h.lookup(first, nil)
+	e.newStream(false).emit([]byte(`{"jsonrpc":"2.0","method":"notifications/message"}`), false)
+	if h.replay.bytes.Load() == 0 {
+		t.Fatal("the event was not kept for replay")
+	}
+	second := newSessionFor(t, h) // same address: the server evicts the first
+	select {
+	case <-e.closed:
+	default:
+		t.Fatal("the evicted session's streams were not told")
+	}
+	h.mu.RLock()
+	_, kept := h.sessions[first]
+	n := len(h.sessions)
+	h.mu.RUnlock()
+	if kept || n != 1 || h.lookup(second, nil) == nil {
+		t.Fatalf("entries after the eviction: first kept %v, %d in all", kept, n)
+	}
+	if got := h.replay.bytes.Load(); got != 0 {
+		t.Fatalf("the evicted session still holds %d replay bytes", got)
+	}
+}

@@ -40,10 +40,16 @@ type entry struct {
 	kept           fifo
 }
 
-// close ends the session and wakes every GET stream waiting on it.
+// close ends the session; the handler then forgets the entry (see add).
 func (e *entry) close() {
+	e.sess.Close()
+	e.ended()
+}
+
+// ended wakes every GET stream waiting on the session and drops its
+// replay events, once the session has ended.
+func (e *entry) ended() {
 	e.once.Do(func() {
-		e.sess.Close()
 		close(e.closed)
 		e.dropReplay()
 	})
@@ -334,18 +340,22 @@ func (h *Handler) entryOf(sess *sake.Session) *entry {
 
 // add keeps the streams of a session initialize created. It fails when the
 // handler is closed or at its session limit; the caller then closes the
-// session.
+// session. The entry lives as long as the session: whoever ends it (the
+// client's DELETE, the janitor, the server evicting it to make room,
+// another replica), the handler forgets it at once.
 func (h *Handler) add(sess *sake.Session) (*entry, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.closed {
+		h.mu.Unlock()
 		return nil, errClosed
 	}
-	if h.cfg.maxSessions > 0 && len(h.sessions) >= h.cfg.maxSessions {
-		return nil, errTooMany
-	}
 	if e := h.sessions[sess.ID()]; e != nil && e.sess == sess {
+		h.mu.Unlock()
 		return e, nil
+	}
+	if h.cfg.maxSessions > 0 && len(h.sessions) >= h.cfg.maxSessions {
+		h.mu.Unlock()
+		return nil, errTooMany
 	}
 	e := &entry{sess: sess, closed: make(chan struct{}), replay: h.cfg.replay,
 		budget: &h.replay, maxReplayBytes: h.cfg.replaySessionBytes}
@@ -355,6 +365,8 @@ func (h *Handler) add(sess *sake.Session) (*entry, error) {
 		h.wg.Add(1)
 		go h.janitor()
 	}
+	h.mu.Unlock()
+	sess.AfterClose(func() { h.forget(e) })
 	return e, nil
 }
 
@@ -363,14 +375,20 @@ var (
 	errTooMany = errors.New("plug: too many sessions")
 )
 
-// remove forgets a session and closes it.
+// remove closes a session; its entry goes with it.
 func (h *Handler) remove(e *entry) {
+	e.close()
+	h.forget(e)
+}
+
+// forget drops the entry of a session that has ended.
+func (h *Handler) forget(e *entry) {
 	h.mu.Lock()
 	if h.sessions[e.sess.ID()] == e {
 		delete(h.sessions, e.sess.ID())
 	}
 	h.mu.Unlock()
-	e.close()
+	e.ended()
 }
 
 // janitor closes idle sessions until the handler closes.
@@ -389,13 +407,12 @@ func (h *Handler) janitor() {
 	}
 }
 
-// sweep closes the sessions idle since before now minus the timeout, and
-// forgets those already closed.
+// sweep closes the sessions idle since before now minus the timeout.
 func (h *Handler) sweep(now time.Time) {
 	var idle []*entry
 	h.mu.RLock()
 	for _, e := range h.sessions {
-		if e.sess.Closed() || (e.busy.Load() == 0 && now.Sub(e.sess.LastUsed()) > h.cfg.idleTimeout) {
+		if e.busy.Load() == 0 && now.Sub(e.sess.LastUsed()) > h.cfg.idleTimeout {
 			idle = append(idle, e)
 		}
 	}

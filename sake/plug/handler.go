@@ -101,6 +101,17 @@ func (h *Handler) Close() {
 // GET opens or resumes a legacy SSE stream, DELETE ends a legacy session.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer h.recoverPanic(w, nil)
+	// A body must be in within BodyReadTimeout, whether it is read or
+	// refused unread: net/http reads what the handler left of it before
+	// the connection's next request, and a deadline is what bounds that.
+	// readBody lifts it once the whole body is in.
+	var rc *http.ResponseController
+	if d := h.cfg.bodyTimeout; d > 0 && r.ContentLength != 0 && r.Body != http.NoBody {
+		rc = http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(d)) != nil {
+			rc = nil
+		}
+	}
 	if !h.hostAllowed(r) {
 		h.refuse(w, r, http.StatusForbidden, bodyForbiddenHost)
 		return
@@ -115,7 +126,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodPost:
-		h.servePOST(w, r)
+		h.servePOST(w, r, rc)
 	case http.MethodGet:
 		h.serveGET(w, r)
 	case http.MethodDelete:
@@ -186,7 +197,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*sake.Id
 
 // servePOST hands one JSON-RPC message to the dispatcher and writes its
 // reply: JSON, or SSE once a notification comes before the reply.
-func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, rc *http.ResponseController) {
 	if !isJSONType(r.Header.Get("Content-Type")) {
 		h.refuse(w, r, http.StatusUnsupportedMediaType, bodyContentType)
 		return
@@ -200,7 +211,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, bp, status := h.readBody(w, r)
+	body, bp, status := h.readBody(w, r, rc)
 	if status != 0 {
 		switch status {
 		case http.StatusRequestEntityTooLarge:

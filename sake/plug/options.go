@@ -128,11 +128,13 @@ func MaxBodyBytes(n int64) Option {
 	}
 }
 
-// BodyReadTimeout bounds the time to read a POST's body, from when the
-// handler starts reading it; a body that has not arrived by then gets 408
-// and the connection is closed, so slow senders cannot hold connections
-// open. The deadline is lifted once the body is in: a long SSE response is
-// not affected. The default is 30 seconds; d <= 0 removes the bound (the
+// BodyReadTimeout bounds the time a request's body may take to arrive,
+// from when the request reaches the handler; a POST body that has not
+// arrived by then gets 408 and the connection is closed, so slow senders
+// cannot hold connections open. A request refused before its body is read
+// (403, 415, 401, ...) is bounded the same way: what is left of its body
+// is read, or the connection closed, within the timeout. The deadline is
+// lifted once the body is in: a long SSE response is not affected. The default is 30 seconds; d <= 0 removes the bound (the
 // http.Server's ReadTimeout, if any, then applies). It needs a
 // ResponseWriter that supports read deadlines (net/http's do).
 func BodyReadTimeout(d time.Duration) Option {

@@ -2,6 +2,8 @@ package sake
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -19,6 +21,26 @@ import (
 //   - MaxSessions (default 10000): every session of the server; at the
 //     limit the owner's least recently used idle session is evicted the
 //     same way, or initialize is refused.
+
+// Why the server refused a message for a reason outside it, as
+// Reply.Cause says: a transport picks its status from these (HTTP: 503
+// with Retry-After) and tells the client what happened.
+var (
+	// ErrTooManySessions: initialize found no room within MaxSessions or
+	// MaxSessionsPerOwner, and no idle session of the owner to evict.
+	ErrTooManySessions = errors.New("sake: too many sessions: every session of the owner, or of the server, is in use")
+	// ErrShuttingDown: the server is stopping (Shutdown) and opens no
+	// session.
+	ErrShuttingDown = errors.New("sake: the server is shutting down")
+	// ErrSessionStore: the SessionStore failed, so a shared session could
+	// not be stored or read. The cause wraps it together with the store's
+	// own error (errors.Is finds both); the session itself is not known
+	// to be gone.
+	ErrSessionStore = errors.New("sake: the session store failed")
+)
+
+// storeError is err, from the SessionStore, marked as ErrSessionStore.
+func storeError(err error) error { return fmt.Errorf("%w: %w", ErrSessionStore, err) }
 
 // Defaults of the session limits.
 const (
@@ -108,25 +130,39 @@ func (s *Server) forget(sess *Session) {
 	t.mu.Unlock()
 }
 
-// lookupSession returns the live session with that id if owner owns it.
-func (s *Server) lookupSession(id, owner string) *Session {
+// lookupSession returns the live session with that id if owner owns it,
+// nil if there is none, or an error wrapping ErrSessionStore when the
+// store could not say.
+func (s *Server) lookupSession(id, owner string) (*Session, error) {
 	if s.share.store != nil {
 		return s.sharedSession(id, owner)
 	}
 	v, ok := s.sessions.Load(id)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	sess := v.(*Session)
 	if sess.owner != owner || sess.Closed() {
-		return nil
+		return nil, nil
 	}
-	return sess
+	return sess, nil
 }
 
 // SessionFor returns the live legacy session with that id when who opened
-// it, or nil: a session is only ever used by its owner.
+// it, or nil: a session is only ever used by its owner. A session shared
+// through a SessionStore that cannot be read right now is nil too; use
+// FindSession to tell that apart.
 func (s *Server) SessionFor(id string, who *Identity) *Session {
+	sess, _ := s.lookupSession(id, who.Owner())
+	return sess
+}
+
+// FindSession is SessionFor that tells "no such session" from "cannot say
+// now": it returns the live legacy session with that id when who opened
+// it; nil and no error when there is none (it ended, never existed, or
+// belongs to another owner); and an error wrapping ErrSessionStore when
+// the SessionStore could not be read, the session maybe still alive.
+func (s *Server) FindSession(id string, who *Identity) (*Session, error) {
 	return s.lookupSession(id, who.Owner())
 }
 

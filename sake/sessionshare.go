@@ -163,35 +163,38 @@ func (s *Server) relay(kind, session string, msg []byte) {
 
 // sharedSession returns the session with that id from the store, as this
 // replica's copy, refreshed: on every message of a shared session the
-// replica reads its record, so changes made on other replicas hold.
-func (s *Server) sharedSession(id, owner string) *Session {
+// replica reads its record, so changes made on other replicas hold. It is
+// nil when the store has no such session of owner, and the error wraps
+// ErrSessionStore when the store could not be read.
+func (s *Server) sharedSession(id, owner string) (*Session, error) {
 	ctx := context.Background()
 	rec, err := s.share.store.TouchSession(ctx, id)
 	if err != nil {
 		s.logger.Error("sake: reading a shared session", "session", id, "err", err)
-		return nil
+		return nil, storeError(err)
 	}
 	if rec == nil || rec.Owner != owner {
-		return nil
+		return nil, nil
 	}
 	s.share.adopt.Lock()
 	defer s.share.adopt.Unlock()
 	if v, ok := s.sessions.Load(id); ok {
 		sess := v.(*Session)
 		if sess.Closed() {
-			return nil
+			return nil, nil
 		}
 		sess.apply(rec)
 		sess.touch()
-		return sess
+		return sess, nil
 	}
 	sess := newSession(rec.Version, &rec.Capabilities, &rec.ClientInfo)
 	sess.id, sess.srv, sess.owner, sess.key, sess.offers, sess.shared = rec.ID, s, rec.Owner, rec.Key, rec.Offers, true
 	sess.apply(rec)
 	if !s.admit(sess) {
-		return nil
+		// The session lives; this replica has no room for its copy.
+		return nil, ErrTooManySessions
 	}
-	return sess
+	return sess, nil
 }
 
 // subscribedElsewhere reports whether a shared session whose stream is

@@ -290,9 +290,9 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	e := h.lookup(sid, id)
+	e, err := h.lookup(sid, id)
 	if e == nil {
-		h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
+		h.lookupFailed(w, r, err)
 		return
 	}
 	e.busy.Add(1)
@@ -406,13 +406,42 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	e := h.lookup(sid, id)
+	e, err := h.lookup(sid, id)
 	if e == nil {
-		h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
+		h.lookupFailed(w, r, err)
 		return
 	}
 	h.remove(e)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// lookupFailed answers a GET or DELETE whose session was not found: 404
+// when there is none, 503 when the server could not say (err).
+func (h *Handler) lookupFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if err == nil {
+		h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
+		return
+	}
+	body := bodyStoreDown
+	if errors.Is(err, sake.ErrTooManySessions) {
+		body = bodyNoRoom
+	}
+	h.unavailable(w, r, err, body)
+}
+
+// unavailable answers 503 with Retry-After to a message the server refused
+// for a reason outside it (cause, see sake.Reply.Cause), with body, the
+// server's error saying what happened.
+func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, cause error, body []byte) {
+	switch {
+	case errors.Is(cause, sake.ErrSessionStore):
+		h.cfg.logger.Warn("plug: refused: the session store failed", "method", r.Method, "err", cause)
+	case errors.Is(cause, sake.ErrShuttingDown):
+	default:
+		h.cfg.logger.Warn("plug: initialize refused: too many sessions; raise sake.MaxSessions or sake.MaxSessionsPerOwner")
+	}
+	w.Header().Set("Retry-After", retryAfter(cause))
+	h.refuse(w, r, http.StatusServiceUnavailable, body)
 }
 
 // replayLost answers a resumption whose events were dropped to keep replay

@@ -304,13 +304,14 @@ func (g *getSink) deliver(frame []byte) bool {
 func (g *getSink) evict() { g.once.Do(func() { close(g.stop) }) }
 
 // lookup returns the streams of the live session with that id, when the
-// caller owns it, or nil.
-func (h *Handler) lookup(id string, who *sake.Identity) *entry {
-	sess := h.srv.SessionFor(id, who)
+// caller owns it, or nil; err says the server could not tell (its session
+// store failed).
+func (h *Handler) lookup(id string, who *sake.Identity) (*entry, error) {
+	sess, err := h.srv.FindSession(id, who)
 	if sess == nil {
-		return nil
+		return nil, err
 	}
-	return h.entryOf(sess)
+	return h.entryOf(sess), nil
 }
 
 // entryOf returns the handler's entry of a live session, or nil when the

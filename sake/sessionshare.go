@@ -24,7 +24,11 @@ type SessionStore interface {
 	// SaveSession creates or replaces the record of rec.ID.
 	SaveSession(ctx context.Context, rec *SessionRecord) error
 	// TouchSession marks session id as used now and returns its record,
-	// or nil (and no error) when there is none.
+	// or nil (and no error) when there is none. An error says the store
+	// could not tell: the message is refused with "retry later" (HTTP
+	// 503), not as a session that is gone, so only a store that knows the
+	// session does not exist may answer nil. An error with a method
+	// RetryAfter() time.Duration says when to retry.
 	TouchSession(ctx context.Context, id string) (*SessionRecord, error)
 	// LoadSession returns the record of session id without touching it,
 	// or nil (and no error) when there is none.

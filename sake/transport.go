@@ -125,8 +125,8 @@ type Inbound struct {
 	// BaseURL is the endpoint's URL, when known.
 	BaseURL string
 	// RemoteAddr is the client's network address (HTTP: its IP) when
-	// known: anonymous callers' sessions count against it (see
-	// MaxSessionsPerOwner).
+	// known: anonymous callers' sessions count against it, an IPv6
+	// address by its /64 (see MaxSessionsPerOwner).
 	RemoteAddr string
 	// Stream receives the messages that belong to this message while it
 	// is handled, in order. It may be nil.

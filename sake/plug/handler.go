@@ -433,12 +433,9 @@ func (h *Handler) lookupFailed(w http.ResponseWriter, r *http.Request, err error
 // for a reason outside it (cause, see sake.Reply.Cause), with body, the
 // server's error saying what happened.
 func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, cause error, body []byte) {
-	switch {
-	case errors.Is(cause, sake.ErrSessionStore):
-		h.cfg.logger.Warn("plug: refused: the session store failed", "method", r.Method, "err", cause)
-	case errors.Is(cause, sake.ErrShuttingDown):
-	default:
-		h.cfg.logger.Warn("plug: initialize refused: too many sessions; raise sake.MaxSessions or sake.MaxSessionsPerOwner")
+	// The server logs a store that fails; a full server is logged here.
+	if cause == nil || errors.Is(cause, sake.ErrTooManySessions) {
+		h.cfg.logger.Warn("plug: refused: no room for a session; raise sake.MaxSessions or sake.MaxSessionsPerOwner", "method", r.Method)
 	}
 	w.Header().Set("Retry-After", retryAfter(cause))
 	h.refuse(w, r, http.StatusServiceUnavailable, body)

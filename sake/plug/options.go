@@ -25,7 +25,9 @@ const (
 	// DefaultBodyReadTimeout bounds the time to read a request body.
 	DefaultBodyReadTimeout = 30 * time.Second
 	// DefaultRetryAfter is the Retry-After of a 503 whose cause does not
-	// say when to retry (the token verifier cannot decide right now).
+	// say when to retry (with a RetryAfter() time.Duration method): the
+	// token verifier cannot decide right now, the session store cannot be
+	// reached, there is no room for a session.
 	DefaultRetryAfter = 5 * time.Second
 )
 
@@ -99,9 +101,12 @@ func AllowedHosts(hosts ...string) Option {
 // header, over http or https; a request that arrived on a loopback address
 // also accepts any loopback Origin (localhost, 127.0.0.0/8 or ::1) on any
 // port, since it comes from the user's own machine (a browser-based
-// inspector on another port), while foreign origins stay refused. A request without Origin (not from a browser)
-// is not checked. A refused Origin gets 403. The lists of several calls add
-// up.
+// inspector on another port), while foreign origins stay refused. Without
+// the option an Origin must also be exactly what a browser sends:
+// http or https, "://", a host, and a port from 1 to 65535 in plain
+// decimal if any, nothing more. A request without Origin (not from a
+// browser) is not checked. A refused Origin gets 403. The lists of several
+// calls add up.
 func AllowedOrigins(origins ...string) Option {
 	return func(c *config) {
 		for _, o := range origins {

@@ -2,10 +2,12 @@ package plug_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strings"
 	"syscall"
@@ -130,5 +132,32 @@ func readAll(t *testing.T, r *http.Response) string {
 		if err != nil {
 			return sb.String()
 		}
+	}
+}
+
+// A body sent whole but refused unread does not cost the connection: the
+// deadline that bounds it is gone by the next request on it.
+func TestRefusedWholeBodyKeepsTheConnection(t *testing.T) {
+	t.Parallel()
+	ts, _, _ := serve(t, echo{}, plug.BodyReadTimeout(time.Minute))
+	body, hdr := modernCall("hi")
+	bad := hdr.Clone()
+	bad.Set("Content-Type", "text/plain")
+	if resp := do(t, ts, http.MethodPost, body, bad); resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Fatalf("wrong type: %d, want 415", resp.StatusCode)
+	} else {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	var reused bool
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
+	})
+	resp := doCtx(t, ctx, ts, http.MethodPost, ts.URL, body, hdr)
+	if r := readJSON(t, resp, http.StatusOK); r.Error != nil {
+		t.Fatalf("the next request: %+v", r.Error)
+	}
+	if !reused {
+		t.Error("the refused request's connection was not kept")
 	}
 }

@@ -74,7 +74,7 @@
 //
 //	what happened                                   status
 //	Host not allowed (DNS rebinding protection)     403
-//	Origin not allowed                              403
+//	Origin not allowed, or not as a browser sends   403
 //	the handler was closed                          503
 //	a method other than POST, GET or DELETE         405, Allow: GET, POST, DELETE
 //	POST without Content-Type: application/json     415
@@ -91,7 +91,7 @@
 //	session store down (read or write)              503, Retry-After (-32000 "session store")
 //	initialize while the server shuts down          503, Retry-After
 //	GET or DELETE without Mcp-Session-Id            405, Allow: POST
-//	unknown or ended session (POST, GET, DELETE)    404 (only when the store says so)
+//	unknown or ended session (POST, GET, DELETE)    404 (not while a session store is down: 503)
 //	GET with a Last-Event-ID no stream issued       400
 //	GET with a Last-Event-ID whose events dropped   410
 //	DELETE of a live session                        204

@@ -14,10 +14,13 @@ import (
 // message is handled, and the answer when decoding decides it.
 func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 	m.srv, m.in, m.msg = s, in, msg
-	if in.SessionID != "" && in.Session == nil && !in.SessionNotFound {
-		if in.Session = s.lookupSession(in.SessionID, in.Identity.Owner()); in.Session == nil {
-			in.SessionNotFound = true
-		}
+	if in.SessionID != "" && in.Session == nil && !in.SessionNotFound && in.SessionErr == nil {
+		in.Session, in.SessionErr = s.lookupSession(in.SessionID, in.Identity.Owner())
+		in.SessionNotFound = in.Session == nil && in.SessionErr == nil
+	}
+	if in.SessionErr != nil && isArray(msg) {
+		m.unavailable(nil, in.SessionErr)
+		return
 	}
 	if batchAllowed(in) && isArray(msg) {
 		m.kind, m.era = KindBatch, EraLegacy
@@ -36,6 +39,9 @@ func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 	if env.Method == nil {
 		if env.ID != nil && (env.Result != nil || env.Error != nil) {
 			m.kind, m.era = KindResponse, EraLegacy
+			if in.SessionErr != nil {
+				m.unavailable(nil, in.SessionErr)
+			}
 			return
 		}
 		m.refuse(idOrNull(env.ID), EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: a request needs a method"})
@@ -50,6 +56,10 @@ func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 		p = &m.params
 	}
 	m.era = classify(*env.Method, p, in)
+	if in.SessionErr != nil && m.era == EraLegacy {
+		m.unavailable(idOrNull(env.ID), in.SessionErr)
+		return
+	}
 	if env.ID == nil {
 		m.kind = KindNotification
 		return
@@ -73,6 +83,18 @@ func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 		}
 		m.fl, m.flights = fl, f
 	}
+}
+
+// unavailable refuses a legacy message whose session could not be looked
+// up: the session may well be alive, so the client is told to retry, not
+// that it is gone.
+func (m *Message) unavailable(id json.RawMessage, cause error) {
+	msg := "Service unavailable: the session store cannot be read right now; retry later, the session is kept"
+	if errors.Is(cause, ErrTooManySessions) {
+		msg = "Server busy: this server has no room for the session right now; retry later, the session is kept"
+	}
+	m.refuse(id, EraLegacy, &Error{Code: CodeServerBusy, Message: msg, cause: cause})
+	m.fail.Cause = cause
 }
 
 // refuse decides the message's answer at decoding.
@@ -215,7 +237,7 @@ func (s *Server) handleRequest(ctx context.Context, req *Request, paramsErr *dec
 		}
 		answered = e
 		reply = s.errorReply(req.ID, era, e)
-		reply.Busy = e.Code == CodeServerBusy
+		reply.Busy, reply.Cause = e.Code == CodeServerBusy, e.cause
 	}
 	if out != nil && answered != nil {
 		out.Error = answered

@@ -34,12 +34,13 @@
 // session. A new transport needs nothing else: see Server.Connect.
 //
 // Limits, with their defaults: MaxSessions (10000 legacy sessions per
-// server), MaxSessionsPerOwner (100 per owner; anonymous callers per
-// remote address; the owner's least recently used idle session makes
-// room), MaxInFlight (256 requests at once per session or connection;
-// beyond it -32000), MaxSubscriptions (256 resources per session) and
-// MaxSubscriptionURIBytes (2048 bytes; beyond either -32602).
-// Server.Shutdown refuses new sessions, ends listen
+// server; when full, the owner holding the most gives up an idle one),
+// MaxSessionsPerOwner (100 per owner; anonymous callers per remote
+// address, IPv6 per /64; the owner's least recently used idle session
+// makes room), MaxInFlight (256 requests at once per session or
+// connection; beyond it -32000), MaxSubscriptions (256 resources per
+// session) and MaxSubscriptionURIBytes (2048 bytes; beyond either
+// -32602). Server.Shutdown refuses new sessions, ends listen
 // streams and sessions, and waits for the requests still running.
 //
 // In the modern era every result carries resultType, the six cacheable

@@ -24,7 +24,9 @@ const (
 
 	// CodeServerBusy refuses a message for lack of room: too many
 	// requests in flight on the session or connection, or too many
-	// sessions. Retry once some have finished.
+	// sessions; or because what the server needs for it is unavailable
+	// right now (the session store). Retry once some have finished, or
+	// a little later.
 	CodeServerBusy = -32000
 )
 
@@ -35,7 +37,13 @@ type Error struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Data    any    `json:"data,omitempty"`
+
+	cause error // why the server refused, when not for the request (Reply.Cause)
 }
+
+// Unwrap returns why the server refused the request when the reason lies
+// outside it (ErrTooManySessions, ErrSessionStore, ...), or nil.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Error implements the error interface.
 func (e *Error) Error() string {

@@ -106,17 +106,17 @@ func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (a
 	sess.offer(reg)
 	sess.key = ownerKey(sess.owner, req.in.RemoteAddr)
 	if s.stopping.Load() {
-		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: the server is shutting down; connect to another instance"}
+		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: the server is shutting down; connect to another instance", cause: ErrShuttingDown}
 	}
 	sess.shared = s.share.store != nil
 	if !s.admit(sess) {
-		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: too many sessions open; close idle ones (DELETE) or retry later"}
+		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: too many sessions open; close idle ones (DELETE) or retry later", cause: ErrTooManySessions}
 	}
 	if s.share.store != nil {
 		if err := s.shareSession(ctx, sess); err != nil {
 			sess.Close()
 			s.logger.Error("sake: storing a new shared session", "err", err)
-			return nil, &Error{Code: CodeServerBusy, Message: "Server busy: the session could not be stored; retry later"}
+			return nil, &Error{Code: CodeServerBusy, Message: "Service unavailable: the session store cannot be written right now, so no session was opened; retry later", cause: storeError(err)}
 		}
 	}
 	if h := s.opts.hooks; h != nil && h.Session != nil {

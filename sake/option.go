@@ -38,14 +38,16 @@ type options struct {
 
 // MaxSessions caps the legacy sessions of the server (default
 // DefaultMaxSessions, 10000); n < 0 removes the cap. At the cap,
-// initialize evicts its owner's least recently used idle session, or is
-// refused with CodeServerBusy (HTTP 503).
+// initialize evicts its owner's least recently used idle session; when the
+// owner has none idle, that of the owner holding the most sessions, if it
+// holds more than one beyond the newcomer; otherwise it is refused with
+// CodeServerBusy (HTTP 503, Reply.Cause ErrTooManySessions).
 func MaxSessions(n int) Option { return func(o *options) { o.maxSessions = n } }
 
 // MaxSessionsPerOwner caps the legacy sessions of one owner (default
 // DefaultMaxSessionsPerOwner, 100); n < 0 removes the cap. Anonymous
-// callers count per remote address (Inbound.RemoteAddr); without one
-// (stdio, in memory) they have no per-owner cap. At the cap, initialize
+// callers count per remote address (Inbound.RemoteAddr; an IPv6 address
+// by its /64); without one (stdio, in memory) they have no per-owner cap. At the cap, initialize
 // closes the owner's least recently used idle session, or is refused with
 // CodeServerBusy when none is idle.
 func MaxSessionsPerOwner(n int) Option { return func(o *options) { o.maxSessionsPerOwner = n } }

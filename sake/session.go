@@ -45,6 +45,7 @@ type Session struct {
 	pending       map[string]chan outgoing
 	done          chan struct{}
 	onClose       func() // from Hooks.Session
+	afterClose    []func()
 	// shared says the session lives in the server's SessionStore, and
 	// this is one replica's copy of it.
 	shared bool
@@ -156,9 +157,11 @@ func (s *Session) Close() {
 func (s *Session) closeHere() {
 	s.mu.Lock()
 	var onClose func()
+	var after []func()
 	if !s.closed {
 		close(s.done)
 		onClose, s.onClose = s.onClose, nil
+		after, s.afterClose = s.afterClose, nil
 	}
 	s.closed = true
 	s.send = nil
@@ -170,6 +173,27 @@ func (s *Session) closeHere() {
 	if onClose != nil {
 		onClose()
 	}
+	for _, f := range after {
+		f()
+	}
+}
+
+// AfterClose arranges for f to be called once, when this copy of the
+// session ends: Close, CloseIdle, the server evicting it to make room,
+// Server.Shutdown, or another replica ending a shared session. f runs on
+// the goroutine that ended the session, after its requests were cancelled
+// and the server forgot it, so it must not block; on a session already
+// ended it runs at once. A transport uses it to drop what it keeps for the
+// session the moment the server no longer has it.
+func (s *Session) AfterClose(f func()) {
+	s.mu.Lock()
+	if !s.closed {
+		s.afterClose = append(s.afterClose, f)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	f()
 }
 
 // Done returns a channel closed when the session ends, for transports

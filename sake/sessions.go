@@ -2,6 +2,9 @@ package sake
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/netip"
 	"sync"
 )
 
@@ -18,7 +21,34 @@ import (
 //     refused with CodeServerBusy (HTTP 503).
 //   - MaxSessions (default 10000): every session of the server; at the
 //     limit the owner's least recently used idle session is evicted the
-//     same way, or initialize is refused.
+//     same way, or, when the owner has none idle, that of the owner
+//     holding the most sessions (if it holds more than one beyond the
+//     newcomer), so that a few owners cannot keep everyone else out; with
+//     none of those idle initialize is refused.
+//
+// Anonymous callers are charged to their remote address: an IPv4 address
+// whole, an IPv6 address by its /64 prefix (one host or site usually holds
+// a whole /64).
+
+// Why the server refused a message for a reason outside it, as
+// Reply.Cause says: a transport picks its status from these (HTTP: 503
+// with Retry-After) and tells the client what happened.
+var (
+	// ErrTooManySessions: initialize found no room within MaxSessions or
+	// MaxSessionsPerOwner, and no idle session of the owner to evict.
+	ErrTooManySessions = errors.New("sake: too many sessions: every session of the owner, or of the server, is in use")
+	// ErrShuttingDown: the server is stopping (Shutdown) and opens no
+	// session.
+	ErrShuttingDown = errors.New("sake: the server is shutting down")
+	// ErrSessionStore: the SessionStore failed, so a shared session could
+	// not be stored or read. The cause wraps it together with the store's
+	// own error (errors.Is finds both); the session itself is not known
+	// to be gone.
+	ErrSessionStore = errors.New("sake: the session store failed")
+)
+
+// storeError is err, from the SessionStore, marked as ErrSessionStore.
+func storeError(err error) error { return fmt.Errorf("%w: %w", ErrSessionStore, err) }
 
 // Defaults of the session limits.
 const (
@@ -35,15 +65,31 @@ type sessionTable struct {
 }
 
 // ownerKey is whom a session counts against: its owner, or an anonymous
-// caller's remote address; "" counts against no owner.
+// caller's remote address (an IPv6 one by its /64, what one host or site
+// is given); "" counts against no owner.
 func ownerKey(owner, remote string) string {
 	if owner != "" {
 		return owner
 	}
 	if remote != "" {
-		return "addr:" + remote
+		return "addr:" + addrKey(remote)
 	}
 	return ""
+}
+
+// addrKey is the part of a remote address that anonymous sessions count
+// against: an IPv4 address whole, an IPv6 address's /64 prefix, anything
+// else as it is.
+func addrKey(remote string) string {
+	a, err := netip.ParseAddr(remote)
+	if err != nil {
+		return remote
+	}
+	a = a.Unmap()
+	if a.Is6() {
+		return netip.PrefixFrom(a.WithZone(""), 64).Masked().String()
+	}
+	return a.String()
 }
 
 // admit registers a new session, evicting the owner's least recently used
@@ -76,19 +122,46 @@ func (s *Server) admit(sess *Session) bool {
 			s.sessions.Store(sess.id, sess)
 			return true
 		}
-		var lru *Session
-		for o := range mine {
-			if o.idle() && (lru == nil || o.lastUsed.Load() < lru.lastUsed.Load()) {
-				lru = o
+		lru := leastRecentIdle(mine)
+		if lru == nil && !(sess.key != "" && maxOwner > 0 && len(mine) >= maxOwner) {
+			// The server is full and the owner has nothing idle to give
+			// up: the owner holding the most sessions gives up one, so
+			// that no owner keeps the others out.
+			if heavy := t.heaviest(); len(heavy) > len(mine)+1 {
+				lru = leastRecentIdle(heavy)
 			}
 		}
 		t.mu.Unlock()
 		if lru == nil {
 			return false
 		}
-		s.logger.Debug("sake: closing the least recently used idle session of its owner to make room", "owner", sess.key)
+		s.logger.Debug("sake: closing the least recently used idle session of an owner to make room", "for", sess.key, "owner", lru.key)
 		lru.Close() // forgets it; try again
 	}
+}
+
+// leastRecentIdle returns the least recently used idle session of set, or
+// nil when none is idle.
+func leastRecentIdle(set map[*Session]struct{}) *Session {
+	var lru *Session
+	for o := range set {
+		if o.idle() && (lru == nil || o.lastUsed.Load() < lru.lastUsed.Load()) {
+			lru = o
+		}
+	}
+	return lru
+}
+
+// heaviest returns the sessions of the owner holding the most; t.mu is
+// held. Sessions that count against no owner are not considered.
+func (t *sessionTable) heaviest() map[*Session]struct{} {
+	var most map[*Session]struct{}
+	for key, set := range t.byOwner {
+		if key != "" && len(set) > len(most) {
+			most = set
+		}
+	}
+	return most
 }
 
 // forget removes a closed session.
@@ -108,25 +181,39 @@ func (s *Server) forget(sess *Session) {
 	t.mu.Unlock()
 }
 
-// lookupSession returns the live session with that id if owner owns it.
-func (s *Server) lookupSession(id, owner string) *Session {
+// lookupSession returns the live session with that id if owner owns it,
+// nil if there is none, or an error wrapping ErrSessionStore when the
+// store could not say.
+func (s *Server) lookupSession(id, owner string) (*Session, error) {
 	if s.share.store != nil {
 		return s.sharedSession(id, owner)
 	}
 	v, ok := s.sessions.Load(id)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	sess := v.(*Session)
 	if sess.owner != owner || sess.Closed() {
-		return nil
+		return nil, nil
 	}
-	return sess
+	return sess, nil
 }
 
 // SessionFor returns the live legacy session with that id when who opened
-// it, or nil: a session is only ever used by its owner.
+// it, or nil: a session is only ever used by its owner. A session shared
+// through a SessionStore that cannot be read right now is nil too; use
+// FindSession to tell that apart.
 func (s *Server) SessionFor(id string, who *Identity) *Session {
+	sess, _ := s.lookupSession(id, who.Owner())
+	return sess
+}
+
+// FindSession is SessionFor that tells "no such session" from "cannot say
+// now": it returns the live legacy session with that id when who opened
+// it; nil and no error when there is none (it ended, never existed, or
+// belongs to another owner); and an error wrapping ErrSessionStore when
+// the SessionStore could not be read, the session maybe still alive.
+func (s *Server) FindSession(id string, who *Identity) (*Session, error) {
 	return s.lookupSession(id, who.Owner())
 }
 

@@ -24,7 +24,11 @@ type SessionStore interface {
 	// SaveSession creates or replaces the record of rec.ID.
 	SaveSession(ctx context.Context, rec *SessionRecord) error
 	// TouchSession marks session id as used now and returns its record,
-	// or nil (and no error) when there is none.
+	// or nil (and no error) when there is none. An error says the store
+	// could not tell: the message is refused with "retry later" (HTTP
+	// 503), not as a session that is gone, so only a store that knows the
+	// session does not exist may answer nil. An error with a method
+	// RetryAfter() time.Duration says when to retry.
 	TouchSession(ctx context.Context, id string) (*SessionRecord, error)
 	// LoadSession returns the record of session id without touching it,
 	// or nil (and no error) when there is none.
@@ -163,35 +167,38 @@ func (s *Server) relay(kind, session string, msg []byte) {
 
 // sharedSession returns the session with that id from the store, as this
 // replica's copy, refreshed: on every message of a shared session the
-// replica reads its record, so changes made on other replicas hold.
-func (s *Server) sharedSession(id, owner string) *Session {
+// replica reads its record, so changes made on other replicas hold. It is
+// nil when the store has no such session of owner, and the error wraps
+// ErrSessionStore when the store could not be read.
+func (s *Server) sharedSession(id, owner string) (*Session, error) {
 	ctx := context.Background()
 	rec, err := s.share.store.TouchSession(ctx, id)
 	if err != nil {
 		s.logger.Error("sake: reading a shared session", "session", id, "err", err)
-		return nil
+		return nil, storeError(err)
 	}
 	if rec == nil || rec.Owner != owner {
-		return nil
+		return nil, nil
 	}
 	s.share.adopt.Lock()
 	defer s.share.adopt.Unlock()
 	if v, ok := s.sessions.Load(id); ok {
 		sess := v.(*Session)
 		if sess.Closed() {
-			return nil
+			return nil, nil
 		}
 		sess.apply(rec)
 		sess.touch()
-		return sess
+		return sess, nil
 	}
 	sess := newSession(rec.Version, &rec.Capabilities, &rec.ClientInfo)
 	sess.id, sess.srv, sess.owner, sess.key, sess.offers, sess.shared = rec.ID, s, rec.Owner, rec.Key, rec.Offers, true
 	sess.apply(rec)
 	if !s.admit(sess) {
-		return nil
+		// The session lives; this replica has no room for its copy.
+		return nil, ErrTooManySessions
 	}
-	return sess
+	return sess, nil
 }
 
 // subscribedElsewhere reports whether a shared session whose stream is

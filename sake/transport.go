@@ -112,14 +112,21 @@ type Inbound struct {
 	// SessionNotFound says the message named a session that does not
 	// exist or has ended. Decode sets it from SessionID.
 	SessionNotFound bool
+	// SessionErr says the session SessionID names could not be looked up
+	// right now: the SessionStore failed (the error wraps
+	// ErrSessionStore), or this replica had no room for its copy
+	// (ErrTooManySessions). The session may be alive, so a legacy
+	// message is refused with Reply.Cause set to it, not as
+	// SessionNotFound. Decode sets it from SessionID.
+	SessionErr error
 	// Headers are the MCP headers of an HTTP request; nil for transports
 	// without headers (stdio, in memory), where nothing is compared.
 	Headers *Headers
 	// BaseURL is the endpoint's URL, when known.
 	BaseURL string
 	// RemoteAddr is the client's network address (HTTP: its IP) when
-	// known: anonymous callers' sessions count against it (see
-	// MaxSessionsPerOwner).
+	// known: anonymous callers' sessions count against it, an IPv6
+	// address by its /64 (see MaxSessionsPerOwner).
 	RemoteAddr string
 	// Stream receives the messages that belong to this message while it
 	// is handled, in order. It may be nil.
@@ -191,6 +198,11 @@ type Reply struct {
 	// Busy says the server refused the message for lack of room (too many
 	// sessions, too many requests in flight): HTTP answers 503.
 	Busy bool
+	// Cause says why the server refused the message when the reason lies
+	// outside the message: ErrTooManySessions, ErrShuttingDown, or an
+	// error wrapping ErrSessionStore; nil otherwise. HTTP answers 503
+	// with Retry-After.
+	Cause error
 }
 
 // MessageKind is what a decoded message is.

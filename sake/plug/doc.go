@@ -62,7 +62,8 @@
 //	replay bytes per handler           64 MiB         ReplayBytes
 //	finished streams kept per session  16             (fixed)
 //	a dropped stream's questions       30 s           ResumeGrace
-//	Retry-After of a 503 auth outage   5 s            DefaultRetryAfter
+//	Retry-After of a 503               5 s            DefaultRetryAfter
+//	legacy sessions kept by a handler  10000          MaxSessions (503)
 //
 // Replay events beyond a bound are dropped oldest first; a GET resuming
 // from before a dropped event gets 410 and sends its request again. The
@@ -73,7 +74,7 @@
 //
 //	what happened                                   status
 //	Host not allowed (DNS rebinding protection)     403
-//	Origin not allowed                              403
+//	Origin not allowed, or not as a browser sends   403
 //	the handler was closed                          503
 //	a method other than POST, GET or DELETE         405, Allow: GET, POST, DELETE
 //	POST without Content-Type: application/json     415
@@ -82,12 +83,15 @@
 //	the token cannot be checked (key set outage)    503, Retry-After
 //	body larger than MaxBodyBytes                   413
 //	body not in within BodyReadTimeout              408, Connection: close
+//	  (a body refused unread is read, or its connection closed, within it)
 //	notification or JSON-RPC response accepted      202, no body
 //	request answered                                200, application/json (or per the error code, below)
 //	a notification came before the reply            200, text/event-stream
-//	initialize beyond MaxSessions                   503
+//	initialize with no room for a session           503, Retry-After (-32000 "too many sessions")
+//	session store down (read or write)              503, Retry-After (-32000 "session store")
+//	initialize while the server shuts down          503, Retry-After
 //	GET or DELETE without Mcp-Session-Id            405, Allow: POST
-//	unknown or ended session (POST, GET, DELETE)    404
+//	unknown or ended session (POST, GET, DELETE)    404 (not while a session store is down: 503)
 //	GET with a Last-Event-ID no stream issued       400
 //	GET with a Last-Event-ID whose events dropped   410
 //	DELETE of a live session                        204
@@ -133,7 +137,13 @@
 // session evicted to make room, 503 when none is idle) and caps each one's
 // requests in flight (sake.MaxInFlight, 256; beyond it -32000). The
 // handler keeps only what is HTTP's: each session's SSE streams and replay
-// buffers, keyed by the session.
+// buffers, keyed by the session, and drops them the moment the server ends
+// the session (Session.AfterClose), whoever ends it. Anonymous sessions
+// count against the caller's IP (IPv6: its /64): behind a reverse proxy
+// every anonymous caller has the proxy's, so there authenticate callers
+// (Identify) to give each its own quota. When a session store
+// (sake.WithSessionStore) cannot be read, a session's message gets 503
+// with Retry-After rather than 404: the session is not known to be gone.
 //
 // # Security
 //
@@ -142,7 +152,9 @@
 // cannot reach a local server through DNS rebinding. Without
 // AllowedOrigins, a browser's Origin must name the Host it addressed, or,
 // on a loopback address, any loopback origin (a local inspector on
-// another port); foreign origins are refused.
+// another port); foreign origins are refused, and so is an Origin that is
+// not exactly scheme://host[:port] as a browser sends it (http or https,
+// a port from 1 to 65535, no path, userinfo or query).
 // Identify authenticates every request; a legacy session belongs to the
 // identity that created it.
 //

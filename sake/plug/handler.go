@@ -101,6 +101,17 @@ func (h *Handler) Close() {
 // GET opens or resumes a legacy SSE stream, DELETE ends a legacy session.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer h.recoverPanic(w, nil)
+	// A body must be in within BodyReadTimeout, whether it is read or
+	// refused unread: net/http reads what the handler left of it before
+	// the connection's next request, and a deadline is what bounds that.
+	// readBody lifts it once the whole body is in.
+	var rc *http.ResponseController
+	if d := h.cfg.bodyTimeout; d > 0 && r.ContentLength != 0 && r.Body != http.NoBody {
+		rc = http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(d)) != nil {
+			rc = nil
+		}
+	}
 	if !h.hostAllowed(r) {
 		h.refuse(w, r, http.StatusForbidden, bodyForbiddenHost)
 		return
@@ -115,7 +126,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodPost:
-		h.servePOST(w, r)
+		h.servePOST(w, r, rc)
 	case http.MethodGet:
 		h.serveGET(w, r)
 	case http.MethodDelete:
@@ -186,7 +197,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*sake.Id
 
 // servePOST hands one JSON-RPC message to the dispatcher and writes its
 // reply: JSON, or SSE once a notification comes before the reply.
-func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, rc *http.ResponseController) {
 	if !isJSONType(r.Header.Get("Content-Type")) {
 		h.refuse(w, r, http.StatusUnsupportedMediaType, bodyContentType)
 		return
@@ -200,7 +211,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, bp, status := h.readBody(w, r)
+	body, bp, status := h.readBody(w, r, rc)
 	if status != 0 {
 		switch status {
 		case http.StatusRequestEntityTooLarge:
@@ -279,9 +290,9 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	e := h.lookup(sid, id)
+	e, err := h.lookup(sid, id)
 	if e == nil {
-		h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
+		h.lookupFailed(w, r, err)
 		return
 	}
 	e.busy.Add(1)
@@ -395,13 +406,39 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	e := h.lookup(sid, id)
+	e, err := h.lookup(sid, id)
 	if e == nil {
-		h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
+		h.lookupFailed(w, r, err)
 		return
 	}
 	h.remove(e)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// lookupFailed answers a GET or DELETE whose session was not found: 404
+// when there is none, 503 when the server could not say (err).
+func (h *Handler) lookupFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if err == nil {
+		h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
+		return
+	}
+	body := bodyStoreDown
+	if errors.Is(err, sake.ErrTooManySessions) {
+		body = bodyNoRoom
+	}
+	h.unavailable(w, r, err, body)
+}
+
+// unavailable answers 503 with Retry-After to a message the server refused
+// for a reason outside it (cause, see sake.Reply.Cause), with body, the
+// server's error saying what happened.
+func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, cause error, body []byte) {
+	// The server logs a store that fails; a full server is logged here.
+	if cause == nil || errors.Is(cause, sake.ErrTooManySessions) {
+		h.cfg.logger.Warn("plug: refused: no room for a session; raise sake.MaxSessions or sake.MaxSessionsPerOwner", "method", r.Method)
+	}
+	w.Header().Set("Retry-After", retryAfter(cause))
+	h.refuse(w, r, http.StatusServiceUnavailable, body)
 }
 
 // replayLost answers a resumption whose events were dropped to keep replay

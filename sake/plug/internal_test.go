@@ -177,12 +177,12 @@ func TestSweepClosesIdleSessions(t *testing.T) {
 		t.Fatalf("initialize: %d %q", w.Code, sid)
 	}
 	h.sweep(time.Now()) // not idle yet
-	if h.lookup(sid, nil) == nil {
+	if entryFor(h, sid) == nil {
 		t.Fatal("a fresh session was swept")
 	}
-	e := h.lookup(sid, nil)
+	e := entryFor(h, sid)
 	h.sweep(time.Now().Add(2 * time.Minute))
-	if h.lookup(sid, nil) != nil || !e.sess.Closed() {
+	if entryFor(h, sid) != nil || !e.sess.Closed() {
 		t.Fatal("an idle session survived the sweep")
 	}
 	select {
@@ -201,15 +201,15 @@ func TestBusySessionIsNotIdle(t *testing.T) {
 	t.Parallel()
 	h := newTestHandler(t, SessionIdleTimeout(time.Minute))
 	sess := newSessionFor(t, h)
-	e := h.lookup(sess, nil)
+	e := entryFor(h, sess)
 	e.busy.Add(1)
 	h.sweep(time.Now().Add(time.Hour))
-	if h.lookup(sess, nil) == nil {
+	if entryFor(h, sess) == nil {
 		t.Fatal("a busy session was swept")
 	}
 	e.busy.Add(-1)
 	h.sweep(time.Now().Add(time.Hour))
-	if h.lookup(sess, nil) != nil {
+	if entryFor(h, sess) != nil {
 		t.Fatal("an idle session survived")
 	}
 }
@@ -228,7 +228,7 @@ func newSessionFor(t *testing.T, h *Handler) string {
 func TestReplayRing(t *testing.T) {
 	t.Parallel()
 	h := newTestHandler(t, ReplayBuffer(3))
-	e := h.lookup(newSessionFor(t, h), nil)
+	e := entryFor(h, newSessionFor(t, h))
 	st := e.newStream(false)
 	for i := 0; i < 5; i++ {
 		if err := st.emit([]byte(`{"n":`+string(rune('0'+i))+`}`), false); err != nil {
@@ -271,7 +271,7 @@ func TestReplayRing(t *testing.T) {
 func TestStandaloneSenderWithoutSink(t *testing.T) {
 	t.Parallel()
 	h := newTestHandler(t)
-	e := h.lookup(newSessionFor(t, h), nil)
+	e := entryFor(h, newSessionFor(t, h))
 	st := e.standaloneStream()
 	if st2 := e.standaloneStream(); st2 != st {
 		t.Fatal("two standalone streams")
@@ -358,4 +358,42 @@ func TestGETStreamKeepAlive(t *testing.T) {
 			return
 		}
 	}
+}
+
+// A session the server evicts to make room leaves the handler at once: its
+// entry, its streams and its replay events go with it.
+func TestEvictedSessionLeavesNoEntry(t *testing.T) {
+	t.Parallel()
+	srv := sake.MustNew(tiny{}, sake.Logger(discard), sake.MaxSessionsPerOwner(1))
+	h := New(srv, Logger(discard))
+	t.Cleanup(h.Close)
+	first := newSessionFor(t, h)
+	e := entryFor(h, first)
+	e.newStream(false).emit([]byte(`{"jsonrpc":"2.0","method":"notifications/message"}`), false)
+	if h.replay.bytes.Load() == 0 {
+		t.Fatal("the event was not kept for replay")
+	}
+	second := newSessionFor(t, h) // same address: the server evicts the first
+	select {
+	case <-e.closed:
+	default:
+		t.Fatal("the evicted session's streams were not told")
+	}
+	h.mu.RLock()
+	_, kept := h.sessions[first]
+	n := len(h.sessions)
+	h.mu.RUnlock()
+	if kept || n != 1 || entryFor(h, second) == nil {
+		t.Fatalf("entries after the eviction: first kept %v, %d in all", kept, n)
+	}
+	if got := h.replay.bytes.Load(); got != 0 {
+		t.Fatalf("the evicted session still holds %d replay bytes", got)
+	}
+}
+
+// entryFor returns the handler's entry of an anonymous caller's session,
+// or nil.
+func entryFor(h *Handler, sid string) *entry {
+	e, _ := h.lookup(sid, nil)
+	return e
 }

@@ -25,7 +25,9 @@ const (
 	// DefaultBodyReadTimeout bounds the time to read a request body.
 	DefaultBodyReadTimeout = 30 * time.Second
 	// DefaultRetryAfter is the Retry-After of a 503 whose cause does not
-	// say when to retry (the token verifier cannot decide right now).
+	// say when to retry (with a RetryAfter() time.Duration method): the
+	// token verifier cannot decide right now, the session store cannot be
+	// reached, there is no room for a session.
 	DefaultRetryAfter = 5 * time.Second
 )
 
@@ -99,9 +101,12 @@ func AllowedHosts(hosts ...string) Option {
 // header, over http or https; a request that arrived on a loopback address
 // also accepts any loopback Origin (localhost, 127.0.0.0/8 or ::1) on any
 // port, since it comes from the user's own machine (a browser-based
-// inspector on another port), while foreign origins stay refused. A request without Origin (not from a browser)
-// is not checked. A refused Origin gets 403. The lists of several calls add
-// up.
+// inspector on another port), while foreign origins stay refused. Without
+// the option an Origin must also be exactly what a browser sends:
+// http or https, "://", a host, and a port from 1 to 65535 in plain
+// decimal if any, nothing more. A request without Origin (not from a
+// browser) is not checked. A refused Origin gets 403. The lists of several
+// calls add up.
 func AllowedOrigins(origins ...string) Option {
 	return func(c *config) {
 		for _, o := range origins {
@@ -128,11 +133,13 @@ func MaxBodyBytes(n int64) Option {
 	}
 }
 
-// BodyReadTimeout bounds the time to read a POST's body, from when the
-// handler starts reading it; a body that has not arrived by then gets 408
-// and the connection is closed, so slow senders cannot hold connections
-// open. The deadline is lifted once the body is in: a long SSE response is
-// not affected. The default is 30 seconds; d <= 0 removes the bound (the
+// BodyReadTimeout bounds the time a request's body may take to arrive,
+// from when the request reaches the handler; a POST body that has not
+// arrived by then gets 408 and the connection is closed, so slow senders
+// cannot hold connections open. A request refused before its body is read
+// (403, 415, 401, ...) is bounded the same way: what is left of its body
+// is read, or the connection closed, within the timeout. The deadline is
+// lifted once the body is in: a long SSE response is not affected. The default is 30 seconds; d <= 0 removes the bound (the
 // http.Server's ReadTimeout, if any, then applies). It needs a
 // ResponseWriter that supports read deadlines (net/http's do).
 func BodyReadTimeout(d time.Duration) Option {
@@ -161,9 +168,13 @@ func ResumeGrace(d time.Duration) Option {
 	}
 }
 
-// MaxSessions caps the number of live legacy sessions. An initialize
-// beyond the cap gets 503 and a JSON-RPC error, and the client may try
-// again later. The default is 10000; n <= 0 removes the cap.
+// MaxSessions caps the number of live legacy sessions this handler keeps
+// streams for. An initialize beyond the cap gets 503 with Retry-After and
+// a JSON-RPC error, and the client may try again later. The server's own
+// limits (sake.MaxSessions, sake.MaxSessionsPerOwner) come first and make
+// room by evicting the owner's least recently used idle session; a session
+// the server ends, however, leaves this count at once. The default is
+// 10000; n <= 0 removes the cap.
 func MaxSessions(n int) Option {
 	return func(c *config) { c.maxSessions = n }
 }

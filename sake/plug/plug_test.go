@@ -530,9 +530,12 @@ func TestMaxSessions(t *testing.T) {
 	ts, _, _ := serve(t, echo{}, plug.MaxSessions(1))
 	initialize(t, ts, nil)
 	resp := do(t, ts, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, legacyHeaders(""))
-	wantError(t, resp, http.StatusServiceUnavailable, sake.CodeInternalError)
+	wantError(t, resp, http.StatusServiceUnavailable, sake.CodeServerBusy)
 	if resp.Header.Get("Mcp-Session-Id") != "" {
 		t.Error("a refused initialize issued a session id")
+	}
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("a refused initialize says no Retry-After")
 	}
 }
 

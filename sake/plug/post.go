@@ -219,6 +219,13 @@ func (p *postWriter) finish(r *http.Request, reply *sake.Reply, in *sake.Inbound
 		return
 	}
 	h, w := p.h, p.w
+	if reply.Cause != nil && reply.Body != nil {
+		// Refused for a reason outside the message (no room for a
+		// session, the session store down, the server stopping): the
+		// server's error says which, and the client retries later.
+		h.unavailable(w, r, reply.Cause, reply.Body)
+		return
+	}
 	if reply.Body == nil {
 		if in.SessionNotFound && reply.Era == sake.EraLegacy {
 			h.refuse(w, r, http.StatusNotFound, bodySessionNotFound)
@@ -228,15 +235,15 @@ func (p *postWriter) finish(r *http.Request, reply *sake.Reply, in *sake.Inbound
 		return
 	}
 	if reply.Busy && reply.Method == "initialize" {
-		h.cfg.logger.Warn("plug: initialize refused: too many sessions")
-		h.refuse(w, r, http.StatusServiceUnavailable, bodyTooMany)
+		h.unavailable(w, r, nil, reply.Body)
 		return
 	}
 	if s := reply.Session; s != nil {
 		if _, err := h.add(s); err != nil {
 			s.Close()
 			if err == errTooMany {
-				h.cfg.logger.Warn("plug: initialize refused: too many sessions", "max", h.cfg.maxSessions)
+				h.cfg.logger.Warn("plug: initialize refused: too many sessions; raise plug.MaxSessions", "max", h.cfg.maxSessions)
+				w.Header().Set("Retry-After", retryAfter(nil))
 				h.refuse(w, r, http.StatusServiceUnavailable, bodyTooMany)
 			} else {
 				h.refuse(w, r, http.StatusServiceUnavailable, bodyShutdown)

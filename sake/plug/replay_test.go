@@ -32,7 +32,7 @@ func TestReplayBoundedPerSession(t *testing.T) {
 	const budget = 2000
 	h := newTestHandler(t, ReplayBytes(budget, 1<<20))
 	sid := newSessionFor(t, h)
-	e := h.lookup(sid, nil)
+	e := entryFor(h, sid)
 	a, b := e.newStream(false), e.newStream(false)
 	for i := 0; i < 20; i++ {
 		for _, st := range []*stream{a, b} {
@@ -86,8 +86,8 @@ func TestReplayBoundedPerServer(t *testing.T) {
 	t.Parallel()
 	const total = 3000
 	h := newTestHandler(t, ReplayBytes(1<<20, total))
-	e1 := h.lookup(newSessionFor(t, h), nil)
-	e2 := h.lookup(newSessionFor(t, h), nil)
+	e1 := entryFor(h, newSessionFor(t, h))
+	e2 := entryFor(h, newSessionFor(t, h))
 	s1, s2 := e1.newStream(false), e2.newStream(false)
 	for i := 0; i < 8; i++ {
 		if err := s1.emit(payload(i, 300), false); err != nil {
@@ -117,7 +117,7 @@ func TestForgottenStreamsReleaseReplay(t *testing.T) {
 	t.Parallel()
 	h := newTestHandler(t)
 	sid := newSessionFor(t, h)
-	e := h.lookup(sid, nil)
+	e := entryFor(h, sid)
 	for i := 0; i < maxRetired+5; i++ {
 		st := e.newStream(false)
 		if err := st.emit(payload(i, 100), true); err != nil {

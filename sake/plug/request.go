@@ -14,22 +14,25 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 )
 
-// readBody reads the whole body into a pooled buffer, within
-// BodyReadTimeout. status is non-zero when it could not: 413 beyond the
-// limit, 408 when the body is too slow, 400 for a broken body.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte, bp *[]byte, status int) {
+// readBody reads the whole body into a pooled buffer. status is non-zero
+// when it could not: 413 beyond the limit, 408 when the body is too slow
+// (ServeHTTP set the deadline, on rc), 400 for a broken body.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, rc *http.ResponseController) (body []byte, bp *[]byte, status int) {
 	limit := h.cfg.maxBody
 	if r.ContentLength > limit {
 		return nil, nil, http.StatusRequestEntityTooLarge
 	}
-	if d := h.cfg.bodyTimeout; d > 0 {
+	if rc != nil {
 		// The deadline covers the body only: it is lifted once the body
 		// is in, so that a long response (SSE) and the server's watch for
-		// the client leaving are not cut short.
-		rc := http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(d)) == nil {
-			defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
-		}
+		// the client leaving are not cut short. A body that fails keeps
+		// it: net/http would otherwise wait, without a bound, for the
+		// rest of the body before closing the connection.
+		defer func() {
+			if status == 0 {
+				_ = rc.SetReadDeadline(time.Time{})
+			}
+		}()
 	}
 	rd := http.MaxBytesReader(w, r.Body, limit)
 	bp = bodyPool.Get().(*[]byte)

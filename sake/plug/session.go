@@ -40,10 +40,16 @@ type entry struct {
 	kept           fifo
 }
 
-// close ends the session and wakes every GET stream waiting on it.
+// close ends the session; the handler then forgets the entry (see add).
 func (e *entry) close() {
+	e.sess.Close()
+	e.ended()
+}
+
+// ended wakes every GET stream waiting on the session and drops its
+// replay events, once the session has ended.
+func (e *entry) ended() {
 	e.once.Do(func() {
-		e.sess.Close()
 		close(e.closed)
 		e.dropReplay()
 	})
@@ -298,13 +304,14 @@ func (g *getSink) deliver(frame []byte) bool {
 func (g *getSink) evict() { g.once.Do(func() { close(g.stop) }) }
 
 // lookup returns the streams of the live session with that id, when the
-// caller owns it, or nil.
-func (h *Handler) lookup(id string, who *sake.Identity) *entry {
-	sess := h.srv.SessionFor(id, who)
+// caller owns it, or nil; err says the server could not tell (its session
+// store failed).
+func (h *Handler) lookup(id string, who *sake.Identity) (*entry, error) {
+	sess, err := h.srv.FindSession(id, who)
 	if sess == nil {
-		return nil
+		return nil, err
 	}
-	return h.entryOf(sess)
+	return h.entryOf(sess), nil
 }
 
 // entryOf returns the handler's entry of a live session, or nil when the
@@ -334,18 +341,22 @@ func (h *Handler) entryOf(sess *sake.Session) *entry {
 
 // add keeps the streams of a session initialize created. It fails when the
 // handler is closed or at its session limit; the caller then closes the
-// session.
+// session. The entry lives as long as the session: whoever ends it (the
+// client's DELETE, the janitor, the server evicting it to make room,
+// another replica), the handler forgets it at once.
 func (h *Handler) add(sess *sake.Session) (*entry, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.closed {
+		h.mu.Unlock()
 		return nil, errClosed
 	}
-	if h.cfg.maxSessions > 0 && len(h.sessions) >= h.cfg.maxSessions {
-		return nil, errTooMany
-	}
 	if e := h.sessions[sess.ID()]; e != nil && e.sess == sess {
+		h.mu.Unlock()
 		return e, nil
+	}
+	if h.cfg.maxSessions > 0 && len(h.sessions) >= h.cfg.maxSessions {
+		h.mu.Unlock()
+		return nil, errTooMany
 	}
 	e := &entry{sess: sess, closed: make(chan struct{}), replay: h.cfg.replay,
 		budget: &h.replay, maxReplayBytes: h.cfg.replaySessionBytes}
@@ -355,6 +366,8 @@ func (h *Handler) add(sess *sake.Session) (*entry, error) {
 		h.wg.Add(1)
 		go h.janitor()
 	}
+	h.mu.Unlock()
+	sess.AfterClose(func() { h.forget(e) })
 	return e, nil
 }
 
@@ -363,14 +376,20 @@ var (
 	errTooMany = errors.New("plug: too many sessions")
 )
 
-// remove forgets a session and closes it.
+// remove closes a session; its entry goes with it.
 func (h *Handler) remove(e *entry) {
+	e.close()
+	h.forget(e)
+}
+
+// forget drops the entry of a session that has ended.
+func (h *Handler) forget(e *entry) {
 	h.mu.Lock()
 	if h.sessions[e.sess.ID()] == e {
 		delete(h.sessions, e.sess.ID())
 	}
 	h.mu.Unlock()
-	e.close()
+	e.ended()
 }
 
 // janitor closes idle sessions until the handler closes.
@@ -389,13 +408,12 @@ func (h *Handler) janitor() {
 	}
 }
 
-// sweep closes the sessions idle since before now minus the timeout, and
-// forgets those already closed.
+// sweep closes the sessions idle since before now minus the timeout.
 func (h *Handler) sweep(now time.Time) {
 	var idle []*entry
 	h.mu.RLock()
 	for _, e := range h.sessions {
-		if e.sess.Closed() || (e.busy.Load() == 0 && now.Sub(e.sess.LastUsed()) > h.cfg.idleTimeout) {
+		if e.busy.Load() == 0 && now.Sub(e.sess.LastUsed()) > h.cfg.idleTimeout {
 			idle = append(idle, e)
 		}
 	}

@@ -1,0 +1,153 @@
+package pgreplica_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/internal/pgtest"
+	"github.com/sakemcp/sake-go/sake/pgreplica"
+	"github.com/sakemcp/sake-go/sake/plug"
+)
+
+// cutter forwards TCP connections to the database until cut: then it
+// drops those open and refuses new ones, as a stopped database does, until
+// restored.
+type cutter struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	down   bool
+	conns  map[net.Conn]struct{}
+}
+
+func newCutter(t *testing.T, target string) *cutter {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cutter{ln: ln, target: target, conns: make(map[net.Conn]struct{})}
+	go c.serve()
+	t.Cleanup(func() { ln.Close(); c.cut() })
+	return c
+}
+
+func (c *cutter) serve() {
+	for {
+		in, err := c.ln.Accept()
+		if err != nil {
+			return
+		}
+		c.mu.Lock()
+		down := c.down
+		c.mu.Unlock()
+		if down {
+			in.Close()
+			continue
+		}
+		out, err := net.Dial("tcp", c.target)
+		if err != nil {
+			in.Close()
+			continue
+		}
+		c.mu.Lock()
+		c.conns[in], c.conns[out] = struct{}{}, struct{}{}
+		c.mu.Unlock()
+		go func() { _, _ = io.Copy(out, in); out.Close() }()
+		go func() { _, _ = io.Copy(in, out); in.Close() }()
+	}
+}
+
+// cut drops every connection and refuses new ones.
+func (c *cutter) cut() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.down = true
+	for conn := range c.conns {
+		conn.Close()
+	}
+	clear(c.conns)
+}
+
+// restore lets connections through again.
+func (c *cutter) restore() {
+	c.mu.Lock()
+	c.down = false
+	c.mu.Unlock()
+}
+
+// While the database is down, a legacy session's messages get 503 with
+// Retry-After, not 404 (which would make the client start over), and an
+// initialize is refused as a storage failure, not as too many sessions.
+// Once the database is back, the session goes on.
+func TestDatabaseOutageIsNotSessionNotFound(t *testing.T) {
+	t.Parallel()
+	direct, schema, _ := pgtest.Schema(t)
+	u, err := url.Parse(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := newCutter(t, u.Host)
+	u.Host = db.ln.Addr().String()
+	ctx := context.Background()
+	r, err := pgreplica.Open(ctx, pgtest.Pool(t, u.String(), schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	srv := sake.MustNew(app{}, append(r.Options(), sake.Logger(quiet))...)
+	h := plug.New(srv, plug.Logger(quiet))
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		ts.Close()
+		h.Close()
+		_ = srv.Shutdown(ctx)
+		_ = r.Close(ctx)
+	})
+	sid := initialize(t, ts.URL, "")
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+
+	db.cut()
+	wantUnavailable := func(resp *http.Response, what string) {
+		t.Helper()
+		var body struct {
+			Error *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+			t.Fatalf("%s during the outage: %d, Retry-After %q, want 503 with Retry-After", what, resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+		if body.Error == nil || body.Error.Code != sake.CodeServerBusy || !strings.Contains(body.Error.Message, "session store") {
+			t.Fatalf("%s during the outage: error %+v, want -32000 saying the session store failed", what, body.Error)
+		}
+	}
+	wantUnavailable(post(t, ts.URL, "", sid, ping), "a session's request")
+	resp := post(t, ts.URL, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Error("an initialize that could not be stored issued a session id")
+	}
+	wantUnavailable(resp, "initialize")
+
+	db.restore()
+	resp = post(t, ts.URL, "", sid, ping)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("after the outage: %d, want 200", resp.StatusCode)
+	}
+	// A session the database does not have is gone indeed.
+	if resp := post(t, ts.URL, "", "no-such-session", ping); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("an unknown session: %d, want 404", resp.StatusCode)
+	}
+}

@@ -487,15 +487,19 @@ func (c *caller) key(ctx context.Context, kind string) string {
 // ForwardQuestions makes a client used by Proxy pass the remote server's
 // questions (elicitation, sampling, roots) to the proxy's caller, and
 // declares the capabilities for them. It also asks for every log message
-// (a handshake-era session: LogLevel debug, unless set; 2026-07-28: each
+// (a handshake-era session whose server declares logging: LogLevel
+// debug, unless set; 2026-07-28: each
 // forwarded request with its caller's level, the proxy's own requests
 // with none): those of a forwarded call go to its caller
 // at the caller's level, where the transport tells which call they belong
 // to (HTTP, in memory; over stdio, 2026-07-28 requests ask for log
 // messages with their caller's level one at a time, and a request made
-// while another one receives them goes without). A question that comes outside a
-// forwarded call (a session's request while no call or several run) is
-// refused: it is never asked to the wrong caller.
+// while another one receives them goes without). A question belongs to
+// the forwarded call it came with (HTTP, in memory); over stdio a
+// session's request names no call, so it belongs to the one forwarded
+// call in flight. A question outside any forwarded call (none runs, or,
+// over stdio, several do) is refused: it is never asked to the wrong
+// caller.
 func ForwardQuestions() Option {
 	return func(o *options) {
 		o.forwarding = true
@@ -548,7 +552,7 @@ func callerOf(ctx context.Context) (*caller, error) {
 	if c, ok := ctx.Value(callerKey{}).(*caller); ok {
 		return c, nil
 	}
-	return nil, errors.New("client: a question from the upstream server outside any forwarded call")
+	return nil, errors.New("client: a question from the upstream server outside any forwarded call (over stdio, a question that comes while several forwarded calls run belongs to none: the transport does not say which)")
 }
 
 // forwardLog hands a log message of a forwarded call to the proxy's

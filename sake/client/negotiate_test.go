@@ -3,6 +3,7 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -200,4 +202,52 @@ func (w *warnings) joined() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return strings.Join(w.got, "\n")
+}
+
+// A new session that refuses a resource subscription the old one took
+// still serves: the call that found the session gone goes through.
+func TestNewSessionRefusingASubscription(t *testing.T) {
+	t.Parallel()
+	srv, _ := newKitServer(t)
+	h := plug.New(srv)
+	var forget atomic.Bool
+	var subscribes atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") != "" {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			if forget.CompareAndSwap(true, false) {
+				http.Error(w, "session not found", http.StatusNotFound)
+				return
+			}
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(b, &m) == nil && m.Method == "resources/subscribe" && subscribes.Add(1) > 1 {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(pyError(m.ID, sake.CodeInvalidParams, "no subscriptions in this session"))
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	c, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(sake.Legacy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sub, err := c.Listen(t.Context(), client.Filter{Resources: []string{"kit://readme"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	forget.Store(true)
+	if tools, err := c.ListTools(t.Context()); err != nil || len(tools) == 0 {
+		t.Fatalf("after a lost session = %d tools, %v", len(tools), err)
+	}
+	if n := subscribes.Load(); n != 2 {
+		t.Errorf("resources/subscribe sent %d times, want once per session", n)
+	}
 }

@@ -144,63 +144,9 @@ type proxy struct {
 	// skills says the proxy serves a copy of the remote skills: their
 	// files are not proxied resources.
 	skills bool
-}
-
-// follow keeps the lists in step with the remote server's.
-func (p *proxy) follow(ctx context.Context) {
-	f := Filter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}
-	p.mu.Lock()
-	for uri := range p.resources {
-		if !strings.Contains(uri, "{") {
-			f.Resources = append(f.Resources, uri)
-		}
-	}
-	p.mu.Unlock()
-	changes := make(chan string, 8)
-	sub, err := p.remote.Listen(ctx, f, func(n Notification) {
-		switch n.Method {
-		case "notifications/resources/updated":
-			var u struct {
-				URI string `json:"uri"`
-			}
-			if json.Unmarshal(n.Params, &u) == nil && u.URI != "" {
-				p.srv.ResourceUpdated(u.URI)
-			}
-		default:
-			select {
-			case changes <- n.Method:
-			default: // a change is pending already: the next sync takes it in
-			}
-		}
-	})
-	if err != nil {
-		p.remote.o.logger.Warn("client: the proxy cannot follow the remote server's changes", "err", err)
-		return
-	}
-	go func() {
-		defer sub.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-sub.Done():
-				return
-			case m := <-changes:
-				var err error
-				switch m {
-				case "notifications/tools/list_changed":
-					err = p.syncTools(ctx)
-				case "notifications/prompts/list_changed":
-					err = p.syncPrompts(ctx)
-				case "notifications/resources/list_changed":
-					err = p.syncResources(ctx)
-				}
-				if err != nil && ctx.Err() == nil {
-					p.remote.o.logger.Warn("client: the proxy could not follow a list change", "change", m, "err", err)
-				}
-			}
-		}
-	}()
+	// followed are the resources of a session the proxy holds a
+	// subscription to, one each (see follow).
+	followed map[string]bool
 }
 
 // upstreamError keeps the remote server's authorization failures from

@@ -3,7 +3,9 @@
 # sake/client/interop): the Go SDK's conformance everything-server (built
 # from the module cache) and the TypeScript reference server
 # @modelcontextprotocol/server-everything (from the npm registry, run on
-# Node 22), over stdio and Streamable HTTP in every revision each serves.
+# Node 22), over stdio and Streamable HTTP in every revision each serves;
+# and, with examples/proxy in front of it and without, a Go stand-in for a
+# Python SDK 1.x stdio server (PyPI is not reachable here; see doc.go).
 # Prints the failures and the counts, and appends "passed failed" to
 # $SAKE_CONFORMANCE_COUNTS when it is set. Usage: scripts/interop.sh
 set -euo pipefail

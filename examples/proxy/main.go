@@ -7,7 +7,11 @@
 // level travel with its requests, the server's tasks become tasks owned by
 // their caller, and its skills are served too: examples/everything behind
 // this proxy passes the conformance suite as it does alone
-// (scripts/proxy-conformance.sh).
+// (scripts/proxy-conformance.sh). A handshake-era server's questions
+// (elicitation, sampling, roots) name no call over stdio: they go to the
+// caller of the one call in flight, and are refused while several run. A
+// server that declares no logging (those of the Python SDK 1.x) is not
+// asked for a log level.
 //
 //	go build -o /tmp/everything ./examples/everything
 //	go run ./examples/proxy -http 127.0.0.1:3100 -- /tmp/everything

@@ -65,7 +65,8 @@ func (m *memoryTransport) bind(_ context.Context, incoming func(context.Context,
 }
 
 // inboundFor is the Inbound of a call whose messages must come with its
-// context (a forwarded call's questions), else the shared one.
+// context (a forwarded call's questions and log messages), else the
+// shared one.
 func (m *memoryTransport) inboundFor(ctx context.Context) *sake.Inbound {
 	if ctx.Value(callerKey{}) == nil {
 		return m.inbound()
@@ -114,7 +115,9 @@ func (m *memoryTransport) roundTrip(ctx context.Context, msg *message) ([]byte, 
 		}
 		return m.finish(msg, reply)
 	}
-	reply := m.srv.Handle(ctx, msg.body, m.inbound())
+	// A 2026-07-28 request's log messages and progress come on its own
+	// stream: a forwarded call's go to its caller.
+	reply := m.srv.Handle(ctx, msg.body, m.inboundFor(ctx))
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

@@ -188,10 +188,8 @@ func (c *Client) initialize(ctx context.Context, version string, strict bool) er
 	if err := c.t.ready(ctx); err != nil {
 		return err
 	}
-	if c.o.logLevel != "" {
-		if err := c.SetLogLevel(ctx, c.o.logLevel); err != nil {
-			return err
-		}
+	if err := c.askLogLevel(ctx); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	subs := make([]*Subscription, 0, len(c.legacySubs))
@@ -202,9 +200,37 @@ func (c *Client) initialize(ctx context.Context, version string, strict bool) er
 	for _, s := range subs {
 		for _, uri := range s.filter.Resources {
 			if _, err := c.call(ctx, "resources/subscribe", map[string]any{"uri": uri}, nil); err != nil {
-				return err
+				if ctx.Err() != nil || c.isClosed() {
+					return err
+				}
+				// The new session refuses what the old one took: the
+				// session stands, without updates of that resource.
+				c.o.logger.Warn("client: the new session refused a resource subscription", "uri", uri, "err", err)
 			}
 		}
+	}
+	return nil
+}
+
+// askLogLevel sends the LogLevel option's logging/setLevel to a session
+// whose server declared the logging capability. A server that refuses it
+// keeps the connection: log messages are a wish of the client's, not a
+// condition of it, and many servers (those of the Python SDK 1.x among
+// them) declare no logging and know no logging/setLevel. Only the end of
+// ctx fails it.
+func (c *Client) askLogLevel(ctx context.Context) error {
+	if c.o.logLevel == "" {
+		return nil
+	}
+	if !c.Info().HasCapability("logging") {
+		c.o.logger.Debug("client: the server declares no logging: logging/setLevel not sent", "level", c.o.logLevel)
+		return nil
+	}
+	if err := c.SetLogLevel(ctx, c.o.logLevel); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		c.o.logger.Warn("client: the server refused logging/setLevel; it sends the log messages it chooses", "level", c.o.logLevel, "err", err)
 	}
 	return nil
 }

@@ -2,10 +2,16 @@ package client_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -129,5 +135,119 @@ func TestParseChallenge(t *testing.T) {
 	}
 	if ch := client.ParseChallenge(`Bearer error="a\"b", scope=x`); ch.Error != `a"b` || ch.Scopes[0] != "x" {
 		t.Fatalf("escaped = %+v", ch)
+	}
+}
+
+// A server without the logging capability (every Python SDK 1.x server)
+// is not sent logging/setLevel, and one that declares it but refuses the
+// level still connects: the level is a wish, not a condition.
+func TestLogLevelWithoutLoggingCapability(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		wire     *pyWire
+		setLevel int
+	}{
+		{"undeclared", &pyWire{}, 0},
+		{"declared but refused", &pyWire{logging: true, setLevelCode: sake.CodeInternalError}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, _ := newKitServer(t)
+			logs := &warnings{}
+			c, err := client.Connect(t.Context(), tc.wire.transport(t, srv), client.LogLevel(sake.LevelDebug), client.Logger(slog.New(logs)))
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer c.Close()
+			if info := c.Info(); info.Era != sake.EraLegacy || info.ProtocolVersion != "2025-06-18" || info.HasCapability("logging") != tc.wire.logging {
+				t.Fatalf("info = %+v", info)
+			}
+			if n := tc.wire.sent("logging/setLevel"); n != tc.setLevel {
+				t.Errorf("logging/setLevel sent %d times, want %d", n, tc.setLevel)
+			}
+			if got := logs.joined(); tc.setLevel > 0 && !strings.Contains(got, "logging/setLevel") {
+				t.Errorf("the refused level went unreported: %q", got)
+			}
+			if res, err := c.CallTool(t.Context(), "echo", map[string]string{"text": "py"}); err != nil || res.Text() != "py" {
+				t.Fatalf("echo = %v, %v", res, err)
+			}
+		})
+	}
+}
+
+// warnings is a slog handler that keeps the warnings' messages and
+// attributes.
+type warnings struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (w *warnings) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (w *warnings) Handle(_ context.Context, r slog.Record) error {
+	s := r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		s += " " + a.Key + "=" + a.Value.String()
+		return true
+	})
+	w.mu.Lock()
+	w.got = append(w.got, s)
+	w.mu.Unlock()
+	return nil
+}
+func (w *warnings) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w *warnings) WithGroup(string) slog.Handler      { return w }
+
+func (w *warnings) joined() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.got, "\n")
+}
+
+// A new session that refuses a resource subscription the old one took
+// still serves: the call that found the session gone goes through.
+func TestNewSessionRefusingASubscription(t *testing.T) {
+	t.Parallel()
+	srv, _ := newKitServer(t)
+	h := plug.New(srv)
+	var forget atomic.Bool
+	var subscribes atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") != "" {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			if forget.CompareAndSwap(true, false) {
+				http.Error(w, "session not found", http.StatusNotFound)
+				return
+			}
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(b, &m) == nil && m.Method == "resources/subscribe" && subscribes.Add(1) > 1 {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(pyError(m.ID, sake.CodeInvalidParams, "no subscriptions in this session"))
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	c, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(sake.Legacy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sub, err := c.Listen(t.Context(), client.Filter{Resources: []string{"kit://readme"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	forget.Store(true)
+	if tools, err := c.ListTools(t.Context()); err != nil || len(tools) == 0 {
+		t.Fatalf("after a lost session = %d tools, %v", len(tools), err)
+	}
+	if n := subscribes.Load(); n != 2 {
+		t.Errorf("resources/subscribe sent %d times, want once per session", n)
 	}
 }

@@ -61,7 +61,10 @@ func ProtocolVersion(v string) Option { return func(o *options) { o.version = v 
 
 // LogLevel asks the server for log messages at level and above: on every
 // request's _meta in the 2026-07-28 era, with logging/setLevel after the
-// handshake before it. They arrive as notifications/message.
+// handshake before it. A handshake-era server is sent logging/setLevel
+// only when it declares the logging capability, and its refusal does not
+// fail Connect (the Logger hears of it): the server then sends the log
+// messages it chooses. They arrive as notifications/message.
 func LogLevel(level sake.LogLevel) Option { return func(o *options) { o.logLevel = level } }
 
 // Capabilities sets the capabilities the client declares (extensions,

@@ -144,63 +144,9 @@ type proxy struct {
 	// skills says the proxy serves a copy of the remote skills: their
 	// files are not proxied resources.
 	skills bool
-}
-
-// follow keeps the lists in step with the remote server's.
-func (p *proxy) follow(ctx context.Context) {
-	f := Filter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}
-	p.mu.Lock()
-	for uri := range p.resources {
-		if !strings.Contains(uri, "{") {
-			f.Resources = append(f.Resources, uri)
-		}
-	}
-	p.mu.Unlock()
-	changes := make(chan string, 8)
-	sub, err := p.remote.Listen(ctx, f, func(n Notification) {
-		switch n.Method {
-		case "notifications/resources/updated":
-			var u struct {
-				URI string `json:"uri"`
-			}
-			if json.Unmarshal(n.Params, &u) == nil && u.URI != "" {
-				p.srv.ResourceUpdated(u.URI)
-			}
-		default:
-			select {
-			case changes <- n.Method:
-			default: // a change is pending already: the next sync takes it in
-			}
-		}
-	})
-	if err != nil {
-		p.remote.o.logger.Warn("client: the proxy cannot follow the remote server's changes", "err", err)
-		return
-	}
-	go func() {
-		defer sub.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-sub.Done():
-				return
-			case m := <-changes:
-				var err error
-				switch m {
-				case "notifications/tools/list_changed":
-					err = p.syncTools(ctx)
-				case "notifications/prompts/list_changed":
-					err = p.syncPrompts(ctx)
-				case "notifications/resources/list_changed":
-					err = p.syncResources(ctx)
-				}
-				if err != nil && ctx.Err() == nil {
-					p.remote.o.logger.Warn("client: the proxy could not follow a list change", "change", m, "err", err)
-				}
-			}
-		}
-	}()
+	// followed are the resources of a session the proxy holds a
+	// subscription to, one each (see follow).
+	followed map[string]bool
 }
 
 // upstreamError keeps the remote server's authorization failures from
@@ -487,15 +433,19 @@ func (c *caller) key(ctx context.Context, kind string) string {
 // ForwardQuestions makes a client used by Proxy pass the remote server's
 // questions (elicitation, sampling, roots) to the proxy's caller, and
 // declares the capabilities for them. It also asks for every log message
-// (a handshake-era session: LogLevel debug, unless set; 2026-07-28: each
+// (a handshake-era session whose server declares logging: LogLevel
+// debug, unless set; 2026-07-28: each
 // forwarded request with its caller's level, the proxy's own requests
 // with none): those of a forwarded call go to its caller
 // at the caller's level, where the transport tells which call they belong
 // to (HTTP, in memory; over stdio, 2026-07-28 requests ask for log
 // messages with their caller's level one at a time, and a request made
-// while another one receives them goes without). A question that comes outside a
-// forwarded call (a session's request while no call or several run) is
-// refused: it is never asked to the wrong caller.
+// while another one receives them goes without). A question belongs to
+// the forwarded call it came with (HTTP, in memory); over stdio a
+// session's request names no call, so it belongs to the one forwarded
+// call in flight. A question outside any forwarded call (none runs, or,
+// over stdio, several do) is refused: it is never asked to the wrong
+// caller.
 func ForwardQuestions() Option {
 	return func(o *options) {
 		o.forwarding = true
@@ -548,7 +498,7 @@ func callerOf(ctx context.Context) (*caller, error) {
 	if c, ok := ctx.Value(callerKey{}).(*caller); ok {
 		return c, nil
 	}
-	return nil, errors.New("client: a question from the upstream server outside any forwarded call")
+	return nil, errors.New("client: a question from the upstream server outside any forwarded call (over stdio, a question that comes while several forwarded calls run belongs to none: the transport does not say which)")
 }
 
 // forwardLog hands a log message of a forwarded call to the proxy's

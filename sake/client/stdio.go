@@ -70,6 +70,25 @@ type streamTransport struct {
 	// logCtx is the context of the one request in flight that asked for
 	// log messages with a per-request level, or nil.
 	logCtx context.Context
+	// forwarded holds the contexts of the forwarded calls in flight (a
+	// proxy's), by request id: a server's request names no call, so it
+	// is the call's when exactly one is in flight (see callOf).
+	forwarded map[string]context.Context
+}
+
+// callOf is the context a request of the server is answered in: that of
+// the one forwarded call in flight, or nil when none or several are (the
+// request is then outside any call: a proxy refuses to guess its caller).
+func (t *streamTransport) callOf() context.Context {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.forwarded) != 1 {
+		return nil
+	}
+	for _, ctx := range t.forwarded {
+		return ctx
+	}
+	return nil
 }
 
 // takeLogSlot lets the request of ctx ask for log messages, if no other
@@ -97,6 +116,7 @@ func (t *streamTransport) takeLogSlot(ctx context.Context) (release func(), ok b
 func (t *streamTransport) bind(_ context.Context, incoming func(context.Context, []byte), o *options) error {
 	t.incoming, t.max, t.logger = incoming, o.maxMessage, o.logger
 	t.pending = map[string]chan []byte{}
+	t.forwarded = map[string]context.Context{}
 	t.done = make(chan struct{})
 	if t.cmd != nil {
 		in, err := t.cmd.StdinPipe()
@@ -162,6 +182,7 @@ func (t *streamTransport) read() {
 			t.mu.Lock()
 			ch := t.pending[string(peek.ID)]
 			delete(t.pending, string(peek.ID))
+			delete(t.forwarded, string(peek.ID))
 			t.mu.Unlock()
 			if ch != nil {
 				ch <- line
@@ -169,12 +190,16 @@ func (t *streamTransport) read() {
 			continue
 		}
 		var ctx context.Context
-		if peek.Method != nil && *peek.Method == "notifications/message" {
+		switch {
+		case peek.Method != nil && *peek.Method == "notifications/message":
 			// A log message belongs to the one request that asked for logs
 			// (see takeLogSlot); stdio does not say which request it is.
 			t.mu.Lock()
 			ctx = t.logCtx
 			t.mu.Unlock()
+		case peek.Method != nil && peek.ID != nil:
+			// Nor does a request of the server (a session's question).
+			ctx = t.callOf()
 		}
 		t.incoming(ctx, line)
 	}
@@ -230,10 +255,14 @@ func (t *streamTransport) roundTrip(ctx context.Context, m *message) ([]byte, er
 		return nil, ErrClosed
 	}
 	t.pending[key] = ch
+	if ctx.Value(callerKey{}) != nil {
+		t.forwarded[key] = ctx
+	}
 	t.mu.Unlock()
 	forget := func() {
 		t.mu.Lock()
 		delete(t.pending, key)
+		delete(t.forwarded, key)
 		t.mu.Unlock()
 	}
 	if err := t.write(m.body); err != nil {

@@ -57,11 +57,18 @@ func (staticToken) Challenged(context.Context, *http.Request, *http.Response, in
 
 // HTTP connects to the Streamable HTTP endpoint at url through hc
 // (http.DefaultClient when nil).
+//
+// The transport follows no redirects, whatever hc's CheckRedirect says: a
+// 3xx answer to a request of the endpoint (POST, the session's GET stream,
+// DELETE) is an *HTTPError that names its Location, and the fix is to
+// configure that final URL as the endpoint. So the credentials of the
+// transport (Authorization, DPoP proofs, the headers of Header) go to the
+// endpoint's origin only, never to where a server redirects them.
 func HTTP(url string, hc *http.Client, opts ...HTTPOption) Transport {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	h := &httpTransport{url: url, hc: hc, header: http.Header{}, pending: map[string]chan []byte{}}
+	h := &httpTransport{url: url, hc: noRedirects(hc), header: http.Header{}, pending: map[string]chan []byte{}}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -173,6 +180,9 @@ func (h *httpTransport) do(ctx context.Context, method string, m *message, edit 
 			}
 			return nil, fmt.Errorf("client: %s %s: %w", method, h.url, err)
 		}
+		if resp.StatusCode/100 == 3 {
+			return nil, redirectError(resp)
+		}
 		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 			return resp, nil
 		}
@@ -189,6 +199,25 @@ func (h *httpTransport) do(ctx context.Context, method string, m *message, edit 
 		}
 		return nil, challengeError(resp)
 	}
+}
+
+// noRedirects returns a copy of hc that hands a redirect back instead of
+// following it: net/http would send it again with the request's headers
+// (Authorization to the same host on any port, DPoP proofs anywhere).
+func noRedirects(hc *http.Client) *http.Client {
+	c := *hc
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+// redirectError is the error of a 3xx answer, naming where it pointed.
+func redirectError(resp *http.Response) *HTTPError {
+	defer drain(resp)
+	e := httpError(resp)
+	if u, err := resp.Location(); err == nil {
+		e.location = u.String()
+	}
+	return e
 }
 
 func drain(resp *http.Response) {
@@ -546,6 +575,10 @@ func (h *httpTransport) listenGET(ctx context.Context, answered func()) {
 		})
 		if err != nil {
 			if ctx.Err() != nil {
+				return
+			}
+			if isRedirect(err) {
+				h.logger.Warn("client: the server's GET stream is elsewhere; the session goes on without it", "err", err)
 				return
 			}
 			failures++

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 )
 
 // HTTPOption configures a Streamable HTTP transport.
@@ -311,6 +312,9 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 		if int64(len(body)) > h.max {
 			return nil, fmt.Errorf("client: the answer to %s exceeds %d bytes (raise MaxMessageBytes)", m.method, h.max)
 		}
+		if err := checkAnswer(body, m); err != nil {
+			return nil, err
+		}
 		return body, nil
 	case resp.StatusCode == http.StatusNotFound && m.era == sake.EraLegacy && !m.handshake && h.hasSession():
 		drain(resp)
@@ -495,6 +499,44 @@ func isResponseTo(msg []byte, key string) bool {
 	}
 	var s string
 	return json.Unmarshal(peek.ID, &s) == nil && s == key
+}
+
+// checkAnswer refuses a JSON answer to m that is not m's response: one
+// with another id, or none. An error with a null id is m's (the server
+// could not read the request's id); a body that is not JSON-RPC is left
+// to decodeResponse to report.
+func checkAnswer(body []byte, m *message) error {
+	var id, errRaw []byte
+	method := false
+	if jsonscan.Members(body, func(key, v []byte) error {
+		switch string(key) {
+		case "id":
+			id = v
+		case "error":
+			errRaw = v
+		case "method":
+			method = true
+		}
+		return nil
+	}) != nil {
+		return nil
+	}
+	key := itoa(m.id)
+	switch {
+	case method:
+	case string(id) == key:
+		return nil
+	case string(id) == "null" && errRaw != nil:
+		return nil
+	case len(id) > 0 && id[0] == '"':
+		if s, err := jsonscan.Unquote(id); err == nil && s == key {
+			return nil
+		}
+	}
+	if id == nil {
+		id = []byte("none")
+	}
+	return fmt.Errorf("client: the server answered %s (id %s) with the response to another request (id %.40s): it is not following JSON-RPC, the answer is dropped", m.method, key, id)
 }
 
 // wait waits d (a second when the server asked nothing) or until ctx ends.

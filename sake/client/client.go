@@ -181,9 +181,19 @@ func (c *Client) Close() error {
 	for _, s := range c.subs {
 		subs = append(subs, s)
 	}
+	// A session's subscriptions end with the session: nothing to
+	// unsubscribe from once it is deleted.
+	legacy := make([]*Subscription, 0, len(c.legacySubs))
+	for s := range c.legacySubs {
+		legacy = append(legacy, s)
+	}
+	clear(c.legacySubs)
 	c.mu.Unlock()
 	for _, s := range subs {
 		s.stop()
+	}
+	for _, s := range legacy {
+		close(s.done)
 	}
 	c.cancel()
 	err := c.t.close()

@@ -38,6 +38,7 @@ type Client struct {
 	toolHeaders map[string][]headerParam
 	taskTools   map[string]bool // handshake era: tools that support tasks
 	wg          sync.WaitGroup  // answers to server requests in flight
+	serving     chan struct{}   // a slot per server request being answered (MaxServerRequests)
 	relinking   sync.Mutex      // one new handshake at a time
 }
 
@@ -108,7 +109,8 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) 
 		t = &tapTransport{Transport: t, fn: o.onMessage}
 	}
 	c := &Client{t: t, o: o, progress: map[string]func(Progress){}, subs: map[string]*Subscription{},
-		legacySubs: map[*Subscription]struct{}{}, toolHeaders: map[string][]headerParam{}}
+		legacySubs: map[*Subscription]struct{}{}, toolHeaders: map[string][]headerParam{},
+		serving: make(chan struct{}, o.maxServerReqs)}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	c.meta = c.buildMeta()
 	if err := t.bind(ctx, c.incoming, &c.o); err != nil {

@@ -25,7 +25,8 @@ func Header(key, value string) HTTPOption {
 }
 
 // BearerToken sends token as the Authorization of every request to the
-// endpoint. For tokens that expire, use OAuth instead.
+// endpoint, and nowhere else (the transport follows no redirects: see
+// HTTP). For tokens that expire, use OAuth instead.
 func BearerToken(token string) HTTPOption {
 	return WithAuthorizer(staticToken(token))
 }

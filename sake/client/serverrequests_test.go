@@ -66,7 +66,9 @@ func (a *askingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (a *askingServer) ask(id string) { a.send <- `{"jsonrpc":"2.0","id":"` + id + `","method":"roots/list"}` }
+func (a *askingServer) ask(id string) {
+	a.send <- `{"jsonrpc":"2.0","id":"` + id + `","method":"roots/list"}`
+}
 
 // answer waits for the client's next answer.
 func (a *askingServer) answer(t *testing.T) (id string, code int) {

@@ -60,7 +60,8 @@ func (staticToken) Challenged(context.Context, *http.Request, *http.Response, in
 // HTTP connects to the Streamable HTTP endpoint at url through hc
 // (http.DefaultClient when nil).
 //
-// The transport follows no redirects, whatever hc's CheckRedirect says: a
+// The transport follows no redirects, whatever hc's CheckRedirect says (it
+// sends through a copy of hc with a CheckRedirect of its own): a
 // 3xx answer to a request of the endpoint (POST, the session's GET stream,
 // DELETE) is an *HTTPError that names its Location, and the fix is to
 // configure that final URL as the endpoint. So the credentials of the

@@ -181,17 +181,28 @@ func (c *Client) answerAll(ctx context.Context, requests map[string]json.RawMess
 }
 
 // serveRequest answers a request the server sent (handshake era), on its
-// own goroutine so that the reading of the connection goes on.
+// own goroutine so that the reading of the connection goes on. At most
+// MaxServerRequests are answered at once; one beyond them is refused with
+// CodeServerBusy before the next message is read.
 func (c *Client) serveRequest(callCtx context.Context, id json.RawMessage, method string, params json.RawMessage) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		return
 	}
+	select {
+	case c.serving <- struct{}{}:
+	default:
+		c.mu.Unlock()
+		c.respond(id, method, nil, sake.NewError(sake.CodeServerBusy,
+			"too many requests in flight: the client answers %d of the server's requests at once (MaxServerRequests); retry once some are answered", cap(c.serving)))
+		return
+	}
 	c.wg.Add(1)
 	c.mu.Unlock()
 	go func() {
 		defer c.wg.Done()
+		defer func() { <-c.serving }()
 		ctx := c.ctx
 		if callCtx != nil {
 			// The questions of a call are answered in its context (a proxy
@@ -201,22 +212,28 @@ func (c *Client) serveRequest(callCtx context.Context, id json.RawMessage, metho
 			defer cancel()
 		}
 		res, e := c.answer(ctx, method, params)
-		msg := []byte(`{"jsonrpc":"2.0","id":`)
-		msg = append(msg, id...)
-		if e != nil {
-			eb, _ := json.Marshal(e)
-			msg = append(msg, `,"error":`...)
-			msg = append(msg, eb...)
-		} else {
-			msg = append(msg, `,"result":`...)
-			msg = append(msg, res...)
-		}
-		msg = append(msg, '}')
-		info := c.Info()
-		if err := c.t.send(c.ctx, &message{body: msg, era: info.Era, version: info.ProtocolVersion}); err != nil {
-			c.o.logger.Warn("client: answering the server failed", "method", method, "err", err)
-		}
+		c.respond(id, method, res, e)
 	}()
+}
+
+// respond sends the client's answer to the server's request id: its result
+// res, or the error e.
+func (c *Client) respond(id json.RawMessage, method string, res json.RawMessage, e *sake.Error) {
+	msg := []byte(`{"jsonrpc":"2.0","id":`)
+	msg = append(msg, id...)
+	if e != nil {
+		eb, _ := json.Marshal(e)
+		msg = append(msg, `,"error":`...)
+		msg = append(msg, eb...)
+	} else {
+		msg = append(msg, `,"result":`...)
+		msg = append(msg, res...)
+	}
+	msg = append(msg, '}')
+	info := c.Info()
+	if err := c.t.send(c.ctx, &message{body: msg, era: info.Era, version: info.ProtocolVersion}); err != nil {
+		c.o.logger.Warn("client: answering the server failed", "method", method, "err", err)
+	}
 }
 
 // Progress is a notifications/progress the server sent for a call.

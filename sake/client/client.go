@@ -38,6 +38,7 @@ type Client struct {
 	toolHeaders map[string][]headerParam
 	taskTools   map[string]bool // handshake era: tools that support tasks
 	wg          sync.WaitGroup  // answers to server requests in flight
+	serving     chan struct{}   // a slot per server request being answered (MaxServerRequests)
 	relinking   sync.Mutex      // one new handshake at a time
 }
 
@@ -108,7 +109,8 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) 
 		t = &tapTransport{Transport: t, fn: o.onMessage}
 	}
 	c := &Client{t: t, o: o, progress: map[string]func(Progress){}, subs: map[string]*Subscription{},
-		legacySubs: map[*Subscription]struct{}{}, toolHeaders: map[string][]headerParam{}}
+		legacySubs: map[*Subscription]struct{}{}, toolHeaders: map[string][]headerParam{},
+		serving: make(chan struct{}, o.maxServerReqs)}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	c.meta = c.buildMeta()
 	if err := t.bind(ctx, c.incoming, &c.o); err != nil {
@@ -181,9 +183,19 @@ func (c *Client) Close() error {
 	for _, s := range c.subs {
 		subs = append(subs, s)
 	}
+	// A session's subscriptions end with the session: nothing to
+	// unsubscribe from once it is deleted.
+	legacy := make([]*Subscription, 0, len(c.legacySubs))
+	for s := range c.legacySubs {
+		legacy = append(legacy, s)
+	}
+	clear(c.legacySubs)
 	c.mu.Unlock()
 	for _, s := range subs {
 		s.stop()
+	}
+	for _, s := range legacy {
+		close(s.done)
 	}
 	c.cancel()
 	err := c.t.close()

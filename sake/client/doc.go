@@ -35,7 +35,17 @@
 // *sake.InsufficientScopeError and *sake.InsufficientAuthenticationError
 // when the server asks for a stronger authorization (with the raw
 // challenge), and *HTTPError for a transport failure (its status, with the
-// JSON-RPC error inside when the body held one).
+// JSON-RPC error inside when the body held one; for a redirect, where it
+// points). An answer that is not the response to its request (another id)
+// is an error, never a result.
+//
+// # Limits
+//
+// Limits, with their defaults: MaxMessageBytes (16 MiB per message read
+// from the server), MaxInputRounds (10 input_required rounds per call),
+// ProbeTimeout (10s for the answer to server/discover), MaxServerRequests
+// (256 of the server's requests answered at once; beyond it -32000,
+// "too many requests in flight").
 //
 // # Tasks
 //
@@ -65,6 +75,11 @@
 // before they expire and steps up when the server asks for more scopes or
 // a stronger sign-in. A token is only ever sent to the resource it was
 // issued for.
+//
+// The HTTP transport follows no redirects: a 3xx answer is an *HTTPError
+// naming its Location, and the fix is to configure that URL as the
+// endpoint. So credentials (Authorization, DPoP proofs, the headers given
+// with Header) never reach an origin other than the endpoint's.
 //
 // # Proxying
 //

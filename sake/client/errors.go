@@ -17,10 +17,22 @@ type HTTPError struct {
 	// Body is the start of the response body (at most 4 KiB).
 	Body []byte
 	RPC  *sake.Error
+
+	location string // where a redirect pointed, resolved against the endpoint
 }
 
 // Error implements error.
 func (e *HTTPError) Error() string {
+	if e.Status/100 == 3 {
+		to := e.location
+		if to == "" && e.Header != nil {
+			to = e.Header.Get("Location")
+		}
+		if to == "" {
+			return fmt.Sprintf("client: HTTP %d: the endpoint redirects without a Location; configure the endpoint's final URL (the client follows no redirects)", e.Status)
+		}
+		return fmt.Sprintf("client: HTTP %d: the endpoint redirects to %s; configure that URL as the endpoint (the client follows no redirects, so that its credentials go to the endpoint only)", e.Status, to)
+	}
 	if e.RPC != nil {
 		return fmt.Sprintf("client: HTTP %d: %v", e.Status, e.RPC)
 	}

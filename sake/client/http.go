@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 )
 
 // HTTPOption configures a Streamable HTTP transport.
@@ -24,7 +25,8 @@ func Header(key, value string) HTTPOption {
 }
 
 // BearerToken sends token as the Authorization of every request to the
-// endpoint. For tokens that expire, use OAuth instead.
+// endpoint, and nowhere else (the transport follows no redirects: see
+// HTTP). For tokens that expire, use OAuth instead.
 func BearerToken(token string) HTTPOption {
 	return WithAuthorizer(staticToken(token))
 }
@@ -57,11 +59,19 @@ func (staticToken) Challenged(context.Context, *http.Request, *http.Response, in
 
 // HTTP connects to the Streamable HTTP endpoint at url through hc
 // (http.DefaultClient when nil).
+//
+// The transport follows no redirects, whatever hc's CheckRedirect says (it
+// sends through a copy of hc with a CheckRedirect of its own): a
+// 3xx answer to a request of the endpoint (POST, the session's GET stream,
+// DELETE) is an *HTTPError that names its Location, and the fix is to
+// configure that final URL as the endpoint. So the credentials of the
+// transport (Authorization, DPoP proofs, the headers of Header) go to the
+// endpoint's origin only, never to where a server redirects them.
 func HTTP(url string, hc *http.Client, opts ...HTTPOption) Transport {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	h := &httpTransport{url: url, hc: hc, header: http.Header{}, pending: map[string]chan []byte{}}
+	h := &httpTransport{url: url, hc: noRedirects(hc), header: http.Header{}, pending: map[string]chan []byte{}}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -173,6 +183,9 @@ func (h *httpTransport) do(ctx context.Context, method string, m *message, edit 
 			}
 			return nil, fmt.Errorf("client: %s %s: %w", method, h.url, err)
 		}
+		if resp.StatusCode/100 == 3 {
+			return nil, redirectError(resp)
+		}
 		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 			return resp, nil
 		}
@@ -189,6 +202,25 @@ func (h *httpTransport) do(ctx context.Context, method string, m *message, edit 
 		}
 		return nil, challengeError(resp)
 	}
+}
+
+// noRedirects returns a copy of hc that hands a redirect back instead of
+// following it: net/http would send it again with the request's headers
+// (Authorization to the same host on any port, DPoP proofs anywhere).
+func noRedirects(hc *http.Client) *http.Client {
+	c := *hc
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+// redirectError is the error of a 3xx answer, naming where it pointed.
+func redirectError(resp *http.Response) *HTTPError {
+	defer drain(resp)
+	e := httpError(resp)
+	if u, err := resp.Location(); err == nil {
+		e.location = u.String()
+	}
+	return e
 }
 
 func drain(resp *http.Response) {
@@ -281,6 +313,9 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 		}
 		if int64(len(body)) > h.max {
 			return nil, fmt.Errorf("client: the answer to %s exceeds %d bytes (raise MaxMessageBytes)", m.method, h.max)
+		}
+		if err := checkAnswer(body, m); err != nil {
+			return nil, err
 		}
 		return body, nil
 	case resp.StatusCode == http.StatusNotFound && m.era == sake.EraLegacy && !m.handshake && h.hasSession():
@@ -468,6 +503,44 @@ func isResponseTo(msg []byte, key string) bool {
 	return json.Unmarshal(peek.ID, &s) == nil && s == key
 }
 
+// checkAnswer refuses a JSON answer to m that is not m's response: one
+// with another id, or none. An error with a null id is m's (the server
+// could not read the request's id); a body that is not JSON-RPC is left
+// to decodeResponse to report.
+func checkAnswer(body []byte, m *message) error {
+	var id, errRaw []byte
+	method := false
+	if jsonscan.Members(body, func(key, v []byte) error {
+		switch string(key) {
+		case "id":
+			id = v
+		case "error":
+			errRaw = v
+		case "method":
+			method = true
+		}
+		return nil
+	}) != nil {
+		return nil
+	}
+	key := itoa(m.id)
+	switch {
+	case method:
+	case string(id) == key:
+		return nil
+	case string(id) == "null" && errRaw != nil:
+		return nil
+	case len(id) > 0 && id[0] == '"':
+		if s, err := jsonscan.Unquote(id); err == nil && s == key {
+			return nil
+		}
+	}
+	if id == nil {
+		id = []byte("none")
+	}
+	return fmt.Errorf("client: the server answered %s (id %s) with the response to another request (id %.40s): it is not following JSON-RPC, the answer is dropped", m.method, key, id)
+}
+
 // wait waits d (a second when the server asked nothing) or until ctx ends.
 func wait(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
@@ -546,6 +619,10 @@ func (h *httpTransport) listenGET(ctx context.Context, answered func()) {
 		})
 		if err != nil {
 			if ctx.Err() != nil {
+				return
+			}
+			if isRedirect(err) {
+				h.logger.Warn("client: the server's GET stream is elsewhere; the session goes on without it", "err", err)
 				return
 			}
 			failures++

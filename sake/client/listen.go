@@ -69,7 +69,9 @@ func (c *Client) Listen(ctx context.Context, filter Filter, fn func(Notification
 		c.mu.Lock()
 		delete(c.subs, s.key)
 		c.mu.Unlock()
-		if errors.Is(err, context.Canceled) && sctx.Err() != nil {
+		if sctx.Err() != nil {
+			// Closed (the subscription or the client): whatever the
+			// transport said as it closed is no reason.
 			err = nil
 		}
 		s.mu.Lock()

@@ -49,7 +49,7 @@ func (c *Client) negotiate(ctx context.Context) error {
 		version = v
 	case isAuthError(err):
 		return err
-	case isNetError(err):
+	case isNetError(err), isRedirect(err):
 		return err
 	}
 	return c.initialize(ctx, version, false)
@@ -73,6 +73,12 @@ func isNetError(err error) bool {
 	var ne net.Error
 	var oe *net.OpError
 	return errors.As(err, &oe) || (errors.As(err, &ne) && !ne.Timeout())
+}
+
+// isRedirect reports a 3xx answer, which the handshake would get too.
+func isRedirect(err error) bool {
+	var he *HTTPError
+	return errors.As(err, &he) && he.Status/100 == 3
 }
 
 func isAuthError(err error) bool {

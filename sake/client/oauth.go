@@ -69,6 +69,9 @@ type OAuthConfig struct {
 	Store TokenStore
 	// HTTPClient makes the requests to the metadata, registration and
 	// token endpoints (a client with a 30-second timeout by default).
+	// Token requests follow no redirect, whatever its CheckRedirect says:
+	// they carry the client's credentials, the code verifier or the
+	// refresh token, which go to the token endpoint only.
 	HTTPClient *http.Client
 	// RefreshBefore refreshes a token this long before it expires
 	// (default one minute).

@@ -36,7 +36,8 @@ type EnterpriseIdP struct {
 	// IDToken returns the user's ID token from the identity provider.
 	IDToken func(ctx context.Context) (string, error)
 	// HTTPClient makes the token exchange (a client with a 30-second
-	// timeout by default).
+	// timeout by default). The exchange follows no redirect: it carries
+	// the user's ID token and the client's secret.
 	HTTPClient *http.Client
 }
 
@@ -75,14 +76,14 @@ func (e EnterpriseIdP) Assertion(ctx context.Context, issuer, resource string) (
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	resp, err := hc.Do(req)
+	resp, err := noRedirects(hc).Do(req)
 	if err != nil {
 		return "", fmt.Errorf("%w: token exchange: %w", ErrAuthorization, err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes))
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("%w: the identity provider's token exchange answered %d: %.300s", ErrAuthorization, resp.StatusCode, b)
+		return "", fmt.Errorf("%w: the identity provider's token exchange answered %d%s: %.300s", ErrAuthorization, resp.StatusCode, redirectNote(resp), b)
 	}
 	var tr struct {
 		AccessToken     string `json:"access_token"`

@@ -320,7 +320,7 @@ func (a *OAuthAuthorizer) tokenRequest(ctx context.Context, as *asMeta, cl *regi
 		if err != nil {
 			return nil, err
 		}
-		resp, err := a.cfg.HTTPClient.Do(req)
+		resp, err := noRedirects(a.cfg.HTTPClient).Do(req)
 		if err != nil {
 			return nil, fmt.Errorf("%w: token request: %w", ErrAuthorization, err)
 		}
@@ -336,7 +336,7 @@ func (a *OAuthAuthorizer) tokenRequest(ctx context.Context, as *asMeta, cl *regi
 			resp.Header.Get("DPoP-Nonce") != "" && oauthError(b) == "use_dpop_nonce" {
 			continue
 		}
-		return nil, fmt.Errorf("%w: the token endpoint answered %d: %.300s", ErrAuthorization, resp.StatusCode, b)
+		return nil, fmt.Errorf("%w: the token endpoint answered %d%s: %.300s", ErrAuthorization, resp.StatusCode, redirectNote(resp), b)
 	}
 	var tr struct {
 		AccessToken  string `json:"access_token"`
@@ -360,6 +360,20 @@ func (a *OAuthAuthorizer) tokenRequest(ctx context.Context, as *asMeta, cl *regi
 		t.Expiry = a.cfg.Now().Add(time.Duration(tr.ExpiresIn) * time.Second)
 	}
 	return t, nil
+}
+
+// redirectNote says where a 3xx answer to a token request points: the
+// client does not follow it, since the request carries the client's
+// secrets. "" for another status.
+func redirectNote(resp *http.Response) string {
+	if resp.StatusCode/100 != 3 {
+		return ""
+	}
+	to := resp.Header.Get("Location")
+	if u, err := resp.Location(); err == nil {
+		to = u.String()
+	}
+	return ", a redirect to " + to + " that is not followed with the client's credentials (the authorization server's metadata must name the final endpoint)"
 }
 
 // tokenHTTPRequest builds one token request with the client's

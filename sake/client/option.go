@@ -31,15 +31,17 @@ type options struct {
 	maxRounds      int
 	probeTimeout   time.Duration
 	maxMessage     int64
+	maxServerReqs  int
 }
 
 func defaultOptions() options {
 	return options{
-		info:         sake.Implementation{Name: "sake-client", Version: "1.0.0"},
-		logger:       slog.New(slog.DiscardHandler),
-		maxRounds:    10,
-		probeTimeout: 10 * time.Second,
-		maxMessage:   DefaultMaxMessageBytes,
+		info:          sake.Implementation{Name: "sake-client", Version: "1.0.0"},
+		logger:        slog.New(slog.DiscardHandler),
+		maxRounds:     10,
+		probeTimeout:  10 * time.Second,
+		maxMessage:    DefaultMaxMessageBytes,
+		maxServerReqs: DefaultMaxServerRequests,
 	}
 }
 
@@ -199,6 +201,25 @@ func MaxMessageBytes(n int64) Option {
 	return func(o *options) {
 		if n > 0 {
 			o.maxMessage = n
+		}
+	}
+}
+
+// DefaultMaxServerRequests bounds the server's requests the client
+// answers at once: 256.
+const DefaultMaxServerRequests = 256
+
+// MaxServerRequests bounds how many of the server's requests
+// (elicitation/create, sampling/createMessage, roots/list, ping: those of
+// a handshake-era session, on any of its streams) the client answers at
+// once, each on a goroutine of its own (default DefaultMaxServerRequests).
+// A request beyond the bound is refused at once with a -32000 error
+// (sake.CodeServerBusy, "too many requests in flight"), sent before the
+// client reads the next message of that stream.
+func MaxServerRequests(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxServerReqs = n
 		}
 	}
 }

@@ -195,7 +195,7 @@ func (c *Client) followTask(ctx context.Context, t *Task) (*sake.ToolResult, err
 		// on the way as requests of the session.
 		raw, err := c.call(ctx, "tasks/result", map[string]any{"taskId": t.ID}, nil)
 		if err != nil {
-			return nil, err
+			return nil, c.legacyTaskError(ctx, t.ID, err)
 		}
 		return toolResult(raw)
 	}
@@ -230,6 +230,26 @@ func (c *Client) followTask(ctx context.Context, t *Task) (*sake.ToolResult, err
 			return nil, fmt.Errorf("%w (task %s)", ErrTaskCancelled, t.ID)
 		}
 	}
+}
+
+// legacyTaskError is the error of a handshake-era tasks/result that
+// failed: ErrTaskCancelled when the task was cancelled, as in the
+// 2026-07-28 era. That revision gives a cancelled task's tasks/result no
+// error of its own (servers answer with an internal error), so a
+// protocol error is checked against tasks/get.
+func (c *Client) legacyTaskError(ctx context.Context, id string, err error) error {
+	var rpc *sake.Error
+	if !errors.As(err, &rpc) || ctx.Err() != nil {
+		return err
+	}
+	raw, gerr := c.call(ctx, "tasks/get", map[string]any{"taskId": id}, &callOpts{name: id, hasName: true})
+	if gerr != nil {
+		return err
+	}
+	if t, derr := decodeTask(raw); derr == nil && t.Status == sake.TaskCancelled {
+		return fmt.Errorf("%w (task %s)", ErrTaskCancelled, id)
+	}
+	return err
 }
 
 // TaskResult drives a task to its end and returns its result as CallTool

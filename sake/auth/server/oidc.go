@@ -83,7 +83,7 @@ func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnauthorized, &oauthError{Code: ErrInvalidToken, Description: "an access token is required"})
 		return
 	}
-	claims, ok := s.ownAccessToken(r.Context(), token)
+	claims, rec, ok := s.ownAccessRecord(r.Context(), token)
 	if !ok {
 		fail(ErrInvalidToken, "the access token is invalid")
 		return
@@ -97,7 +97,7 @@ func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	scopes := strings.Fields(stringOf(claims["scope"]))
-	sub := stringOf(claims["sub"])
+	sub := rec.Grant.Subject // "" for a client acting for itself
 	if !slices.Contains(scopes, "openid") || sub == "" {
 		w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="openid"`)
 		writeJSON(w, http.StatusForbidden, &oauthError{Code: "insufficient_scope", Description: "the openid scope is required"})

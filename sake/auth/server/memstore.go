@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,8 +22,14 @@ const (
 // MemoryStore is the in-memory Store: the default, for one process.
 // Credentials are forgotten after they expire; revoked families are
 // remembered as long as one of their credentials could still be valid.
+// It is a RevocationList: it denies each revoked access token it stored
+// until a minute after the token expires, and sweeps the expired ones
+// with the credentials.
 type MemoryStore struct {
 	now func() time.Time
+	// ndenied is len(denied), read without the lock: the verifier's
+	// check costs one atomic load while nothing is revoked.
+	ndenied atomic.Int64
 
 	mu          sync.Mutex
 	clients     map[string]*Client
@@ -30,6 +37,7 @@ type MemoryStore struct {
 	creds       map[string]*Credential
 	families    map[string]map[string]struct{} // family -> hashes
 	revoked     map[string]time.Time           // family -> until when to remember
+	denied      map[string]time.Time           // revoked access token hash -> its expiry
 	consents    map[[2]string][]string
 	maxCreds    int
 	maxClients  int
@@ -72,6 +80,7 @@ func NewMemoryStore(opts ...MemoryOption) *MemoryStore {
 		creds:       map[string]*Credential{},
 		families:    map[string]map[string]struct{}{},
 		revoked:     map[string]time.Time{},
+		denied:      map[string]time.Time{},
 		consents:    map[[2]string][]string{},
 		maxCreds:    DefaultMaxCredentials,
 		maxClients:  DefaultMaxClients,
@@ -157,6 +166,9 @@ func (m *MemoryStore) PutCredential(_ context.Context, c *Credential) error {
 		}
 	}
 	m.creds[c.Hash] = cp
+	if cp.Revoked && cp.Kind == KindAccess {
+		m.deny(c.Hash, cp.Expires)
+	}
 	if c.Family != "" {
 		f := m.families[c.Family]
 		if f == nil {
@@ -181,6 +193,18 @@ func (m *MemoryStore) sweep(now time.Time) {
 			delete(m.revoked, f)
 		}
 	}
+	m.sweepDenied(now)
+}
+
+// sweepDenied forgets the denied access tokens that expired more than
+// deniedGrace ago. m.mu is held.
+func (m *MemoryStore) sweepDenied(now time.Time) {
+	for h, exp := range m.denied {
+		if now.After(exp.Add(deniedGrace)) {
+			delete(m.denied, h)
+		}
+	}
+	m.ndenied.Store(int64(len(m.denied)))
 }
 
 func (m *MemoryStore) forget(hash string, c *Credential) {
@@ -251,6 +275,9 @@ func (m *MemoryStore) RevokeFamily(_ context.Context, family string) error {
 	for h := range m.families[family] {
 		c := m.creds[h]
 		c.Revoked = true
+		if c.Kind == KindAccess {
+			m.deny(h, c.Expires)
+		}
 		if c.Expires.After(until) {
 			until = c.Expires
 		}
@@ -260,6 +287,34 @@ func (m *MemoryStore) RevokeFamily(_ context.Context, family string) error {
 	}
 	m.revoked[family] = until
 	return nil
+}
+
+// deniedGrace is how long past its expiry a revoked access token stays
+// denied: longer than a verifier's leeway for exp (auth.DefaultClockSkew).
+const deniedGrace = time.Minute
+
+// deny records a revoked access token until deniedGrace after it
+// expires. The entries come from stored credentials (at most
+// MaxCredentials at a time) and live a token's lifetime: an expired one
+// is swept when they are as many as the credentials. m.mu is held.
+func (m *MemoryStore) deny(hash string, expires time.Time) {
+	if _, ok := m.denied[hash]; !ok && len(m.denied) >= m.maxCreds {
+		m.sweepDenied(m.now())
+	}
+	m.denied[hash] = expires
+	m.ndenied.Store(int64(len(m.denied)))
+}
+
+// AccessRevoked implements RevocationList: one atomic load while nothing
+// is revoked.
+func (m *MemoryStore) AccessRevoked(_ context.Context, hash string) (bool, error) {
+	if m.ndenied.Load() == 0 {
+		return false, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, denied := m.denied[hash]
+	return denied, nil
 }
 
 // PutConsent implements Store.

@@ -349,17 +349,46 @@ func (s *Server) ResourceMetadata(resource string, scopes ...string) *auth.Resou
 }
 
 // Verifier returns a token verifier for resource, checking this server's
-// tokens against its published keys in process. It is a plain
-// auth.JWTVerifier: a verifier built from the JWKS URL instead (another
-// process) accepts exactly the same tokens.
+// tokens against its published keys in process, and refusing at once
+// (401 invalid_token) an access token whose authorization was revoked: by
+// a replayed code or refresh token, or by the revocation endpoint. It
+// asks the Store (see
+// RevocationList), so every replica on a shared store refuses it too. A
+// verifier built from the JWKS URL instead (another process) knows
+// nothing of revocations: it accepts a revoked token until it expires
+// (Config.AccessTokenTTL).
 func (s *Server) Verifier(resource string) (*auth.JWTVerifier, error) {
 	return auth.NewJWTVerifier(auth.JWTConfig{
 		Issuer:     s.issuer,
 		Audience:   []string{resource},
 		Keys:       ownKeys{s.keys},
 		Algorithms: []string{ES256, EdDSA},
+		Revoked:    s.accessRevoked,
 		Now:        s.cfg.Now,
 	})
+}
+
+// accessRevoked is the verifier's revocation check: from the store's
+// RevocationList, or else its record of the token. A token of this
+// server without a jti, or that the store does not know, was never
+// issued by it: refused.
+func (s *Server) accessRevoked(ctx context.Context, claims map[string]any) (bool, error) {
+	jti, _ := claims["jti"].(string)
+	if jti == "" {
+		return true, nil
+	}
+	hash := hashHandle(jti)
+	if rl, ok := s.store.(RevocationList); ok {
+		return rl.AccessRevoked(ctx, hash)
+	}
+	rec, err := s.store.Credential(ctx, hash)
+	if errors.Is(err, ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return rec.Revoked || rec.Kind != KindAccess, nil
 }
 
 // ownKeys is the key source of Verifier.

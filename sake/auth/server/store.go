@@ -126,3 +126,17 @@ type Store interface {
 	// Consent returns the scopes subject let client have, or ErrNotFound.
 	Consent(ctx context.Context, subject, clientID string) ([]string, error)
 }
+
+// RevocationList is implemented by a Store that can tell from memory
+// whether an access token was revoked: the verifier of Server.Verifier
+// asks it on every request. NewMemoryStore and pgstore implement it (the
+// latter with a feed between replicas). A Store without it costs a
+// Credential read per verified request.
+type RevocationList interface {
+	// AccessRevoked reports whether the access token whose jti hashes to
+	// hash (a KindAccess Credential.Hash) belongs to a revoked family.
+	// It must answer from memory when nothing was revoked. An error
+	// means the store cannot tell now: the verifier answers 503 and the
+	// request is refused.
+	AccessRevoked(ctx context.Context, hash string) (bool, error)
+}

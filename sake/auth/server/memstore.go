@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,8 @@ type MemoryStore struct {
 	mu          sync.Mutex
 	clients     map[string]*Client
 	dynamic     int
+	unused      []string       // dynamic clients never authorized, oldest first (some stale)
+	unusedFrom  map[string]int // address -> its clients never authorized
 	creds       map[string]*Credential
 	families    map[string]map[string]struct{} // family -> hashes
 	revoked     map[string]time.Time           // family -> until when to remember
@@ -77,6 +80,7 @@ func NewMemoryStore(opts ...MemoryOption) *MemoryStore {
 	m := &MemoryStore{
 		now:         time.Now,
 		clients:     map[string]*Client{},
+		unusedFrom:  map[string]int{},
 		creds:       map[string]*Credential{},
 		families:    map[string]map[string]struct{}{},
 		revoked:     map[string]time.Time{},
@@ -119,13 +123,99 @@ func (m *MemoryStore) PutClient(_ context.Context, c *Client) error {
 	if !exists && len(m.clients) >= m.maxClients {
 		return ErrStoreFull
 	}
-	if exists && old.Dynamic {
-		m.dynamic--
+	if exists {
+		m.untrack(old)
 	}
+	m.track(c)
+	m.clients[c.ID] = cloneClient(c)
+	return nil
+}
+
+// unusedClient reports whether c is a dynamic client never authorized.
+func unusedClient(c *Client) bool { return c != nil && c.Dynamic && !c.Authorized }
+
+// track counts a client about to be stored. m.mu is held.
+func (m *MemoryStore) track(c *Client) {
 	if c.Dynamic {
 		m.dynamic++
 	}
-	m.clients[c.ID] = cloneClient(c)
+	if unusedClient(c) {
+		m.unused = append(m.unused, c.ID)
+		m.unusedFrom[c.RegisteredFrom]++
+	}
+}
+
+// untrack uncounts a client about to be replaced or forgotten; its entry
+// in m.unused turns stale. m.mu is held.
+func (m *MemoryStore) untrack(c *Client) {
+	if c.Dynamic {
+		m.dynamic--
+	}
+	if unusedClient(c) {
+		if m.unusedFrom[c.RegisteredFrom]--; m.unusedFrom[c.RegisteredFrom] <= 0 {
+			delete(m.unusedFrom, c.RegisteredFrom)
+		}
+	}
+}
+
+// oldestUnused returns the oldest client never authorized, dropping the
+// stale entries before it. m.mu is held.
+func (m *MemoryStore) oldestUnused() (*Client, bool) {
+	for len(m.unused) > 0 {
+		if c := m.clients[m.unused[0]]; unusedClient(c) {
+			return c, true
+		}
+		m.unused = m.unused[1:]
+	}
+	m.unused = nil // let the drained backing array go
+	return nil, false
+}
+
+// evict forgets a client. m.mu is held.
+func (m *MemoryStore) evict(c *Client) {
+	m.untrack(c)
+	delete(m.clients, c.ID)
+}
+
+// RegisterClient implements Store.
+func (m *MemoryStore) RegisterClient(_ context.Context, c *Client, lim RegistrationLimits) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, exists := m.clients[c.ID]; exists {
+		return errors.New("authserver: a client with this id is already registered")
+	}
+	if lim.UnusedTTL > 0 {
+		cutoff := c.Created.Add(-lim.UnusedTTL)
+		for old, ok := m.oldestUnused(); ok && old.Created.Before(cutoff); old, ok = m.oldestUnused() {
+			m.evict(old)
+		}
+	}
+	if lim.PerAddress > 0 && m.unusedFrom[c.RegisteredFrom] >= lim.PerAddress {
+		return ErrTooManyRegistrations
+	}
+	for (lim.Total > 0 && m.dynamic >= lim.Total) || len(m.clients) >= m.maxClients {
+		old, ok := m.oldestUnused()
+		if !ok {
+			return ErrStoreFull
+		}
+		m.evict(old)
+	}
+	cp := cloneClient(c)
+	cp.Dynamic = true
+	m.track(cp)
+	m.clients[c.ID] = cp
+	return nil
+}
+
+// ClientAuthorized implements Store.
+func (m *MemoryStore) ClientAuthorized(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.clients[id]; unusedClient(c) {
+		m.untrack(c)
+		c.Authorized = true
+		m.track(c)
+	}
 	return nil
 }
 

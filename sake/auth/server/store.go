@@ -14,6 +14,27 @@ var ErrNotFound = errors.New("authserver: not found")
 // reached; the endpoint answers 503 with temporarily_unavailable.
 var ErrStoreFull = errors.New("authserver: store is full")
 
+// ErrTooManyRegistrations is what RegisterClient answers when the
+// registering address holds RegistrationLimits.PerAddress registrations
+// never authorized; the endpoint answers 429 with
+// temporarily_unavailable.
+var ErrTooManyRegistrations = errors.New("authserver: too many unused registrations from this address")
+
+// RegistrationLimits bound dynamic client registration (see
+// Config.MaxDynamicClients, Config.MaxRegistrationsPerAddress and
+// Config.UnusedClientTTL).
+type RegistrationLimits struct {
+	// Total bounds the dynamically registered clients held. At it, a
+	// registration evicts the oldest client never authorized; only when
+	// every one was authorized is it refused (ErrStoreFull).
+	Total int
+	// PerAddress bounds the clients never authorized that one address
+	// (Client.RegisteredFrom) holds; beyond, ErrTooManyRegistrations.
+	PerAddress int
+	// UnusedTTL is how long a client never authorized is kept.
+	UnusedTTL time.Duration
+}
+
 // Kind says what a stored Credential is.
 type Kind string
 
@@ -103,6 +124,18 @@ type Store interface {
 	Client(ctx context.Context, id string) (*Client, error)
 	// CountClients returns how many dynamically registered clients there are.
 	CountClients(ctx context.Context) (int, error)
+	// RegisterClient stores a new dynamically registered client within
+	// lim, atomically: it forgets the clients never authorized that were
+	// registered more than lim.UnusedTTL before c.Created, answers
+	// ErrTooManyRegistrations when c.RegisteredFrom holds lim.PerAddress
+	// clients never authorized, and at lim.Total dynamic clients evicts
+	// the oldest one never authorized, or answers ErrStoreFull when
+	// every one was.
+	RegisterClient(ctx context.Context, c *Client, lim RegistrationLimits) error
+	// ClientAuthorized records that the dynamically registered client id
+	// was authorized: it is no longer expired or evicted as unused. An
+	// unknown id is not an error.
+	ClientAuthorized(ctx context.Context, id string) error
 
 	// PutCredential stores c, replacing one with the same hash. A
 	// credential of a revoked family is stored revoked.

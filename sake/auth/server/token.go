@@ -301,6 +301,7 @@ func (s *Server) respondRefresh(w http.ResponseWriter, r *http.Request, client *
 		}
 		resp.IDToken = idt
 	}
+	s.clientAuthorized(ctx, client.ID, client)
 	writeJSON(w, http.StatusOK, &resp)
 	return nil
 }

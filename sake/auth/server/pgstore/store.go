@@ -47,6 +47,13 @@ var migrations = []string{
 	);`,
 	`CREATE INDEX sake_oauth_credentials_revoked_access ON sake_oauth_credentials (expires_at)
 		WHERE kind = 'access' AND revoked;`,
+	// Clients registered before count as authorized: never evicted.
+	`ALTER TABLE sake_oauth_clients
+		ADD COLUMN registered_from text NOT NULL DEFAULT '',
+		ADD COLUMN authorized boolean NOT NULL DEFAULT true,
+		ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();
+	CREATE INDEX sake_oauth_clients_unused ON sake_oauth_clients (created_at) WHERE dynamic AND NOT authorized;
+	CREATE INDEX sake_oauth_clients_unused_from ON sake_oauth_clients (registered_from) WHERE dynamic AND NOT authorized;`,
 }
 
 // sweepEvery is how many stored credentials trigger a sweep of expired
@@ -155,8 +162,11 @@ func (s *Store) PutClient(ctx context.Context, c *server.Client) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO sake_oauth_clients (id, dynamic, client) VALUES ($1, $2, $3)
-		ON CONFLICT (id) DO UPDATE SET dynamic = EXCLUDED.dynamic, client = EXCLUDED.client`, c.ID, c.Dynamic, b)
+	_, err = s.pool.Exec(ctx, `INSERT INTO sake_oauth_clients (id, dynamic, client, registered_from, authorized, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (id) DO UPDATE SET dynamic = EXCLUDED.dynamic, client = EXCLUDED.client,
+			registered_from = EXCLUDED.registered_from, authorized = EXCLUDED.authorized, created_at = EXCLUDED.created_at`,
+		c.ID, c.Dynamic, b, c.RegisteredFrom, c.Authorized || !c.Dynamic, createdAt(c, s.now()))
 	return wrap(err)
 }
 

@@ -92,3 +92,16 @@ func TestMemoryStoreDeniedUntilExpiry(t *testing.T) {
 		t.Fatal("a denied entry outlived its token")
 	}
 }
+
+// plainStore hides a store's RevocationList.
+type plainStore struct{ server.Store }
+
+// A store that is no RevocationList costs a read per verified token, and
+// revoked tokens are refused all the same.
+func TestRevocationWithoutRevocationList(t *testing.T) {
+	m := plainStore{server.NewMemoryStore()}
+	if _, ok := server.Store(m).(server.RevocationList); ok {
+		t.Fatal("the wrapper still is a RevocationList")
+	}
+	storetest.Revocation(t, m, m, nil)
+}

@@ -75,8 +75,10 @@ type Store struct {
 	listenConfig *pgx.ConnConfig
 	feed         feed
 	onLive       func(live bool) // for tests
-	stop         context.CancelFunc
-	done         chan struct{}
+	// beforeRevokeCommit runs in RevokeFamily's transaction; for tests.
+	beforeRevokeCommit func()
+	stop               context.CancelFunc
+	done               chan struct{}
 }
 
 var _ server.Store = (*Store)(nil)
@@ -201,9 +203,17 @@ func (s *Store) PutCredential(ctx context.Context, c *server.Credential) error {
 		return err
 	}
 	now := s.now()
-	// An access token stored into a revoked family is announced like
-	// the ones RevokeFamily revoked, in the same statement.
-	_, err = s.pool.Exec(ctx, `WITH c AS (
+	// The family's lock (one batch: one round trip, one implicit
+	// transaction) orders this against a RevokeFamily of the family:
+	// the insert sees the revocation committed, or the revocation sees
+	// the credential. An access token stored into a revoked family is
+	// announced like the ones RevokeFamily revoked, in the same
+	// statement.
+	b := &pgx.Batch{}
+	if c.Family != "" {
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, c.Family)
+	}
+	b.Queue(`WITH c AS (
 		INSERT INTO sake_oauth_credentials (hash, kind, family, expires_at, used, revoked, grant_data)
 		VALUES ($1, $2, $3, $4, $5, $6 OR EXISTS (SELECT 1 FROM sake_oauth_revoked_families WHERE family = $3 AND $3 <> ''), $7)
 		ON CONFLICT (hash) DO UPDATE SET kind = EXCLUDED.kind, family = EXCLUDED.family, expires_at = EXCLUDED.expires_at,
@@ -212,7 +222,7 @@ func (s *Store) PutCredential(ctx context.Context, c *server.Credential) error {
 		SELECT pg_notify($8, $9) FROM c WHERE c.revoked AND c.kind = 'access'`,
 		c.Hash, string(c.Kind), c.Family, c.Expires, c.Used, c.Revoked, g, channel,
 		denialPayloads([]string{c.Hash}, []time.Time{c.Expires})[0])
-	if err != nil {
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return wrap(err)
 	}
 	if s.puts.Add(1)%sweepEvery == 0 {
@@ -279,6 +289,10 @@ func (s *Store) RevokeFamily(ctx context.Context, family string) error {
 	now := s.now()
 	until := now.Add(time.Hour)
 	return wrap(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// See PutCredential.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, family); err != nil {
+			return err
+		}
 		rows, err := tx.Query(ctx, `UPDATE sake_oauth_credentials SET revoked = true WHERE family = $1
 			RETURNING hash, kind, expires_at`, family)
 		if err != nil {
@@ -308,6 +322,9 @@ func (s *Store) RevokeFamily(ctx context.Context, family string) error {
 			if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, p); err != nil {
 				return err
 			}
+		}
+		if s.beforeRevokeCommit != nil {
+			s.beforeRevokeCommit()
 		}
 		return nil
 	}))

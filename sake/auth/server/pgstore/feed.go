@@ -37,9 +37,9 @@ const (
 	// maxPayload bounds one NOTIFY payload (PostgreSQL allows 8000
 	// bytes).
 	maxPayload = 7900
-	// tidyEvery is how often the listener forgets expired entries (and,
+	// defaultTidy is how often the listener forgets expired entries (and,
 	// after an overflow, tries to load the list again).
-	tidyEvery = time.Minute
+	defaultTidy = time.Minute
 	// Backoff bounds between attempts to listen again.
 	minBackoff = 100 * time.Millisecond
 	maxBackoff = 5 * time.Second
@@ -170,7 +170,7 @@ func (s *Store) listenOnce(ctx context.Context, live func()) error {
 	s.setLive(true)
 	live()
 	for {
-		wctx, cancel := context.WithTimeout(ctx, tidyEvery)
+		wctx, cancel := context.WithTimeout(ctx, s.tidyEvery)
 		n, err := conn.WaitForNotification(wctx)
 		cancel()
 		switch {
@@ -229,7 +229,12 @@ func (s *Store) tidy(ctx context.Context, conn *pgx.Conn) error {
 	}
 	f.mu.Unlock()
 	if overflow {
-		return s.load(ctx, conn)
+		if err := s.load(ctx, conn); err != nil {
+			return err
+		}
+	}
+	if s.onTidy != nil {
+		s.onTidy()
 	}
 	return nil
 }
@@ -318,4 +323,9 @@ func denialPayloads(hashes []string, expires []time.Time) []string {
 // listening goroutine (which waits for f). For tests.
 func onLive(f func(live bool)) Option {
 	return func(s *Store) { s.onLive = f }
+}
+
+// tidied has the listener tidy every d and call f after. For tests.
+func tidied(d time.Duration, f func()) Option {
+	return func(s *Store) { s.tidyEvery, s.onTidy = d, f }
 }

@@ -151,3 +151,53 @@ func TestFeedLostConnection(t *testing.T) {
 	}
 	wantRevoked(t, b, "at", true)
 }
+
+// The listener forgets entries once their tokens expired, and a list
+// that overflowed is loaded again once it fits.
+func TestFeedTidy(t *testing.T) {
+	url, schema, pool := pgtest.Schema(t)
+	a := testStore(t, pool)
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	tidy := make(chan struct{}, 1)
+	b := testStore(t, pgtest.Pool(t, url, schema), MaxDenied(2), Clock(clock), tidied(10*time.Millisecond, func() {
+		select {
+		case tidy <- struct{}{}:
+		default:
+		}
+	}))
+	for _, h := range []string{"x1", "x2", "x3"} {
+		putAccess(t, a, h, "f")
+	}
+	if err := a.RevokeFamily(context.Background(), "f"); err != nil {
+		t.Fatal(err)
+	}
+	syncFeed(t, b)
+	if b.feed.ndenied.Load() >= 0 {
+		t.Fatal("three denied tokens fit a list of two")
+	}
+	wantRevoked(t, b, "x1", true)
+	// The three expire (past the grace), one more is revoked: it fits.
+	if err := a.PutCredential(context.Background(), &server.Credential{Hash: "y", Kind: server.KindAccess, Family: "g",
+		Expires: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.RevokeFamily(context.Background(), "g"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	now = now.Add(20 * time.Minute)
+	mu.Unlock()
+	select { // a tidy that began before the clock moved
+	case <-tidy:
+	default:
+	}
+	<-tidy
+	<-tidy // a whole tidy after the clock moved
+	if n := b.feed.ndenied.Load(); n < 0 {
+		t.Fatal("the list did not leave its overflow")
+	}
+	wantRevoked(t, b, "y", true)
+	wantRevoked(t, b, "x1", false)
+}

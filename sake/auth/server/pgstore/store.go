@@ -74,7 +74,9 @@ type Store struct {
 
 	listenConfig *pgx.ConnConfig
 	feed         feed
+	tidyEvery    time.Duration
 	onLive       func(live bool) // for tests
+	onTidy       func()          // for tests
 	// beforeRevokeCommit runs in RevokeFamily's transaction; for tests.
 	beforeRevokeCommit func()
 	stop               context.CancelFunc
@@ -125,7 +127,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 		return nil, err
 	}
 	s := &Store{pool: pool, now: time.Now, log: slog.Default(), maxDenied: DefaultMaxDenied,
-		listenConfig: pool.Config().ConnConfig, done: make(chan struct{})}
+		listenConfig: pool.Config().ConnConfig, tidyEvery: defaultTidy, done: make(chan struct{})}
 	s.feed.denied = map[string]time.Time{}
 	s.feed.syncs = map[string]chan struct{}{}
 	for _, o := range opts {

@@ -386,9 +386,10 @@ func (s *Server) ResourceMetadata(resource string, scopes ...string) *auth.Resou
 // tokens against its published keys in process, and refusing at once
 // (401 invalid_token) an access token whose authorization was revoked: by
 // a replayed code or refresh token, or by the revocation endpoint. It
-// asks the Store (see
-// RevocationList), so every replica on a shared store refuses it too. A
-// verifier built from the JWKS URL instead (another process) knows
+// asks the Store (see RevocationList), so every replica on a shared
+// store refuses it too; while the store cannot tell (pgstore listening
+// again after a lost connection) the request is answered 503, never let
+// through. A verifier built from the JWKS URL instead (another process) knows
 // nothing of revocations: it accepts a revoked token until it expires
 // (Config.AccessTokenTTL).
 func (s *Server) Verifier(resource string) (*auth.JWTVerifier, error) {

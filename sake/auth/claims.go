@@ -13,7 +13,9 @@ import (
 
 // identityFromClaims maps token claims (a JWT's payload or an introspection
 // response) to an identity: sub; client_id, else azp, else cid; scope, else
-// scp; acr; auth_time; and all the claims. Ownership rests on sub and the
+// scp; acr; auth_time; and all the claims. A sub equal to the client id
+// is a machine client acting for itself (RFC 9068 §2.2, client
+// credentials): the identity has no Subject. Ownership rests on sub and the
 // client id, so a token whose sub or client id is not a string, or that
 // names neither, is refused (invalid_token): it would own nothing, or
 // what another token owns.
@@ -46,6 +48,12 @@ func identityFromClaims(claims map[string]any) (*sake.Identity, error) {
 	}
 	if id.Subject == "" && id.ClientID == "" {
 		return nil, InvalidToken(errors.New("the token names neither a subject (sub) nor a client (client_id, azp or cid)"))
+	}
+	if id.Subject == id.ClientID {
+		// No person: the client acts for itself (client credentials),
+		// and RFC 9068 §2.2 names it as the subject. It owns what its
+		// client id owns.
+		id.Subject = ""
 	}
 	if v, ok := claims["scope"]; ok {
 		id.Scopes = scopeList(v)

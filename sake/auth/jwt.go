@@ -58,6 +58,13 @@ type JWTConfig struct {
 	// Replay remembers DPoP proof ids; default an in-memory cache. Share
 	// one between the instances of a replicated server.
 	Replay ReplayCache
+	// Revoked, when set, is asked about every token that passed all the
+	// other checks, with its claims: true refuses the token (401
+	// invalid_token), an error is a failure to decide (503, like an
+	// unreachable key set). It runs on every request, so it should answer
+	// from memory: the verifier of sake/auth/server sets it to that
+	// server's revocations.
+	Revoked func(ctx context.Context, claims map[string]any) (bool, error)
 	// Now returns the current time; default time.Now. For tests.
 	Now func() time.Time
 }
@@ -72,6 +79,7 @@ type JWTVerifier struct {
 	requireDPoP bool
 	window      time.Duration
 	replay      ReplayCache
+	revoked     func(ctx context.Context, claims map[string]any) (bool, error)
 	now         func() time.Time
 	parser      *jwt.Parser
 }
@@ -128,6 +136,7 @@ func NewJWTVerifier(cfg JWTConfig) (*JWTVerifier, error) {
 		requireDPoP: cfg.RequireDPoP,
 		window:      cfg.DPoPWindow,
 		replay:      cfg.Replay,
+		revoked:     cfg.Revoked,
 		now:         cfg.Now,
 	}
 	if v.window == 0 {
@@ -160,7 +169,10 @@ func (v *JWTVerifier) RequiresDPoP() bool { return v.requireDPoP }
 // type its alg needs), exp (required), nbf, iat, iss and aud, and its DPoP
 // binding, then maps its claims to an identity: Subject from sub, ClientID
 // from client_id, azp or cid, Scopes from scope or scp, ACR from acr,
-// AuthTime from auth_time, and Claims with all the claims.
+// AuthTime from auth_time, and Claims with all the claims. A sub equal to
+// the client id is the client acting for itself (client credentials, RFC
+// 9068 §2.2): Subject stays empty and the client id is the owner. Last,
+// JWTConfig.Revoked is asked, when set.
 //
 // A token bound with cnf.jkt is accepted only under the DPoP scheme with a
 // valid proof for the request whose key thumbprint equals jkt; the DPoP
@@ -226,6 +238,15 @@ func (v *JWTVerifier) Verify(ctx context.Context, r *TokenRequest) (*sake.Identi
 	id, err := identityFromClaims(claims)
 	if err != nil {
 		return nil, err
+	}
+	if v.revoked != nil {
+		revoked, err := v.revoked(ctx, claims)
+		if err != nil {
+			return nil, fmt.Errorf("auth: cannot tell whether the token was revoked: %w", err)
+		}
+		if revoked {
+			return nil, InvalidToken(errors.New("the token was revoked"))
+		}
 	}
 	return resolvePrincipal(ctx, v.principal, id)
 }

@@ -326,5 +326,6 @@ func (s *Server) issueCode(w http.ResponseWriter, r *http.Request, g *Grant) {
 		s.storeFailure(w, r, g, err)
 		return
 	}
+	s.clientAuthorized(r.Context(), g.ClientID, nil)
 	s.redirectBack(w, r, g, url.Values{"code": {code}})
 }

@@ -55,6 +55,12 @@ type Client struct {
 	FromDocument bool `json:"from_document,omitempty"`
 	// Created is when the client was registered.
 	Created time.Time `json:"created,omitzero"`
+	// RegisteredFrom is the address a dynamic client registered from
+	// (an IPv4 address, or an IPv6 /64), for RegistrationLimits.
+	RegisteredFrom string `json:"registered_from,omitempty"`
+	// Authorized is set once a dynamic client was authorized (a code or
+	// a token was issued to it); until then it may expire or be evicted.
+	Authorized bool `json:"authorized,omitempty"`
 }
 
 func (c *Client) public() bool { return c.SecretHash == "" }
@@ -129,6 +135,27 @@ func (s *Server) client(ctx context.Context, id string) (*Client, *oauthError) {
 		return nil, oerr(ErrServerError, "the client cannot be loaded")
 	}
 	return c, nil
+}
+
+// clientAuthorized records that a dynamically registered client was
+// authorized, once, so that it is no longer expired or evicted as
+// unused. c is the client when at hand.
+func (s *Server) clientAuthorized(ctx context.Context, id string, c *Client) {
+	if _, static := s.static[id]; static || strings.HasPrefix(id, "https://") {
+		return
+	}
+	if c == nil {
+		var err error
+		if c, err = s.store.Client(ctx, id); err != nil {
+			return
+		}
+	}
+	if !c.Dynamic || c.Authorized {
+		return
+	}
+	if err := s.store.ClientAuthorized(ctx, id); err != nil {
+		s.log.Error("authserver: recording that a client was authorized", "client_id", id, "err", err)
+	}
 }
 
 // authenticateClient authenticates the caller of the token, revocation,

@@ -46,6 +46,36 @@
 // clear. A replicated deployment needs a shared Store, shared
 // Config.SigningKeys and a shared Config.Secret.
 //
+// # Revocation
+//
+// A replayed authorization code or refresh token revokes every token of
+// its authorization, and so does the revocation endpoint for a refresh or
+// an access token. The verifier of [Server.Verifier] refuses such an
+// access token at once (401 invalid_token), on every replica of a shared
+// store: the store is a [RevocationList] that answers from memory
+// (NewMemoryStore keeps the revoked access tokens until they expire;
+// pgstore hears of them through LISTEN/NOTIFY). A verifier built from
+// the jwks_uri in another process knows only signatures: it accepts a
+// revoked token until it expires (Config.AccessTokenTTL, 15 minutes by
+// default), or use introspection there.
+//
+// # Limits
+//
+// Dynamic registration is open to anyone, so it is bounded:
+// Config.MaxDynamicClients (DefaultMaxClients, 10000) clients in all,
+// and at that bound a registration evicts the oldest client never
+// authorized (no code or token issued to it yet), answering 503 only
+// when every one was authorized; Config.MaxRegistrationsPerAddress
+// (DefaultMaxRegistrationsPerAddress, 100) clients never authorized per
+// remote address, an IPv4 address or an IPv6 /64, beyond which the
+// address gets 429; and Config.UnusedClientTTL (DefaultUnusedClientTTL,
+// 24 hours) for a client never authorized. The address is the host of
+// the request's RemoteAddr; behind a reverse proxy set
+// Config.RegistrationAddress to read the header the proxy sets.
+// Bodies are read up to DefaultMaxBody (registrations up to 16 KiB), and
+// error descriptions keep to RFC 6749's characters and 300 bytes.
+// NewMemoryStore bounds what it keeps (MemoryLimits).
+//
 // # Errors
 //
 // Every endpoint answers the RFC error codes. Errors of the authorization

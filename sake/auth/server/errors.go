@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // The OAuth error codes the endpoints answer (RFC 6749 §4.1.2.1 and §5.2,
@@ -44,17 +45,57 @@ type oauthError struct {
 
 func (e *oauthError) Error() string { return e.Code + ": " + e.Description }
 
+// oerr makes every oauthError: its description conforms (see
+// describe), whatever it quotes.
 func oerr(code, desc string) *oauthError {
 	st := http.StatusBadRequest
 	switch code {
-	case ErrInvalidClient:
+	case ErrInvalidClient, ErrInvalidToken:
 		st = http.StatusUnauthorized
 	case ErrServerError:
 		st = http.StatusInternalServerError
 	case ErrTemporarilyUnavailable:
 		st = http.StatusServiceUnavailable
 	}
-	return &oauthError{Code: code, Description: desc, status: st}
+	return &oauthError{Code: code, Description: describe(desc), status: st}
+}
+
+// maxDescription bounds an error_description, which may quote what the
+// request sent.
+const maxDescription = 300
+
+// describe makes desc a valid error_description (RFC 6749 §5.2:
+// %x20-21 / %x23-5B / %x5D-7E): a double quote becomes a single one, any
+// other character outside the set (backslash, control, non-ASCII) a
+// question mark, and past maxDescription bytes it is cut with "...".
+func describe(desc string) string {
+	ok := len(desc) <= maxDescription
+	for i := 0; ok && i < len(desc); i++ {
+		ok = allowedInDescription(desc[i])
+	}
+	if ok {
+		return desc
+	}
+	var b strings.Builder
+	for _, r := range desc {
+		if b.Len() >= maxDescription-3 {
+			b.WriteString("...")
+			break
+		}
+		switch {
+		case r == '"':
+			b.WriteByte('\'')
+		case r < 0x80 && allowedInDescription(byte(r)):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('?')
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+func allowedInDescription(c byte) bool {
+	return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'
 }
 
 // writeJSON answers v with status, never cached.

@@ -287,6 +287,14 @@ func TestClientCredentials(t *testing.T) {
 	if err != nil || id.Subject != "" || id.ClientID != machineID || id.Owner() != "client:"+machineID {
 		t.Fatalf("%+v %v", id, err)
 	}
+	// RFC 9068 §2.2: sub is required; without a person it names the
+	// client. Introspection does not take it for a person to look up.
+	if id.Claims["sub"] != machineID {
+		t.Fatalf("sub = %v, want the client id %q", id.Claims["sub"], machineID)
+	}
+	if _, m := h.postForm(h.url(pathIntrospect), url.Values{"token": {tok["access_token"].(string)}}, confID, confSecret); m["active"] != true || m["sub"] != machineID {
+		t.Fatalf("introspect a client credentials token: %v", m)
+	}
 	// A public client may not.
 	resp, body := h.postForm(h.url(pathToken), url.Values{"grant_type": {"client_credentials"}, "client_id": {publicID}})
 	h.wantError(resp, body, 400, ErrUnauthorizedClient)

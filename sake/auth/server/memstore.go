@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,15 +23,24 @@ const (
 // MemoryStore is the in-memory Store: the default, for one process.
 // Credentials are forgotten after they expire; revoked families are
 // remembered as long as one of their credentials could still be valid.
+// It is a RevocationList: it denies each revoked access token it stored
+// until a minute after the token expires, and sweeps the expired ones
+// with the credentials.
 type MemoryStore struct {
 	now func() time.Time
+	// ndenied is len(denied), read without the lock: the verifier's
+	// check costs one atomic load while nothing is revoked.
+	ndenied atomic.Int64
 
 	mu          sync.Mutex
 	clients     map[string]*Client
 	dynamic     int
+	unused      []string       // dynamic clients never authorized, oldest first (some stale)
+	unusedFrom  map[string]int // address -> its clients never authorized
 	creds       map[string]*Credential
 	families    map[string]map[string]struct{} // family -> hashes
 	revoked     map[string]time.Time           // family -> until when to remember
+	denied      map[string]time.Time           // revoked access token hash -> its expiry
 	consents    map[[2]string][]string
 	maxCreds    int
 	maxClients  int
@@ -69,9 +80,11 @@ func NewMemoryStore(opts ...MemoryOption) *MemoryStore {
 	m := &MemoryStore{
 		now:         time.Now,
 		clients:     map[string]*Client{},
+		unusedFrom:  map[string]int{},
 		creds:       map[string]*Credential{},
 		families:    map[string]map[string]struct{}{},
 		revoked:     map[string]time.Time{},
+		denied:      map[string]time.Time{},
 		consents:    map[[2]string][]string{},
 		maxCreds:    DefaultMaxCredentials,
 		maxClients:  DefaultMaxClients,
@@ -110,13 +123,99 @@ func (m *MemoryStore) PutClient(_ context.Context, c *Client) error {
 	if !exists && len(m.clients) >= m.maxClients {
 		return ErrStoreFull
 	}
-	if exists && old.Dynamic {
-		m.dynamic--
+	if exists {
+		m.untrack(old)
 	}
+	m.track(c)
+	m.clients[c.ID] = cloneClient(c)
+	return nil
+}
+
+// unusedClient reports whether c is a dynamic client never authorized.
+func unusedClient(c *Client) bool { return c != nil && c.Dynamic && !c.Authorized }
+
+// track counts a client about to be stored. m.mu is held.
+func (m *MemoryStore) track(c *Client) {
 	if c.Dynamic {
 		m.dynamic++
 	}
-	m.clients[c.ID] = cloneClient(c)
+	if unusedClient(c) {
+		m.unused = append(m.unused, c.ID)
+		m.unusedFrom[c.RegisteredFrom]++
+	}
+}
+
+// untrack uncounts a client about to be replaced or forgotten; its entry
+// in m.unused turns stale. m.mu is held.
+func (m *MemoryStore) untrack(c *Client) {
+	if c.Dynamic {
+		m.dynamic--
+	}
+	if unusedClient(c) {
+		if m.unusedFrom[c.RegisteredFrom]--; m.unusedFrom[c.RegisteredFrom] <= 0 {
+			delete(m.unusedFrom, c.RegisteredFrom)
+		}
+	}
+}
+
+// oldestUnused returns the oldest client never authorized, dropping the
+// stale entries before it. m.mu is held.
+func (m *MemoryStore) oldestUnused() (*Client, bool) {
+	for len(m.unused) > 0 {
+		if c := m.clients[m.unused[0]]; unusedClient(c) {
+			return c, true
+		}
+		m.unused = m.unused[1:]
+	}
+	m.unused = nil // let the drained backing array go
+	return nil, false
+}
+
+// evict forgets a client. m.mu is held.
+func (m *MemoryStore) evict(c *Client) {
+	m.untrack(c)
+	delete(m.clients, c.ID)
+}
+
+// RegisterClient implements Store.
+func (m *MemoryStore) RegisterClient(_ context.Context, c *Client, lim RegistrationLimits) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, exists := m.clients[c.ID]; exists {
+		return errors.New("authserver: a client with this id is already registered")
+	}
+	if lim.UnusedTTL > 0 {
+		cutoff := c.Created.Add(-lim.UnusedTTL)
+		for old, ok := m.oldestUnused(); ok && old.Created.Before(cutoff); old, ok = m.oldestUnused() {
+			m.evict(old)
+		}
+	}
+	if lim.PerAddress > 0 && m.unusedFrom[c.RegisteredFrom] >= lim.PerAddress {
+		return ErrTooManyRegistrations
+	}
+	for (lim.Total > 0 && m.dynamic >= lim.Total) || len(m.clients) >= m.maxClients {
+		old, ok := m.oldestUnused()
+		if !ok {
+			return ErrStoreFull
+		}
+		m.evict(old)
+	}
+	cp := cloneClient(c)
+	cp.Dynamic = true
+	m.track(cp)
+	m.clients[c.ID] = cp
+	return nil
+}
+
+// ClientAuthorized implements Store.
+func (m *MemoryStore) ClientAuthorized(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.clients[id]; unusedClient(c) {
+		m.untrack(c)
+		c.Authorized = true
+		m.track(c)
+	}
 	return nil
 }
 
@@ -157,6 +256,9 @@ func (m *MemoryStore) PutCredential(_ context.Context, c *Credential) error {
 		}
 	}
 	m.creds[c.Hash] = cp
+	if cp.Revoked && cp.Kind == KindAccess {
+		m.deny(c.Hash, cp.Expires)
+	}
 	if c.Family != "" {
 		f := m.families[c.Family]
 		if f == nil {
@@ -181,6 +283,18 @@ func (m *MemoryStore) sweep(now time.Time) {
 			delete(m.revoked, f)
 		}
 	}
+	m.sweepDenied(now)
+}
+
+// sweepDenied forgets the denied access tokens that expired more than
+// deniedGrace ago. m.mu is held.
+func (m *MemoryStore) sweepDenied(now time.Time) {
+	for h, exp := range m.denied {
+		if now.After(exp.Add(deniedGrace)) {
+			delete(m.denied, h)
+		}
+	}
+	m.ndenied.Store(int64(len(m.denied)))
 }
 
 func (m *MemoryStore) forget(hash string, c *Credential) {
@@ -251,6 +365,9 @@ func (m *MemoryStore) RevokeFamily(_ context.Context, family string) error {
 	for h := range m.families[family] {
 		c := m.creds[h]
 		c.Revoked = true
+		if c.Kind == KindAccess {
+			m.deny(h, c.Expires)
+		}
 		if c.Expires.After(until) {
 			until = c.Expires
 		}
@@ -260,6 +377,34 @@ func (m *MemoryStore) RevokeFamily(_ context.Context, family string) error {
 	}
 	m.revoked[family] = until
 	return nil
+}
+
+// deniedGrace is how long past its expiry a revoked access token stays
+// denied: longer than a verifier's leeway for exp (auth.DefaultClockSkew).
+const deniedGrace = time.Minute
+
+// deny records a revoked access token until deniedGrace after it
+// expires. The entries come from stored credentials (at most
+// MaxCredentials at a time) and live a token's lifetime: an expired one
+// is swept when they are as many as the credentials. m.mu is held.
+func (m *MemoryStore) deny(hash string, expires time.Time) {
+	if _, ok := m.denied[hash]; !ok && len(m.denied) >= m.maxCreds {
+		m.sweepDenied(m.now())
+	}
+	m.denied[hash] = expires
+	m.ndenied.Store(int64(len(m.denied)))
+}
+
+// AccessRevoked implements RevocationList: one atomic load while nothing
+// is revoked.
+func (m *MemoryStore) AccessRevoked(_ context.Context, hash string) (bool, error) {
+	if m.ndenied.Load() == 0 {
+		return false, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, denied := m.denied[hash]
+	return denied, nil
 }
 
 // PutConsent implements Store.

@@ -74,16 +74,17 @@ func (s *Server) idToken(ctx context.Context, client *Client, g *Grant, accessTo
 // this server with the openid scope, Bearer or DPoP.
 func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
 	fail := func(code, desc string) {
-		w.Header().Set("WWW-Authenticate", `Bearer error="`+code+`", error_description="`+desc+`"`)
-		writeJSON(w, http.StatusUnauthorized, &oauthError{Code: code, Description: desc})
+		e := oerr(code, desc)
+		w.Header().Set("WWW-Authenticate", `Bearer error="`+e.Code+`", error_description="`+e.Description+`"`)
+		writeJSON(w, http.StatusUnauthorized, e)
 	}
 	scheme, token, err := auth.ParseAuthorization(r.Header)
 	if err != nil || token == "" {
 		w.Header().Set("WWW-Authenticate", `Bearer`)
-		writeJSON(w, http.StatusUnauthorized, &oauthError{Code: ErrInvalidToken, Description: "an access token is required"})
+		writeJSON(w, http.StatusUnauthorized, oerr(ErrInvalidToken, "an access token is required"))
 		return
 	}
-	claims, ok := s.ownAccessToken(r.Context(), token)
+	claims, rec, ok := s.ownAccessRecord(r.Context(), token)
 	if !ok {
 		fail(ErrInvalidToken, "the access token is invalid")
 		return
@@ -97,10 +98,10 @@ func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	scopes := strings.Fields(stringOf(claims["scope"]))
-	sub := stringOf(claims["sub"])
+	sub := rec.Grant.Subject // "" for a client acting for itself
 	if !slices.Contains(scopes, "openid") || sub == "" {
 		w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="openid"`)
-		writeJSON(w, http.StatusForbidden, &oauthError{Code: "insufficient_scope", Description: "the openid scope is required"})
+		writeJSON(w, http.StatusForbidden, oerr("insufficient_scope", "the openid scope is required"))
 		return
 	}
 	subj, err := s.login.Lookup(r.Context(), sub)

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 )
@@ -44,10 +46,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, e)
 		return
 	}
-	if n, err := s.store.CountClients(ctx); err != nil || n >= s.cfg.MaxDynamicClients {
-		writeError(w, r, oerr(ErrTemporarilyUnavailable, "no more clients can be registered now"))
-		return
-	}
+	c.RegisteredFrom = s.registrationAddress(r)
 	if s.cfg.Registration != nil {
 		if err := s.cfg.Registration(ctx, r, c); err != nil {
 			writeError(w, r, oerr(ErrInvalidClientMetadata, err.Error()))
@@ -62,12 +61,19 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if err := s.store.PutClient(ctx, c); err != nil {
-		if errors.Is(err, ErrStoreFull) {
-			writeError(w, r, oerr(ErrTemporarilyUnavailable, "no more clients can be registered now"))
-			return
+	lim := RegistrationLimits{Total: s.cfg.MaxDynamicClients, PerAddress: s.cfg.MaxRegistrationsPerAddress,
+		UnusedTTL: s.cfg.UnusedClientTTL}
+	if err := s.store.RegisterClient(ctx, c, lim); err != nil {
+		switch {
+		case errors.Is(err, ErrTooManyRegistrations):
+			e := oerr(ErrTemporarilyUnavailable, "too many clients registered from this address were never authorized; authorize one of them, or try again later")
+			e.status = http.StatusTooManyRequests
+			writeError(w, r, e)
+		case errors.Is(err, ErrStoreFull):
+			writeError(w, r, oerr(ErrTemporarilyUnavailable, "no more clients can be registered now; try again later"))
+		default:
+			writeError(w, r, s.storeError(err))
 		}
-		writeError(w, r, s.storeError(err))
 		return
 	}
 	out := map[string]any{
@@ -91,6 +97,32 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		out["client_secret_expires_at"] = 0
 	}
 	writeJSON(w, http.StatusCreated, out)
+}
+
+// registrationAddress is the address a registration counts against: an
+// IPv4 address, or the /64 of an IPv6 one (what one host is usually
+// given).
+func (s *Server) registrationAddress(r *http.Request) string {
+	addr := ""
+	if s.cfg.RegistrationAddress != nil {
+		addr = strings.TrimSpace(s.cfg.RegistrationAddress(r))
+	}
+	if addr == "" {
+		addr = r.RemoteAddr
+		if host, _, err := net.SplitHostPort(addr); err == nil {
+			addr = host
+		}
+	}
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	ip = ip.WithZone("").Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
 }
 
 // clientFromRegistration validates registration metadata.

@@ -25,22 +25,30 @@ func urlOf(s string) (*url.URL, error) { return url.Parse(s) }
 // ownAccessToken verifies an access token this server issued and not
 // revoked, returning its claims.
 func (s *Server) ownAccessToken(ctx context.Context, token string) (jwt.MapClaims, bool) {
+	claims, _, ok := s.ownAccessRecord(ctx, token)
+	return claims, ok
+}
+
+// ownAccessRecord is ownAccessToken with the token's stored record, whose
+// Grant.Subject is the person ("" for a client acting for itself, whose
+// sub claim is its client id).
+func (s *Server) ownAccessRecord(ctx context.Context, token string) (jwt.MapClaims, *Credential, bool) {
 	if len(token) > 8192 || strings.Count(token, ".") != 2 {
-		return nil, false
+		return nil, nil, false
 	}
 	claims, err := s.keys.parse(token, s.issuer, s.now())
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	jti := stringOf(claims["jti"])
 	if jti == "" {
-		return nil, false
+		return nil, nil, false
 	}
 	rec, err := s.store.Credential(ctx, hashHandle(jti))
 	if err != nil || rec.Kind != KindAccess || rec.Revoked {
-		return nil, false
+		return nil, nil, false
 	}
-	return claims, true
+	return claims, rec, true
 }
 
 // revoke is the revocation endpoint (RFC 7009): a refresh token revokes
@@ -74,10 +82,8 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	} else if err != nil && !errors.Is(err, ErrNotFound) {
 		writeError(w, r, s.storeError(err))
 		return
-	} else if claims, ok := s.ownAccessToken(ctx, tok); ok && stringOf(claims["client_id"]) == client.ID {
-		if rec, err := s.store.Credential(ctx, hashHandle(stringOf(claims["jti"]))); err == nil {
-			family = rec.Family
-		}
+	} else if claims, rec, ok := s.ownAccessRecord(ctx, tok); ok && stringOf(claims["client_id"]) == client.ID {
+		family = rec.Family
 	}
 	if family != "" {
 		if err := s.store.RevokeFamily(ctx, family); err != nil {
@@ -113,8 +119,8 @@ func (s *Server) introspect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	inactive := map[string]any{"active": false}
-	if claims, ok := s.ownAccessToken(ctx, tok); ok {
-		if sub := stringOf(claims["sub"]); sub != "" {
+	if claims, rec, ok := s.ownAccessRecord(ctx, tok); ok {
+		if sub := rec.Grant.Subject; sub != "" {
 			if subj, err := s.login.Lookup(ctx, sub); err != nil || subj == nil || !subj.Active {
 				writeJSON(w, http.StatusOK, inactive)
 				return

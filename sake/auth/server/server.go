@@ -32,6 +32,12 @@ const (
 	DefaultPrefix        = "/oauth"
 	// DefaultMaxBody bounds the form and JSON bodies the endpoints read.
 	DefaultMaxBody = 64 << 10
+	// DefaultMaxRegistrationsPerAddress bounds the dynamically registered
+	// clients never authorized that one address holds.
+	DefaultMaxRegistrationsPerAddress = 100
+	// DefaultUnusedClientTTL is how long a dynamically registered client
+	// that was never authorized is kept.
+	DefaultUnusedClientTTL = 24 * time.Hour
 )
 
 // Scope is a scope clients may ask for, with the sentence the consent
@@ -90,9 +96,28 @@ type Config struct {
 	Registration func(ctx context.Context, r *http.Request, c *Client) error
 	// DisableRegistration turns the registration endpoint off.
 	DisableRegistration bool
-	// MaxDynamicClients bounds dynamically registered clients; default
-	// 10000.
+	// MaxDynamicClients bounds dynamically registered clients (default
+	// DefaultMaxClients, 10000). At the bound a registration evicts the
+	// oldest client never authorized; only when every one was authorized
+	// is it answered 503 temporarily_unavailable.
 	MaxDynamicClients int
+	// MaxRegistrationsPerAddress bounds the clients never authorized that
+	// one remote address (an IPv4 address, or an IPv6 /64) registered
+	// (default DefaultMaxRegistrationsPerAddress); beyond, a registration
+	// from it is answered 429 temporarily_unavailable.
+	MaxRegistrationsPerAddress int
+	// UnusedClientTTL is how long a dynamically registered client that
+	// was never authorized (no code or token issued to it) is kept
+	// (default DefaultUnusedClientTTL); it is forgotten at a registration
+	// after that.
+	UnusedClientTTL time.Duration
+	// RegistrationAddress returns the remote address a registration is
+	// counted against; default the host of r.RemoteAddr. Behind a reverse
+	// proxy every request comes from the proxy: return the client address
+	// the proxy puts in a header it always sets, replacing any the client
+	// sent (for example X-Real-IP, or the last X-Forwarded-For entry); an
+	// empty answer falls back to r.RemoteAddr.
+	RegistrationAddress func(r *http.Request) string
 	// Metadata configures Client ID Metadata Document fetching.
 	Metadata MetadataDocuments
 	// ConsentTemplate replaces the consent page; it is executed with a
@@ -191,6 +216,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.cfg.MaxDynamicClients <= 0 {
 		s.cfg.MaxDynamicClients = DefaultMaxClients
+	}
+	if s.cfg.MaxRegistrationsPerAddress <= 0 {
+		s.cfg.MaxRegistrationsPerAddress = DefaultMaxRegistrationsPerAddress
+	}
+	if s.cfg.UnusedClientTTL < 0 {
+		return nil, errors.New("authserver: Config.UnusedClientTTL must not be negative")
+	}
+	if s.cfg.UnusedClientTTL == 0 {
+		s.cfg.UnusedClientTTL = DefaultUnusedClientTTL
 	}
 	alg := cfg.SigningAlgorithm
 	if alg == "" {
@@ -349,17 +383,47 @@ func (s *Server) ResourceMetadata(resource string, scopes ...string) *auth.Resou
 }
 
 // Verifier returns a token verifier for resource, checking this server's
-// tokens against its published keys in process. It is a plain
-// auth.JWTVerifier: a verifier built from the JWKS URL instead (another
-// process) accepts exactly the same tokens.
+// tokens against its published keys in process, and refusing at once
+// (401 invalid_token) an access token whose authorization was revoked: by
+// a replayed code or refresh token, or by the revocation endpoint. It
+// asks the Store (see RevocationList), so every replica on a shared
+// store refuses it too; while the store cannot tell (pgstore listening
+// again after a lost connection) the request is answered 503, never let
+// through. A verifier built from the JWKS URL instead (another process) knows
+// nothing of revocations: it accepts a revoked token until it expires
+// (Config.AccessTokenTTL).
 func (s *Server) Verifier(resource string) (*auth.JWTVerifier, error) {
 	return auth.NewJWTVerifier(auth.JWTConfig{
 		Issuer:     s.issuer,
 		Audience:   []string{resource},
 		Keys:       ownKeys{s.keys},
 		Algorithms: []string{ES256, EdDSA},
+		Revoked:    s.accessRevoked,
 		Now:        s.cfg.Now,
 	})
+}
+
+// accessRevoked is the verifier's revocation check: from the store's
+// RevocationList, or else its record of the token. A token of this
+// server without a jti, or that the store does not know, was never
+// issued by it: refused.
+func (s *Server) accessRevoked(ctx context.Context, claims map[string]any) (bool, error) {
+	jti, _ := claims["jti"].(string)
+	if jti == "" {
+		return true, nil
+	}
+	hash := hashHandle(jti)
+	if rl, ok := s.store.(RevocationList); ok {
+		return rl.AccessRevoked(ctx, hash)
+	}
+	rec, err := s.store.Credential(ctx, hash)
+	if errors.Is(err, ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return rec.Revoked || rec.Kind != KindAccess, nil
 }
 
 // ownKeys is the key source of Verifier.

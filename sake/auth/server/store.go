@@ -14,6 +14,27 @@ var ErrNotFound = errors.New("authserver: not found")
 // reached; the endpoint answers 503 with temporarily_unavailable.
 var ErrStoreFull = errors.New("authserver: store is full")
 
+// ErrTooManyRegistrations is what RegisterClient answers when the
+// registering address holds RegistrationLimits.PerAddress registrations
+// never authorized; the endpoint answers 429 with
+// temporarily_unavailable.
+var ErrTooManyRegistrations = errors.New("authserver: too many unused registrations from this address")
+
+// RegistrationLimits bound dynamic client registration (see
+// Config.MaxDynamicClients, Config.MaxRegistrationsPerAddress and
+// Config.UnusedClientTTL).
+type RegistrationLimits struct {
+	// Total bounds the dynamically registered clients held. At it, a
+	// registration evicts the oldest client never authorized; only when
+	// every one was authorized is it refused (ErrStoreFull).
+	Total int
+	// PerAddress bounds the clients never authorized that one address
+	// (Client.RegisteredFrom) holds; beyond, ErrTooManyRegistrations.
+	PerAddress int
+	// UnusedTTL is how long a client never authorized is kept.
+	UnusedTTL time.Duration
+}
+
 // Kind says what a stored Credential is.
 type Kind string
 
@@ -103,6 +124,18 @@ type Store interface {
 	Client(ctx context.Context, id string) (*Client, error)
 	// CountClients returns how many dynamically registered clients there are.
 	CountClients(ctx context.Context) (int, error)
+	// RegisterClient stores a new dynamically registered client within
+	// lim, atomically: it forgets the clients never authorized that were
+	// registered more than lim.UnusedTTL before c.Created, answers
+	// ErrTooManyRegistrations when c.RegisteredFrom holds lim.PerAddress
+	// clients never authorized, and at lim.Total dynamic clients evicts
+	// the oldest one never authorized, or answers ErrStoreFull when
+	// every one was.
+	RegisterClient(ctx context.Context, c *Client, lim RegistrationLimits) error
+	// ClientAuthorized records that the dynamically registered client id
+	// was authorized: it is no longer expired or evicted as unused. An
+	// unknown id is not an error.
+	ClientAuthorized(ctx context.Context, id string) error
 
 	// PutCredential stores c, replacing one with the same hash. A
 	// credential of a revoked family is stored revoked.
@@ -125,4 +158,18 @@ type Store interface {
 	PutConsent(ctx context.Context, subject, clientID string, scopes []string) error
 	// Consent returns the scopes subject let client have, or ErrNotFound.
 	Consent(ctx context.Context, subject, clientID string) ([]string, error)
+}
+
+// RevocationList is implemented by a Store that can tell from memory
+// whether an access token was revoked: the verifier of Server.Verifier
+// asks it on every request. NewMemoryStore and pgstore implement it (the
+// latter with a feed between replicas). A Store without it costs a
+// Credential read per verified request.
+type RevocationList interface {
+	// AccessRevoked reports whether the access token whose jti hashes to
+	// hash (a KindAccess Credential.Hash) belongs to a revoked family.
+	// It must answer from memory when nothing was revoked. An error
+	// means the store cannot tell now: the verifier answers 503 and the
+	// request is refused.
+	AccessRevoked(ctx context.Context, hash string) (bool, error)
 }

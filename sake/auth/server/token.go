@@ -301,6 +301,7 @@ func (s *Server) respondRefresh(w http.ResponseWriter, r *http.Request, client *
 		}
 		resp.IDToken = idt
 	}
+	s.clientAuthorized(ctx, client.ID, client)
 	writeJSON(w, http.StatusOK, &resp)
 	return nil
 }
@@ -334,6 +335,11 @@ func (s *Server) accessToken(ctx context.Context, g *Grant, family string, now t
 		if len(g.AMR) > 0 {
 			claims["amr"] = g.AMR
 		}
+	} else {
+		// No person (client credentials): RFC 9068 §2.2 requires sub
+		// and names the client; sake/auth takes sub == client_id for
+		// the machine client acting for itself.
+		claims["sub"] = g.ClientID
 	}
 	if g.JKT != "" {
 		claims["cnf"] = map[string]any{"jkt": g.JKT}

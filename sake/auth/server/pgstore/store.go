@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +45,15 @@ var migrations = []string{
 		scopes    text[] NOT NULL,
 		PRIMARY KEY (subject, client_id)
 	);`,
+	`CREATE INDEX sake_oauth_credentials_revoked_access ON sake_oauth_credentials (expires_at)
+		WHERE kind = 'access' AND revoked;`,
+	// Clients registered before count as authorized: never evicted.
+	`ALTER TABLE sake_oauth_clients
+		ADD COLUMN registered_from text NOT NULL DEFAULT '',
+		ADD COLUMN authorized boolean NOT NULL DEFAULT true,
+		ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();
+	CREATE INDEX sake_oauth_clients_unused ON sake_oauth_clients (created_at) WHERE dynamic AND NOT authorized;
+	CREATE INDEX sake_oauth_clients_unused_from ON sake_oauth_clients (registered_from) WHERE dynamic AND NOT authorized;`,
 }
 
 // sweepEvery is how many stored credentials trigger a sweep of expired
@@ -53,11 +63,24 @@ const (
 	sweepBatch = 1000
 )
 
-// Store is a server.Store in PostgreSQL.
+// Store is a server.Store in PostgreSQL, and a server.RevocationList fed
+// by LISTEN/NOTIFY. Close it when done.
 type Store struct {
-	pool *pgxpool.Pool
-	now  func() time.Time
-	puts atomic.Int64
+	pool      *pgxpool.Pool
+	now       func() time.Time
+	log       *slog.Logger
+	maxDenied int
+	puts      atomic.Int64
+
+	listenConfig *pgx.ConnConfig
+	feed         feed
+	tidyEvery    time.Duration
+	onLive       func(live bool) // for tests
+	onTidy       func()          // for tests
+	// beforeRevokeCommit runs in RevokeFamily's transaction; for tests.
+	beforeRevokeCommit func()
+	stop               context.CancelFunc
+	done               chan struct{}
 }
 
 var _ server.Store = (*Store)(nil)
@@ -74,16 +97,67 @@ func Clock(now func() time.Time) Option {
 	}
 }
 
-// New returns a store on pool, first bringing its tables up to date.
+// Logger sets where the revocation feed reports a lost connection
+// (default slog.Default()).
+func Logger(l *slog.Logger) Option {
+	return func(s *Store) {
+		if l != nil {
+			s.log = l
+		}
+	}
+}
+
+// MaxDenied bounds the revoked, unexpired access tokens kept in memory
+// (default DefaultMaxDenied); beyond it each verified token costs a
+// database read until they expire.
+func MaxDenied(n int) Option {
+	return func(s *Store) {
+		if n > 0 {
+			s.maxDenied = n
+		}
+	}
+}
+
+// New returns a store on pool, first bringing its tables up to date, then
+// listening for revocations on a connection of its own (opened like the
+// pool's; LISTEN needs a session, not a transaction-pooling proxy). It
+// returns once the list of revoked tokens is loaded.
 func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
 	if err := pgmigrate.Apply(ctx, pool, "oauth", migrations); err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool, now: time.Now}
+	s := &Store{pool: pool, now: time.Now, log: slog.Default(), maxDenied: DefaultMaxDenied,
+		listenConfig: pool.Config().ConnConfig, tidyEvery: defaultTidy, done: make(chan struct{})}
+	s.feed.denied = map[string]time.Time{}
+	s.feed.syncs = map[string]chan struct{}{}
 	for _, o := range opts {
 		o(s)
 	}
+	lctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	ready := make(chan error, 1)
+	go func() {
+		defer close(s.done)
+		s.listen(lctx, ready)
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("pgstore: listening for revoked tokens: %w", err)
+		}
+	case <-ctx.Done():
+		s.Close()
+		return nil, ctx.Err()
+	}
 	return s, nil
+}
+
+// Close stops the revocation feed and waits for it; the pool stays open.
+// After Close, AccessRevoked fails closed.
+func (s *Store) Close() {
+	s.stop()
+	<-s.done
 }
 
 // PutClient implements server.Store.
@@ -92,8 +166,11 @@ func (s *Store) PutClient(ctx context.Context, c *server.Client) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO sake_oauth_clients (id, dynamic, client) VALUES ($1, $2, $3)
-		ON CONFLICT (id) DO UPDATE SET dynamic = EXCLUDED.dynamic, client = EXCLUDED.client`, c.ID, c.Dynamic, b)
+	_, err = s.pool.Exec(ctx, `INSERT INTO sake_oauth_clients (id, dynamic, client, registered_from, authorized, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (id) DO UPDATE SET dynamic = EXCLUDED.dynamic, client = EXCLUDED.client,
+			registered_from = EXCLUDED.registered_from, authorized = EXCLUDED.authorized, created_at = EXCLUDED.created_at`,
+		c.ID, c.Dynamic, b, c.RegisteredFrom, c.Authorized || !c.Dynamic, createdAt(c, s.now()))
 	return wrap(err)
 }
 
@@ -128,12 +205,26 @@ func (s *Store) PutCredential(ctx context.Context, c *server.Credential) error {
 		return err
 	}
 	now := s.now()
-	_, err = s.pool.Exec(ctx, `INSERT INTO sake_oauth_credentials (hash, kind, family, expires_at, used, revoked, grant_data)
+	// The family's lock (one batch: one round trip, one implicit
+	// transaction) orders this against a RevokeFamily of the family:
+	// the insert sees the revocation committed, or the revocation sees
+	// the credential. An access token stored into a revoked family is
+	// announced like the ones RevokeFamily revoked, in the same
+	// statement.
+	b := &pgx.Batch{}
+	if c.Family != "" {
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, c.Family)
+	}
+	b.Queue(`WITH c AS (
+		INSERT INTO sake_oauth_credentials (hash, kind, family, expires_at, used, revoked, grant_data)
 		VALUES ($1, $2, $3, $4, $5, $6 OR EXISTS (SELECT 1 FROM sake_oauth_revoked_families WHERE family = $3 AND $3 <> ''), $7)
 		ON CONFLICT (hash) DO UPDATE SET kind = EXCLUDED.kind, family = EXCLUDED.family, expires_at = EXCLUDED.expires_at,
-			used = EXCLUDED.used, revoked = EXCLUDED.revoked, grant_data = EXCLUDED.grant_data`,
-		c.Hash, string(c.Kind), c.Family, c.Expires, c.Used, c.Revoked, g)
-	if err != nil {
+			used = EXCLUDED.used, revoked = EXCLUDED.revoked, grant_data = EXCLUDED.grant_data
+		RETURNING kind, revoked)
+		SELECT pg_notify($8, $9) FROM c WHERE c.revoked AND c.kind = 'access'`,
+		c.Hash, string(c.Kind), c.Family, c.Expires, c.Used, c.Revoked, g, channel,
+		denialPayloads([]string{c.Hash}, []time.Time{c.Expires})[0])
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return wrap(err)
 	}
 	if s.puts.Add(1)%sweepEvery == 0 {
@@ -142,11 +233,12 @@ func (s *Store) PutCredential(ctx context.Context, c *server.Credential) error {
 	return nil
 }
 
-// sweep deletes a bounded batch of expired credentials and revoked-family
-// records.
+// sweep deletes a bounded batch of expired credentials (revoked access
+// tokens a while later, so that a feed reading them again still denies
+// them past a verifier's leeway) and revoked-family records.
 func (s *Store) sweep(ctx context.Context, now time.Time) {
 	_, _ = s.pool.Exec(ctx, `DELETE FROM sake_oauth_credentials WHERE hash IN
-		(SELECT hash FROM sake_oauth_credentials WHERE expires_at <= $1 LIMIT $2)`, now, sweepBatch)
+		(SELECT hash FROM sake_oauth_credentials WHERE expires_at <= $1 LIMIT $2)`, now.Add(-deniedGrace), sweepBatch)
 	_, _ = s.pool.Exec(ctx, `DELETE FROM sake_oauth_revoked_families WHERE family IN
 		(SELECT family FROM sake_oauth_revoked_families WHERE until <= $1 LIMIT $2)`, now, sweepBatch)
 }
@@ -190,24 +282,53 @@ func (s *Store) Delete(ctx context.Context, hash string) error {
 	return wrap(err)
 }
 
-// RevokeFamily implements server.Store.
+// RevokeFamily implements server.Store, and announces the family's
+// access tokens to every replica's feed when the transaction commits.
 func (s *Store) RevokeFamily(ctx context.Context, family string) error {
 	if family == "" {
 		return nil
 	}
-	until := s.now().Add(time.Hour)
+	now := s.now()
+	until := now.Add(time.Hour)
 	return wrap(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var latest *time.Time
-		if err := tx.QueryRow(ctx, `WITH r AS (UPDATE sake_oauth_credentials SET revoked = true WHERE family = $1 RETURNING expires_at)
-			SELECT max(expires_at) FROM r`, family).Scan(&latest); err != nil {
+		// See PutCredential.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, family); err != nil {
 			return err
 		}
-		if latest != nil && latest.After(until) {
-			until = *latest
+		rows, err := tx.Query(ctx, `UPDATE sake_oauth_credentials SET revoked = true WHERE family = $1
+			RETURNING hash, kind, expires_at`, family)
+		if err != nil {
+			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO sake_oauth_revoked_families (family, until) VALUES ($1, $2)
-			ON CONFLICT (family) DO UPDATE SET until = greatest(sake_oauth_revoked_families.until, EXCLUDED.until)`, family, until)
-		return err
+		var hashes []string
+		var expires []time.Time
+		var hash, kind string
+		var exp time.Time
+		if _, err := pgx.ForEachRow(rows, []any{&hash, &kind, &exp}, func() error {
+			if exp.After(until) {
+				until = exp
+			}
+			if kind == string(server.KindAccess) && exp.After(now.Add(-deniedGrace)) {
+				hashes = append(hashes, hash)
+				expires = append(expires, exp)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO sake_oauth_revoked_families (family, until) VALUES ($1, $2)
+			ON CONFLICT (family) DO UPDATE SET until = greatest(sake_oauth_revoked_families.until, EXCLUDED.until)`, family, until); err != nil {
+			return err
+		}
+		for _, p := range denialPayloads(hashes, expires) {
+			if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, p); err != nil {
+				return err
+			}
+		}
+		if s.beforeRevokeCommit != nil {
+			s.beforeRevokeCommit()
+		}
+		return nil
 	}))
 }
 

@@ -8,6 +8,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sakemcp/sake-go/sake/auth/server"
 	"github.com/sakemcp/sake-go/sake/auth/server/pgstore"
@@ -15,14 +18,21 @@ import (
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 )
 
+// newStore returns a store on pool, closed when t ends.
+func newStore(t *testing.T, pool *pgxpool.Pool, opts ...pgstore.Option) *pgstore.Store {
+	t.Helper()
+	s, err := pgstore.New(context.Background(), pool, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
 func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) server.Store {
 		_, _, pool := pgtest.Schema(t)
-		s, err := pgstore.New(context.Background(), pool)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return newStore(t, pool)
 	})
 }
 
@@ -30,15 +40,8 @@ func TestContract(t *testing.T) {
 // by one is consumed once across both.
 func TestTwoReplicas(t *testing.T) {
 	url, schema, pool := pgtest.Schema(t)
-	ctx := context.Background()
-	a, err := pgstore.New(ctx, pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := pgstore.New(ctx, pgtest.Pool(t, url, schema))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := newStore(t, pool)
+	b := newStore(t, pgtest.Pool(t, url, schema))
 	storetest.Shared(t, a, b)
 }
 
@@ -54,10 +57,7 @@ func (noLogin) Lookup(context.Context, string) (*server.Subject, error) {
 // authorization server whose store is PostgreSQL.
 func TestServerOnPostgres(t *testing.T) {
 	_, _, pool := pgtest.Schema(t)
-	store, err := pgstore.New(context.Background(), pool)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := newStore(t, pool)
 	ts := httptest.NewUnstartedServer(nil)
 	hash, _ := server.HashSecret("machine-secret")
 	as, err := server.New(server.Config{Issuer: "http://" + ts.Listener.Addr().String(), Login: noLogin{}, Store: store,
@@ -94,4 +94,19 @@ func TestServerOnPostgres(t *testing.T) {
 	if m := post("/introspect", url.Values{"token": {at}}); m["active"] != false {
 		t.Fatalf("introspect after revocation: %v", m)
 	}
+}
+
+// TestRevocationAcrossReplicas runs two authorization servers on one
+// database: what one revokes, the other's verifier refuses at once.
+func TestRevocationAcrossReplicas(t *testing.T) {
+	url, schema, pool := pgtest.Schema(t)
+	a := newStore(t, pool)
+	b := newStore(t, pgtest.Pool(t, url, schema))
+	storetest.Revocation(t, a, b, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := b.SyncRevocations(ctx); err != nil {
+			t.Fatalf("waiting for the revocation feed: %v", err)
+		}
+	})
 }

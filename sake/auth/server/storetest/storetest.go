@@ -46,6 +46,83 @@ func Run(t *testing.T, newStore func(t *testing.T) server.Store) {
 		}
 	})
 
+	t.Run("registrations", func(t *testing.T) {
+		s := newStore(t)
+		t0 := time.Now()
+		lim := server.RegistrationLimits{Total: 3, PerAddress: 2, UnusedTTL: time.Hour}
+		reg := func(id, from string, at time.Time) error {
+			return s.RegisterClient(ctx, &server.Client{ID: id, Name: id, RegisteredFrom: from, Created: at}, lim)
+		}
+		held := func(id string) *server.Client {
+			c, err := s.Client(ctx, id)
+			if err != nil && !errors.Is(err, server.ErrNotFound) {
+				t.Fatal(err)
+			}
+			return c
+		}
+		for i, r := range []struct {
+			id, from string
+			want     error
+		}{{"a1", "A", nil}, {"a2", "A", nil}, {"a3", "A", server.ErrTooManyRegistrations}, {"b1", "B", nil}} {
+			if err := reg(r.id, r.from, t0.Add(time.Duration(i)*time.Second)); !errors.Is(err, r.want) {
+				t.Fatalf("register %s: %v, want %v", r.id, err, r.want)
+			}
+		}
+		if held("a3") != nil {
+			t.Fatal("a refused registration was stored")
+		}
+		if c := held("a1"); c == nil || !c.Dynamic || c.Authorized || c.RegisteredFrom != "A" {
+			t.Fatalf("registered client = %+v", c)
+		}
+		if err := s.ClientAuthorized(ctx, "a1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ClientAuthorized(ctx, "nobody"); err != nil {
+			t.Fatalf("ClientAuthorized of an unknown id: %v", err)
+		}
+		// At the total bound the oldest client never authorized (a2, not
+		// the older a1) makes room.
+		if err := reg("a4", "A", t0.Add(5*time.Second)); err != nil {
+			t.Fatalf("register at the total bound: %v", err)
+		}
+		if held("a2") != nil || held("a1") == nil || !held("a1").Authorized || held("b1") == nil || held("a4") == nil {
+			t.Fatal("the eviction did not take the oldest unused client alone")
+		}
+		if n, _ := s.CountClients(ctx); n != 3 {
+			t.Fatalf("CountClients = %d, want 3", n)
+		}
+		// Every client authorized: refused, nothing stored.
+		for _, id := range []string{"b1", "a4"} {
+			if err := s.ClientAuthorized(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := reg("c1", "C", t0.Add(6*time.Second)); !errors.Is(err, server.ErrStoreFull) {
+			t.Fatalf("register with every client authorized: %v, want ErrStoreFull", err)
+		}
+		if held("c1") != nil {
+			t.Fatal("a refused registration was stored")
+		}
+		// Unused registrations expire; authorized ones stay.
+		s = newStore(t)
+		old := t0.Add(-2 * time.Hour)
+		if err := reg("u1", "A", old); err != nil {
+			t.Fatal(err)
+		}
+		if err := reg("u2", "A", old.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ClientAuthorized(ctx, "u2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := reg("n1", "B", t0); err != nil {
+			t.Fatal(err)
+		}
+		if held("u1") != nil || held("u2") == nil {
+			t.Fatal("expiry took the wrong clients")
+		}
+	})
+
 	t.Run("credentials", func(t *testing.T) {
 		s := newStore(t)
 		c := &server.Credential{Hash: "h1", Kind: server.KindCode, Family: "f1", Expires: future,

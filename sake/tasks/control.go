@@ -16,6 +16,9 @@ type control struct {
 	m     *Manager
 	id    string
 	owner string // counted in m.byOwner while running
+	// base is the task as created, which a final state the store refuses
+	// is kept as (with the final fields applied).
+	base *sake.Task
 	// vacated is set (under m.mu) once the slot is given back while the
 	// final state is stored.
 	vacated bool
@@ -95,21 +98,31 @@ func (c *control) finish(fn func(*sake.Task)) {
 	}
 	c.m.vacate(c)
 	now := c.m.now()
+	apply := func(t *sake.Task) {
+		fn(t)
+		t.InputRequests = nil
+		t.LastUpdatedAt = now
+	}
 	t, err := c.m.store.Update(c.storeCtx, c.id, func(t *sake.Task) error {
 		if t.Terminal() {
 			return ErrTaskFinished
 		}
-		fn(t)
-		t.InputRequests = nil
-		t.LastUpdatedAt = now
+		apply(t)
 		return nil
 	})
+	var kept *sake.Task
 	if err != nil && !errors.Is(err, ErrTaskFinished) && !errors.Is(err, sake.ErrTaskNotFound) {
-		c.m.cfg.logger.Error("tasks: storing a finished task", "task", c.id, "error", err)
+		// The store is down: keep the final state (answered from here)
+		// and store it once the store takes writes again, before the
+		// task is released, so that no reader sees it working meanwhile.
+		kept = c.m.keepFinal(c, apply, err)
 	}
 	c.m.release(c, errDone)
-	if err == nil {
+	switch {
+	case err == nil:
 		c.m.changed(t)
+	case kept != nil:
+		c.m.notify(kept)
 	}
 }
 

@@ -53,6 +53,23 @@
 // Expired finds what the janitor deletes. The package's tests check the
 // contract with a helper a new store can reuse.
 //
+// # Store outages
+//
+// A task whose work ends while the store refuses writes (a database that
+// cannot be reached) is not left working: the manager keeps its final
+// state (at most MaxUnstored, default 1000; beyond that a final state is
+// lost and logged), answers Get, Wait and Cancel for it from that state
+// (List shows it too), and stores it again with a backoff (RetryBackoff: 100 ms,
+// doubling to 5 s), at once when the store takes another write or the
+// change feed reconnects, and last in Shutdown. A task cancelled or failed
+// through another replica meanwhile stays as stored. Other replicas answer
+// what the store holds: while they cannot reach it either, tasks/get is a
+// -32603 error saying the task status is unavailable and to retry; when
+// only this replica is cut off, they show the task working until this
+// replica stores its final state, or until they take this replica as
+// stopped and fail the task (sake/tasks/pgstore's DeadAfter). Unstored
+// counts the final states kept.
+//
 // # Replicas
 //
 // A shared store lets several replicas of a server answer tasks/get,

@@ -209,17 +209,28 @@ func (c *control) deliver(answers map[string]json.RawMessage) {
 	}
 }
 
-// Progress implements sake.TaskControl.
-func (c *control) Progress(message string) {
+// Progress implements sake.TaskControl. A message that is not valid
+// UTF-8 or holds a NUL is refused with a -32602 *sake.Error before any
+// store sees it (PostgreSQL's text cannot hold it; every store behaves
+// alike), and the status message stays as it was. A store's failure is
+// returned too; once the task is terminal Progress does nothing.
+func (c *control) Progress(message string) error {
+	if err := checkStatusMessage(message); err != nil {
+		return err
+	}
 	if c.finished.Load() {
-		return
+		return nil
 	}
 	now := c.m.now()
-	_ = c.update(func(t *sake.Task) error {
+	err := c.update(func(t *sake.Task) error {
 		t.StatusMessage = message
 		t.LastUpdatedAt = now
 		return nil
 	})
+	if errors.Is(err, ErrTaskFinished) {
+		return nil
+	}
+	return err
 }
 
 // Complete implements sake.TaskControl. The status message is cleared.
@@ -234,13 +245,15 @@ func (c *control) Complete(result json.RawMessage, isError bool) {
 }
 
 // Fail implements sake.TaskControl. The error's message becomes the status
-// message too (the legacy task shape has no error field); a nil err is a
-// -32603 error.
+// message too (the legacy task shape has no error field), with each NUL
+// and invalid UTF-8 byte replaced by U+FFFD, since the task must end and
+// every store must keep it; a nil err is a -32603 error.
 func (c *control) Fail(err *sake.Error) {
 	if err == nil {
 		err = &sake.Error{Code: sake.CodeInternalError, Message: "task failed"}
 	}
 	e := *err
+	e.Message = mendStatusMessage(e.Message) // the task ends whatever it says
 	c.finish(func(t *sake.Task) {
 		t.Status = sake.TaskFailed
 		t.StatusMessage = e.Message

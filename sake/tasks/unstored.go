@@ -155,13 +155,54 @@ func (m *Manager) storeFinals(ctx context.Context) bool {
 			m.cfg.logger.Warn("tasks: dropped a final state kept for the store: the task ended otherwise meanwhile", "task", id)
 			m.wake(id)
 		default:
-			if ctx.Err() == nil {
-				m.cfg.logger.Warn("tasks: the store still refuses finished tasks; trying again", "tasks", len(pending), "error", err)
+			if ctx.Err() != nil {
+				return false
 			}
+			if _, gerr := m.store.Get(ctx, id); gerr == nil {
+				// The store is up and refuses this state itself: trying
+				// again would not help, and would hold up the others.
+				m.forgetFinal(id, f)
+				m.storeUnstorable(ctx, id, err)
+				continue
+			}
+			m.cfg.logger.Warn("tasks: the store still refuses finished tasks; trying again", "tasks", len(pending), "error", err)
 			return false
 		}
 	}
 	return m.Unstored() == 0
+}
+
+// unstorableMessage is the status message of a task whose final state
+// the store refused while it took other writes.
+const unstorableMessage = "the task's work ended but the server could not store its outcome"
+
+// storeUnstorable fails task id with a -32603 error, after the store
+// refused (with refusal) the final state its work reported.
+func (m *Manager) storeUnstorable(ctx context.Context, id string, refusal error) {
+	m.cfg.logger.Error("tasks: the store refuses the final state of a finished task; failing the task instead",
+		"task", id, "error", refusal)
+	now := m.now()
+	t, err := m.store.Update(ctx, id, func(t *sake.Task) error {
+		if t.Terminal() {
+			return ErrTaskFinished
+		}
+		t.Status = sake.TaskFailed
+		t.StatusMessage = unstorableMessage
+		t.Error = &sake.Error{Code: sake.CodeInternalError, Message: unstorableMessage}
+		t.Result, t.ResultIsError, t.InputRequests = nil, false, nil
+		t.LastUpdatedAt = now
+		return nil
+	})
+	if err != nil {
+		if !errors.Is(err, ErrTaskFinished) && !errors.Is(err, sake.ErrTaskNotFound) {
+			m.cfg.logger.Error("tasks: the store refuses to fail a task whose outcome it refused; it stays as stored until its TTL",
+				"task", id, "error", err)
+		}
+		m.wake(id)
+		return
+	}
+	m.notify(t)
+	m.publish(id, nil)
 }
 
 // forgetFinal drops f, task id's kept final state, unless it was replaced.

@@ -214,3 +214,36 @@ func TestMaxUnstoredAndShutdownStores(t *testing.T) {
 		t.Errorf("stored %s, want the kept one", s.ID)
 	}
 }
+
+// refusingStore is up but refuses to store a completed task.
+type refusingStore struct{ Store }
+
+func (s refusingStore) Update(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
+	return s.Store.Update(ctx, id, func(t *sake.Task) error {
+		if err := fn(t); err != nil {
+			return err
+		}
+		if t.Status == sake.TaskCompleted {
+			return errors.New("value out of range")
+		}
+		return nil
+	})
+}
+
+// A final state the store refuses while it is up is not kept forever:
+// the task is failed with a -32603 error instead, and Shutdown returns.
+func TestFinalStateRefusedByUpStoreIsDropped(t *testing.T) {
+	t.Parallel()
+	m := New(WithStore(refusingStore{NewMemoryStore()}))
+	task, ctl := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
+	ctl.Complete(json.RawMessage(`{"content":[]}`), false)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v (unstored %d)", err, m.Unstored())
+	}
+	got := mustGet(t, m, "sub:alice", task.ID)
+	if got.Status != sake.TaskFailed || got.Error == nil || got.Error.Code != sake.CodeInternalError {
+		t.Errorf("after the refusal: %+v", got)
+	}
+}

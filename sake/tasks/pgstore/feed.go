@@ -186,7 +186,8 @@ func (s *Store) heartbeat(ctx context.Context) {
 // SweepOrphans fails the unfinished tasks of every other replica whose last
 // heartbeat is older than deadAfter, announces each change, forgets those
 // replicas, and returns how many tasks it failed. The listening goroutine
-// calls it at every heartbeat with DeadAfter; several replicas sweeping at
+// calls it with DeadAfter at every heartbeat once this replica has beaten
+// without a gap for DeadAfter; several replicas sweeping at
 // once fail each task once. A task's work that is in fact still running
 // (a replica cut off from the database, not stopped) finds its task
 // terminal at its next report and stops.

@@ -122,9 +122,12 @@ func (c *Context) ProgressToken() json.RawMessage {
 
 // Progress reports progress to the client when the request asked for it
 // (with a progress token); otherwise it does nothing. In a call that runs
-// as a task it sets the task's status message instead. progress should
-// increase with every call; total is 0 when unknown.
-func (c *Context) Progress(progress, total float64, message string) {
+// as a task it sets the task's status message instead, and returns the
+// task manager's refusal: a -32602 *Error for a message that is not valid
+// UTF-8 or holds a NUL (the status message stays as it was), or the
+// store's error. progress should increase with every call; total is 0
+// when unknown. Outside a task it returns nil.
+func (c *Context) Progress(progress, total float64, message string) error {
 	if c.task != nil {
 		// A task reports through its status message, which tasks/get shows.
 		if message == "" {
@@ -133,12 +136,11 @@ func (c *Context) Progress(progress, total float64, message string) {
 				message += " of " + strconv.FormatFloat(total, 'f', -1, 64)
 			}
 		}
-		c.task.ctl.Progress(message)
-		return
+		return c.task.ctl.Progress(message)
 	}
 	p := c.req.Params
 	if p.Meta == nil || len(p.Meta.ProgressToken) == 0 || c.req.in == nil || !c.req.in.streams() {
-		return
+		return nil
 	}
 	b := make([]byte, 0, 128)
 	b = append(b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`...)
@@ -155,6 +157,7 @@ func (c *Context) Progress(progress, total float64, message string) {
 	}
 	b = append(b, "}}"...)
 	c.notify(b)
+	return nil
 }
 
 // Log sends a notifications/message to the client when the request's log

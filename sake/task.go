@@ -97,8 +97,11 @@ type TaskControl interface {
 	// key) and blocks until every one is answered, returning the answers,
 	// or until the context ends.
 	NeedInput(requests map[string]json.RawMessage) (map[string]json.RawMessage, error)
-	// Progress records a status message while the task works.
-	Progress(message string)
+	// Progress records a status message while the task works. It returns
+	// an error when the message is refused (a -32602 *Error for one that
+	// is not valid UTF-8 or holds a NUL, which no store need keep) or
+	// cannot be stored; once the task is terminal it is ignored.
+	Progress(message string) error
 	// Complete finishes the task with a tool result (isError says the
 	// tool reported an error).
 	Complete(result json.RawMessage, isError bool)

@@ -1,6 +1,7 @@
 package pgbroker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,8 +18,15 @@ const channel = "sake_broadcasts"
 
 // MaxURI is the longest resource URI, in bytes, whose updates travel
 // between replicas: a NOTIFY payload holds under 8000 bytes. Longer URIs
-// are announced to this replica's clients only, and logged.
+// are announced to this replica's clients only, and logged. The URI
+// travels in JSON, with <, > and & as they are; a URI of control
+// characters, quotes or backslashes, which JSON escapes, must also fit
+// maxPayload once encoded.
 const MaxURI = 7000
+
+// maxPayload is the largest NOTIFY payload PostgreSQL takes (it must be
+// shorter than 8000 bytes).
+const maxPayload = 7999
 
 // Broker is a sake.Broker on PostgreSQL LISTEN/NOTIFY. Build it with New.
 type Broker struct {
@@ -52,9 +60,16 @@ func (b *Broker) Publish(ctx context.Context, bc sake.Broadcast) error {
 	if len(bc.URI) > MaxURI {
 		return fmt.Errorf("pgbroker: a resource URI of %d bytes is longer than the %d that travel between replicas", len(bc.URI), MaxURI)
 	}
-	payload, err := json.Marshal(message{Origin: b.replica, List: bc.List, URI: bc.URI})
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // <, > and & would take six bytes each
+	if err := enc.Encode(message{Origin: b.replica, List: bc.List, URI: bc.URI}); err != nil {
 		return err
+	}
+	payload := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if len(payload) > maxPayload {
+		return fmt.Errorf("pgbroker: a resource URI of %d bytes takes %d once encoded, more than the %d a NOTIFY holds: it reaches this replica's clients only; use shorter URIs without control characters, quotes or backslashes",
+			len(bc.URI), len(payload), maxPayload)
 	}
 	if _, err := b.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, string(payload)); err != nil {
 		return fmt.Errorf("pgbroker: publishing a broadcast: %w", err)

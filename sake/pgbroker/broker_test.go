@@ -86,3 +86,40 @@ func TestOversizedURIStaysLocal(t *testing.T) {
 		t.Fatalf("oversized URI: %v", err)
 	}
 }
+
+// TestEscapedURIReachesOtherReplica publishes a URI whose characters JSON
+// would escape to six bytes each: its payload must still fit a NOTIFY.
+func TestEscapedURIReachesOtherReplica(t *testing.T) {
+	t.Parallel()
+	srvs := replicas(t, 2)
+	got := make(chan sake.Broadcast, 4)
+	stop := srvs[1].Watch(func(b sake.Broadcast) { got <- b })
+	t.Cleanup(stop)
+	uri := strings.Repeat("<", 1408)
+	srvs[0].ResourceUpdated(uri)
+	// A marker after it: once the marker arrives, the URI had its chance.
+	srvs[0].ResourceUpdated("marker://end")
+	var seen []string
+	for b := range got {
+		if b.URI == "marker://end" {
+			break
+		}
+		seen = append(seen, b.URI)
+	}
+	if len(seen) != 1 || seen[0] != uri {
+		t.Fatalf("the other replica saw %d updates (%.20q...), want the %d-byte URI", len(seen), seen, len(uri))
+	}
+}
+
+// TestURIWhoseEncodingOverflowsIsRefused publishes a URI short in bytes
+// whose JSON encoding would not fit a NOTIFY: Publish says so.
+func TestURIWhoseEncodingOverflowsIsRefused(t *testing.T) {
+	t.Parallel()
+	url, schema, _ := pgtest.Schema(t)
+	b := pgbroker.New(pgtest.Pool(t, url, schema), "r0", nil)
+	uri := "file:///" + strings.Repeat("\x01", 1400) // 6 bytes each once encoded
+	err := b.Publish(context.Background(), sake.Broadcast{URI: uri})
+	if err == nil || !strings.Contains(err.Error(), "encoded") {
+		t.Fatalf("URI whose encoding overflows: %v", err)
+	}
+}

@@ -15,5 +15,10 @@
 // broadcasts (sake/pgbroker: list changes and resource updates reach every
 // replica's listen streams and legacy sessions).
 //
+// StoreOptions tunes the task store: with pgstore.DeadAfter and
+// pgstore.Heartbeat a replica's unfinished tasks are failed sooner after
+// it stops (by default a replica beats every 10 s and is taken as stopped
+// after a minute without a beat).
+//
 // A tools/call that starts no task does not touch the database.
 package pgreplica

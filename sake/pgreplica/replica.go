@@ -44,6 +44,7 @@ type Option func(*config)
 type config struct {
 	logger *slog.Logger
 	tasks  []tasks.Option
+	store  []pgstore.Option
 }
 
 // Logger receives what the replica's parts cannot report to a caller (lost
@@ -54,6 +55,15 @@ func Logger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 // store is always the database.
 func TaskOptions(opts ...tasks.Option) Option {
 	return func(c *config) { c.tasks = append(c.tasks, opts...) }
+}
+
+// StoreOptions passes options to the task store (sake/tasks/pgstore):
+// how often this replica records its heartbeat (pgstore.Heartbeat, 10 s by
+// default) and how long another may go without one before the tasks it
+// was running are failed (pgstore.DeadAfter, one minute by default). A
+// pgstore.Logger given here replaces Logger for the store.
+func StoreOptions(opts ...pgstore.Option) Option {
+	return func(c *config) { c.store = append(c.store, opts...) }
 }
 
 // Open joins the replicas that share pool's database: it runs the
@@ -75,7 +85,8 @@ func Open(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Replica, er
 		return nil, err
 	}
 	id := pgstore.NewReplicaID()
-	store, err := pgstore.New(ctx, pool, id, pgstore.Logger(c.logger))
+	sopts := append([]pgstore.Option{pgstore.Logger(c.logger)}, c.store...)
+	store, err := pgstore.New(ctx, pool, id, sopts...)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 	"github.com/sakemcp/sake-go/sake/pgreplica"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/tasks/pgstore"
 )
 
 // jobs is a server whose tools run as tasks.
@@ -123,5 +124,43 @@ func TestTasksAcrossReplicas(t *testing.T) {
 		if rr.seen[i].Load() == 0 {
 			t.Errorf("replica %d served nothing", i)
 		}
+	}
+}
+
+// TestShortDeadAfterFailsDeadSiblingsTasks opens a replica with a short
+// DeadAfter next to a sibling that ran a task and stopped beating: the
+// task is failed within the deadline (the default DeadAfter, a minute,
+// would miss it).
+func TestShortDeadAfterFailsDeadSiblingsTasks(t *testing.T) {
+	t.Parallel()
+	url0, schema, pool := pgtest.Schema(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	// The sibling records one heartbeat and a working task, then stops.
+	dead, err := pgstore.New(ctx, pool, "dead-sibling")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead.Listen(func(string) {})() // listening records the heartbeat
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	task := &sake.Task{ID: "orphan", Owner: "alice", Tool: "wait", Status: sake.TaskWorking,
+		CreatedAt: now, LastUpdatedAt: now, TTL: time.Hour, PollInterval: time.Second}
+	if err := dead.Create(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+
+	r, err := pgreplica.Open(ctx, pgtest.Pool(t, url0, schema),
+		pgreplica.StoreOptions(pgstore.Heartbeat(20*time.Millisecond), pgstore.DeadAfter(200*time.Millisecond)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close(context.Background()) })
+	got, err := r.Tasks().Wait(ctx, "alice", task.ID, nil)
+	if err != nil {
+		t.Fatalf("the dead sibling's task was not failed in time: %v", err)
+	}
+	if got.Status != sake.TaskFailed || got.Error == nil || got.Error.Code != sake.CodeInternalError {
+		t.Fatalf("the dead sibling's task: %+v", got)
 	}
 }

@@ -16,6 +16,9 @@ type control struct {
 	m     *Manager
 	id    string
 	owner string // counted in m.byOwner while running
+	// base is the task as created, which a final state the store refuses
+	// is kept as (with the final fields applied).
+	base *sake.Task
 	// vacated is set (under m.mu) once the slot is given back while the
 	// final state is stored.
 	vacated bool
@@ -95,21 +98,31 @@ func (c *control) finish(fn func(*sake.Task)) {
 	}
 	c.m.vacate(c)
 	now := c.m.now()
+	apply := func(t *sake.Task) {
+		fn(t)
+		t.InputRequests = nil
+		t.LastUpdatedAt = now
+	}
 	t, err := c.m.store.Update(c.storeCtx, c.id, func(t *sake.Task) error {
 		if t.Terminal() {
 			return ErrTaskFinished
 		}
-		fn(t)
-		t.InputRequests = nil
-		t.LastUpdatedAt = now
+		apply(t)
 		return nil
 	})
+	var kept *sake.Task
 	if err != nil && !errors.Is(err, ErrTaskFinished) && !errors.Is(err, sake.ErrTaskNotFound) {
-		c.m.cfg.logger.Error("tasks: storing a finished task", "task", c.id, "error", err)
+		// The store is down: keep the final state (answered from here)
+		// and store it once the store takes writes again, before the
+		// task is released, so that no reader sees it working meanwhile.
+		kept = c.m.keepFinal(c, apply, err)
 	}
 	c.m.release(c, errDone)
-	if err == nil {
+	switch {
+	case err == nil:
 		c.m.changed(t)
+	case kept != nil:
+		c.m.notify(kept)
 	}
 }
 
@@ -196,17 +209,28 @@ func (c *control) deliver(answers map[string]json.RawMessage) {
 	}
 }
 
-// Progress implements sake.TaskControl.
-func (c *control) Progress(message string) {
+// Progress implements sake.TaskControl. A message that is not valid
+// UTF-8 or holds a NUL is refused with a -32602 *sake.Error before any
+// store sees it (PostgreSQL's text cannot hold it; every store behaves
+// alike), and the status message stays as it was. A store's failure is
+// returned too; once the task is terminal Progress does nothing.
+func (c *control) Progress(message string) error {
+	if err := checkStatusMessage(message); err != nil {
+		return err
+	}
 	if c.finished.Load() {
-		return
+		return nil
 	}
 	now := c.m.now()
-	_ = c.update(func(t *sake.Task) error {
+	err := c.update(func(t *sake.Task) error {
 		t.StatusMessage = message
 		t.LastUpdatedAt = now
 		return nil
 	})
+	if errors.Is(err, ErrTaskFinished) {
+		return nil
+	}
+	return err
 }
 
 // Complete implements sake.TaskControl. The status message is cleared.
@@ -221,13 +245,15 @@ func (c *control) Complete(result json.RawMessage, isError bool) {
 }
 
 // Fail implements sake.TaskControl. The error's message becomes the status
-// message too (the legacy task shape has no error field); a nil err is a
-// -32603 error.
+// message too (the legacy task shape has no error field), with each NUL
+// and invalid UTF-8 byte replaced by U+FFFD, since the task must end and
+// every store must keep it; a nil err is a -32603 error.
 func (c *control) Fail(err *sake.Error) {
 	if err == nil {
 		err = &sake.Error{Code: sake.CodeInternalError, Message: "task failed"}
 	}
 	e := *err
+	e.Message = mendStatusMessage(e.Message) // the task ends whatever it says
 	c.finish(func(t *sake.Task) {
 		t.Status = sake.TaskFailed
 		t.StatusMessage = e.Message

@@ -17,7 +17,12 @@
 // Fail end it. Cancel ends it too, at once (the task is cancelled before
 // Cancel returns) and cooperatively (the control's context ends; the work
 // should stop). Once a task is terminal (completed, failed or cancelled)
-// the control's further reports are ignored.
+// the control's further reports are ignored. A status message that is not
+// valid UTF-8 or holds a NUL (PostgreSQL's text holds neither) is refused
+// before any store sees it: Progress, and so sake.Context.Progress in a
+// tool running as a task, returns a -32602 error and the message stays as
+// it was. A failure's message is mended instead (each such byte becomes
+// U+FFFD), since the task must end.
 //
 // A task keeps one of the manager's running slots until it is terminal: at
 // most MaxRunning (default 64) in all and MaxRunningPerOwner (default 16)
@@ -52,6 +57,26 @@
 // newest first and paged by the id of the previous page's last task;
 // Expired finds what the janitor deletes. The package's tests check the
 // contract with a helper a new store can reuse.
+//
+// # Store outages
+//
+// A task whose work ends while the store refuses writes (a database that
+// cannot be reached) is not left working: the manager keeps its final
+// state (at most MaxUnstored, default 1000; beyond that a final state is
+// lost and logged), answers Get, Wait and Cancel for it from that state
+// (List shows it too), and stores it again with a backoff (RetryBackoff: 100 ms,
+// doubling to 5 s), at once when the store takes another write or the
+// change feed reconnects, and last in Shutdown. A task cancelled or failed
+// through another replica meanwhile stays as stored; a final state the
+// store refuses while it takes other writes becomes a -32603 failure
+// ("the task's work ended but the server could not store its outcome").
+// Other replicas answer
+// what the store holds: while they cannot reach it either, tasks/get is a
+// -32603 error saying the task status is unavailable and to retry; when
+// only this replica is cut off, they show the task working until this
+// replica stores its final state, or until they take this replica as
+// stopped and fail the task (sake/tasks/pgstore's DeadAfter). Unstored
+// counts the final states kept.
 //
 // # Replicas
 //

@@ -68,6 +68,7 @@ func (m *Manager) publish(id string, answers map[string]json.RawMessage) {
 // gets the answers accepted there, and local Waits and subscribers wake.
 func (m *Manager) remoteChange(id string) {
 	if id == "" {
+		m.kickRetry() // the store is back: store what it refused
 		m.resync()
 		return
 	}
@@ -86,6 +87,7 @@ func (m *Manager) remoteChange(id string) {
 		m.wake(id)
 		return
 	}
+	t = m.overlay(id, t)
 	if c != nil {
 		switch {
 		case t.Status == sake.TaskCancelled:

@@ -48,9 +48,11 @@ func (m *Manager) Sweep(ctx context.Context) (int, error) {
 // stops the janitor, then waits until every running task has finished
 // (its work called Complete or Fail) or ctx ends. Tasks still running then
 // are marked failed with a -32603 "server shutting down" error, and
-// Shutdown returns ctx's error. The work goroutines themselves belong to
-// the caller, which should wait for them too. Shutdown may be called more
-// than once.
+// Shutdown returns ctx's error. It then stores the final states the store
+// refused (MaxUnstored) until none is left or ctx ends; those left then
+// are lost (and logged), and Shutdown returns ctx's error. The work
+// goroutines themselves belong to the caller, which should wait for them
+// too. Shutdown may be called more than once.
 func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
@@ -65,13 +67,13 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 		c.cancel(errShutdown)
 	}
 	defer m.stopFeedOnce()
+	forced := false
 	for _, c := range controls {
 		select {
 		case <-c.done:
 			continue
 		case <-ctx.Done():
 		}
-		forced := false
 		for _, c := range controls {
 			if !c.finished.Load() {
 				m.cfg.logger.Warn("tasks: failing a task that did not stop before shutdown", "task", c.id)
@@ -79,10 +81,10 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 				forced = true
 			}
 		}
-		if forced {
-			return ctx.Err()
-		}
-		return nil
+		break
+	}
+	if err := m.flushFinals(ctx); err != nil || forced {
+		return ctx.Err()
 	}
 	return nil
 }

@@ -62,6 +62,13 @@ type Manager struct {
 	watchers map[string]*watcher // Waits in progress, by task id
 	subs     map[string]map[uint64]func(*sake.Task)
 	nextSub  uint64
+	// unstored holds the final states the store refused, by task id,
+	// until a retry stores them (unstored.go).
+	unstored     map[string]*unstoredFinal
+	retryKick    chan struct{}
+	retryStop    context.CancelFunc
+	retryDone    chan struct{}
+	retryStopped bool // Shutdown stores what is left itself
 
 	janitorOnce sync.Once
 	janitorStop context.CancelFunc
@@ -79,13 +86,15 @@ var _ sake.TaskManager = (*Manager)(nil)
 func New(opts ...Option) *Manager {
 	cfg := newConfig(opts)
 	m := &Manager{
-		cfg:      cfg,
-		store:    cfg.store,
-		feed:     feedOf(cfg),
-		running:  make(map[string]*control),
-		byOwner:  make(map[string]int),
-		watchers: make(map[string]*watcher),
-		subs:     make(map[string]map[uint64]func(*sake.Task)),
+		cfg:       cfg,
+		store:     cfg.store,
+		feed:      feedOf(cfg),
+		running:   make(map[string]*control),
+		byOwner:   make(map[string]int),
+		watchers:  make(map[string]*watcher),
+		subs:      make(map[string]map[uint64]func(*sake.Task)),
+		unstored:  make(map[string]*unstoredFinal),
+		retryKick: make(chan struct{}, 1),
 	}
 	m.ownerFull, m.serverFull = newLimitErrors(cfg)
 	if m.feed != nil {
@@ -169,6 +178,7 @@ func (m *Manager) Create(ctx context.Context, owner string, opts sake.TaskOption
 	}
 	c := newControl(m, ctx, t.ID)
 	c.owner = owner
+	c.base = cloneTask(t)
 	m.running[t.ID] = c
 	m.mu.Unlock()
 	return t, c, nil
@@ -180,12 +190,21 @@ func visible(t *sake.Task, owner string, now time.Time) bool {
 }
 
 // Get implements sake.TaskManager. A task that has expired is not found,
-// even before the janitor deletes it.
+// even before the janitor deletes it. A task whose work ended here while
+// the store refused its final state is answered from that state (see
+// MaxUnstored); a store failure otherwise is an error that tells the
+// client to retry (a -32603 *sake.Error).
 func (m *Manager) Get(ctx context.Context, owner, id string) (*sake.Task, error) {
 	t, err := m.store.Get(ctx, id)
-	if err != nil {
+	if err != nil && !errors.Is(err, sake.ErrTaskNotFound) {
+		t = m.unstoredTask(id)
+		if t == nil {
+			return nil, unavailable(ctx, err)
+		}
+	} else if err != nil {
 		return nil, err
 	}
+	t = m.overlay(id, t)
 	if !visible(t, owner, m.now()) {
 		return nil, sake.ErrTaskNotFound
 	}
@@ -198,6 +217,12 @@ func (m *Manager) Get(ctx context.Context, owner, id string) (*sake.Task, error)
 // not await input are ignored.
 func (m *Manager) Answer(ctx context.Context, owner, id string, responses map[string]json.RawMessage) error {
 	now := m.now()
+	if f := m.unstoredTask(id); f != nil {
+		if !visible(f, owner, now) {
+			return sake.ErrTaskNotFound
+		}
+		return nil // finished here: nothing awaits input
+	}
 	var accepted map[string]json.RawMessage
 	t, err := m.store.Update(ctx, id, func(t *sake.Task) error {
 		accepted = nil
@@ -230,7 +255,7 @@ func (m *Manager) Answer(ctx context.Context, owner, id string, responses map[st
 	case errors.Is(err, errNoChange):
 		return nil
 	case err != nil:
-		return err
+		return unavailable(ctx, err)
 	}
 	if c := m.control(id); c != nil {
 		c.deliver(accepted)
@@ -246,6 +271,13 @@ func (m *Manager) Answer(ctx context.Context, owner, id string, responses map[st
 // it is.
 func (m *Manager) Cancel(ctx context.Context, owner, id string) (*sake.Task, error) {
 	now := m.now()
+	if f := m.unstoredTask(id); f != nil {
+		// Finished here, the store not told yet: terminal as it is.
+		if !visible(f, owner, now) {
+			return nil, sake.ErrTaskNotFound
+		}
+		return f, nil
+	}
 	var unchanged *sake.Task
 	t, err := m.store.Update(ctx, id, func(t *sake.Task) error {
 		unchanged = nil
@@ -266,7 +298,7 @@ func (m *Manager) Cancel(ctx context.Context, owner, id string) (*sake.Task, err
 	case errors.Is(err, errNoChange):
 		return unchanged, nil
 	case err != nil:
-		return nil, err
+		return nil, unavailable(ctx, err)
 	}
 	if c := m.control(id); c != nil {
 		c.cancel(errCancelled) // the cause, should the work finish meanwhile
@@ -292,7 +324,7 @@ func (m *Manager) List(ctx context.Context, owner, cursor string, limit int) ([]
 		return nil, "", sake.InvalidParams("invalid cursor")
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, "", unavailable(ctx, err)
 	}
 	next := ""
 	if len(page) > limit {
@@ -302,6 +334,7 @@ func (m *Manager) List(ctx context.Context, owner, cursor string, limit int) ([]
 	now := m.now()
 	out := page[:0]
 	for _, t := range page {
+		t = m.overlay(t.ID, t)
 		if !expired(t, now) {
 			out = append(out, t)
 		}

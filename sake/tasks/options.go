@@ -30,6 +30,9 @@ type config struct {
 	now          func() time.Time
 	logger       *slog.Logger
 	feed         Feed
+	maxUnstored  int
+	retryMin     time.Duration
+	retryMax     time.Duration
 }
 
 // Option configures a Manager.
@@ -89,8 +92,32 @@ func Logger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
 
+// MaxUnstored limits how many final states of finished tasks the manager
+// keeps while its store refuses them (a database that cannot be reached).
+// Each is answered from memory by this manager and stored again with a
+// backoff (RetryBackoff) until the store takes it. Beyond the limit a
+// task's final state is lost, and logged: the task stays as stored
+// (working) until its TTL, or until the replicas sharing the store take
+// this one as stopped. The default is DefaultMaxUnstored (1000); n <= 0
+// removes the limit.
+func MaxUnstored(n int) Option {
+	return func(c *config) { c.maxUnstored = n }
+}
+
+// RetryBackoff sets how long the manager waits between attempts to store
+// the final states the store refused: first lo, doubling after each
+// refusal up to hi. An attempt is also made at once when the store takes
+// another write or the change feed reconnects. The defaults are 100 ms
+// and 5 s; a value <= 0 keeps its default.
+func RetryBackoff(lo, hi time.Duration) Option {
+	return func(c *config) { c.retryMin, c.retryMax = lo, hi }
+}
+
 func newConfig(opts []Option) config {
 	c := config{
+		maxUnstored:  DefaultMaxUnstored,
+		retryMin:     defaultRetryMin,
+		retryMax:     defaultRetryMax,
 		maxRunning:   defaultMaxRunning,
 		maxPerOwner:  DefaultMaxRunningPerOwner,
 		defaultTTL:   defaultTTL,
@@ -107,6 +134,13 @@ func newConfig(opts []Option) config {
 	if c.now == nil {
 		c.now = time.Now
 	}
+	if c.retryMin <= 0 {
+		c.retryMin = defaultRetryMin
+	}
+	if c.retryMax <= 0 {
+		c.retryMax = defaultRetryMax
+	}
+	c.retryMax = max(c.retryMax, c.retryMin)
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}

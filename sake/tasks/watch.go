@@ -106,6 +106,9 @@ func (m *Manager) wake(id string) {
 func (m *Manager) changed(t *sake.Task) {
 	m.notify(t)
 	m.publish(t.ID, nil)
+	if m.Unstored() > 0 {
+		m.kickRetry() // the store takes writes again
+	}
 }
 
 // notify reports a stored change of t to this manager's waiters and its

@@ -26,7 +26,11 @@
 // default). A replica that has not done so for DeadAfter (one minute) is
 // taken as stopped: its unfinished tasks become failed with a -32603 error
 // "the server replica running this task stopped", their waiters wake, and
-// no task is left working forever. Expired tasks are deleted by every
+// no task is left working forever. A replica judges the others only once
+// it has itself been beating without a gap for DeadAfter, so that the
+// first replica back from a database outage (or a replica just started)
+// does not fail the tasks of replicas that missed their beats in the same
+// outage and are on their way back. Expired tasks are deleted by every
 // replica's janitor; deleting one twice is harmless.
 //
 // # Lost connections
@@ -34,4 +38,7 @@
 // When the LISTEN connection drops, the store listens again with a bounded
 // backoff and then has the manager re-read every task it runs or awaits,
 // logging that it does so, since changes announced meanwhile were missed.
+// The manager also stores then the final states of tasks whose work ended
+// while the database was unreachable, which it kept meanwhile (see
+// sake/tasks, "Store outages").
 package pgstore

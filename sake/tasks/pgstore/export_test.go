@@ -12,3 +12,15 @@ func (s *Store) AgeHeartbeat(ctx context.Context, replica string, d time.Duratio
 		replica, d.Seconds())
 	return err
 }
+
+// HeartbeatNow records this replica's heartbeat and sweeps, as the
+// listening goroutine does every Heartbeat.
+func (s *Store) HeartbeatNow(ctx context.Context) { s.heartbeat(ctx) }
+
+// AgeBeating moves back by d the moment since which replica has been
+// beating without a gap.
+func (s *Store) AgeBeating(ctx context.Context, replica string, d time.Duration) error {
+	_, err := s.pool.Exec(ctx, `UPDATE sake_task_replicas SET beating_since = beating_since - make_interval(secs => $2) WHERE id = $1`,
+		replica, d.Seconds())
+	return err
+}

@@ -157,14 +157,25 @@ func (s *Store) beat(ctx context.Context) {
 	}
 }
 
-// heartbeat records that this replica is alive and fails the tasks of
-// replicas that are not.
+// heartbeat records that this replica is alive and, once it has been
+// beating without a gap for DeadAfter, fails the tasks of replicas that
+// are not. A replica that missed beats itself (an outage, a start) waits:
+// the others may have missed theirs for the same reason and be on their
+// way back, with their tasks' work still running.
 func (s *Store) heartbeat(ctx context.Context) {
-	if _, err := s.pool.Exec(ctx, `INSERT INTO sake_task_replicas (id, seen_at) VALUES ($1, now())
-		ON CONFLICT (id) DO UPDATE SET seen_at = now()`, s.replica); err != nil {
+	var steady bool
+	if err := s.pool.QueryRow(ctx, `INSERT INTO sake_task_replicas AS r (id, seen_at, beating_since)
+		VALUES ($1, now(), now())
+		ON CONFLICT (id) DO UPDATE SET seen_at = now(),
+			beating_since = CASE WHEN r.seen_at < now() - make_interval(secs => $2) THEN now() ELSE r.beating_since END
+		RETURNING beating_since <= now() - make_interval(secs => $3)`,
+		s.replica, 2*s.cfg.heartbeat.Seconds(), s.cfg.deadAfter.Seconds()).Scan(&steady); err != nil {
 		if ctx.Err() == nil {
 			s.cfg.logger.Error("pgstore: recording this replica's heartbeat", "error", err)
 		}
+		return
+	}
+	if !steady {
 		return
 	}
 	if _, err := s.SweepOrphans(ctx, s.cfg.deadAfter); err != nil && ctx.Err() == nil {
@@ -175,7 +186,8 @@ func (s *Store) heartbeat(ctx context.Context) {
 // SweepOrphans fails the unfinished tasks of every other replica whose last
 // heartbeat is older than deadAfter, announces each change, forgets those
 // replicas, and returns how many tasks it failed. The listening goroutine
-// calls it at every heartbeat with DeadAfter; several replicas sweeping at
+// calls it with DeadAfter at every heartbeat once this replica has beaten
+// without a gap for DeadAfter; several replicas sweeping at
 // once fail each task once. A task's work that is in fact still running
 // (a replica cut off from the database, not stopped) finds its task
 // terminal at its next report and stops.

@@ -204,3 +204,57 @@ func TestListenReconnects(t *testing.T) {
 		t.Fatalf("B's waiter got %+v", got)
 	}
 }
+
+// A replica judges the others only once it has itself been beating for
+// DeadAfter: back from an outage (or just started), it does not fail the
+// tasks of replicas that missed their beats in the same outage.
+func TestSweepWaitsForOwnSteadyBeat(t *testing.T) {
+	t.Parallel()
+	_, _, pool := pgtest.Schema(t)
+	ctx := context.Background()
+	sa, err := pgstore.New(ctx, pool, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := pgstore.New(ctx, pool, "B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	task := &sake.Task{ID: "t1", Owner: "sub:alice", Status: sake.TaskWorking, CreatedAt: now, LastUpdatedAt: now, TTL: time.Hour}
+	if err := sa.Create(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	sa.HeartbeatNow(ctx)
+	sb.HeartbeatNow(ctx)
+	// Both were cut off for two hours: their last beats are that old.
+	for _, r := range []string{"A", "B"} {
+		if err := sa.AgeHeartbeat(ctx, r, 2*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if err := sa.AgeBeating(ctx, r, 3*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	working := func(when string) {
+		t.Helper()
+		got, err := sb.Get(ctx, task.ID)
+		if err != nil || got.Status != sake.TaskWorking {
+			t.Fatalf("%s: %+v, %v", when, got, err)
+		}
+	}
+	// B comes back first: A may be on its way back too.
+	sb.HeartbeatNow(ctx)
+	working("B's first beat after the outage")
+	sb.HeartbeatNow(ctx)
+	working("B's second beat")
+	// B has beaten for DeadAfter and A still has not: A is stopped.
+	if err := sb.AgeBeating(ctx, "B", 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	sb.HeartbeatNow(ctx)
+	got, err := sb.Get(ctx, task.ID)
+	if err != nil || got.Status != sake.TaskFailed {
+		t.Fatalf("once B has beaten for DeadAfter: %+v, %v", got, err)
+	}
+}

@@ -34,4 +34,7 @@ var migrations = []string{
 		id        text PRIMARY KEY,
 		seen_at   timestamptz NOT NULL
 	);`,
+	// Since when a replica has beaten without a gap: it judges the
+	// others only once it has watched for DeadAfter itself.
+	`ALTER TABLE sake_task_replicas ADD COLUMN beating_since timestamptz NOT NULL DEFAULT now();`,
 }

@@ -2,8 +2,10 @@ package pgstore_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 	"github.com/sakemcp/sake-go/sake/tasks"
 	"github.com/sakemcp/sake-go/sake/tasks/pgstore"
@@ -33,5 +35,33 @@ func TestMigrationsIdempotent(t *testing.T) {
 	}
 	if _, err := pgstore.New(ctx, pool, ""); err == nil {
 		t.Error("an empty replica name was accepted")
+	}
+}
+
+// A status message PostgreSQL's text cannot hold is refused before the
+// store sees it, as with the memory store; a failure's message is mended
+// and the failed task stored.
+func TestStatusMessageThatTextCannotHold(t *testing.T) {
+	t.Parallel()
+	_, _, pool := pgtest.Schema(t)
+	ctx := context.Background()
+	s, err := pgstore.New(ctx, pool, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tasks.New(tasks.WithStore(s))
+	defer m.Shutdown(ctx)
+	task, ctl, err := m.Create(ctx, "sub:alice", sake.TaskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rpc *sake.Error
+	if err := ctl.Progress("nul\x00"); !errors.As(err, &rpc) || rpc.Code != sake.CodeInvalidParams {
+		t.Errorf("Progress with a NUL: %v", err)
+	}
+	ctl.Fail(&sake.Error{Code: -32001, Message: "bad \xff"})
+	got, err := s.Get(ctx, task.ID)
+	if err != nil || got.Status != sake.TaskFailed || got.StatusMessage != "bad \uFFFD" || m.Unstored() != 0 {
+		t.Fatalf("stored: %+v, %v (unstored %d)", got, err, m.Unstored())
 	}
 }

@@ -215,7 +215,7 @@ func (s *Server) handleRequest(ctx context.Context, req *Request, paramsErr *dec
 		}
 		answered = e
 		reply = s.errorReply(req.ID, era, e)
-		reply.Busy = e.Code == CodeServerBusy
+		reply.Busy, reply.RetryAfter = e.Code == CodeServerBusy, retryAfterOf(e)
 	}
 	if out != nil && answered != nil {
 		out.Error = answered

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // This file is everything a transport needs from the server. A transport
@@ -191,6 +192,10 @@ type Reply struct {
 	// Busy says the server refused the message for lack of room (too many
 	// sessions, too many requests in flight): HTTP answers 503.
 	Busy bool
+	// RetryAfter is how long the client should wait before trying again,
+	// when the error said (RetryData): HTTP sends it as Retry-After, with
+	// 429 for CodeRateLimited.
+	RetryAfter time.Duration
 }
 
 // MessageKind is what a decoded message is.

@@ -1,0 +1,41 @@
+package middleware_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/middleware"
+)
+
+var benchCall = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"text":"hello"}}}`)
+
+// benchServer measures a modern tools/call through the dispatcher with the
+// given options.
+func benchServer(b *testing.B, opts ...sake.Option) {
+	s := sake.MustNew(tools{}, append([]sake.Option{sake.Logger(quiet)}, opts...)...)
+	in := &sake.Inbound{Transport: "http", RemoteAddr: "192.0.2.1", Identity: &sake.Identity{Subject: "alice", ClientID: "app"}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := s.Handle(ctx, benchCall, in); r.ErrorCode != 0 {
+			b.Fatal(string(r.Body))
+		}
+	}
+}
+
+// BenchmarkToolsCall is the bare call every other benchmark is compared to.
+func BenchmarkToolsCall(b *testing.B) { benchServer(b) }
+
+// BenchmarkRateLimit is a call through two limits (per subject and
+// server-wide) that never refuse.
+func BenchmarkRateLimit(b *testing.B) {
+	rl, err := middleware.NewRateLimiter([]middleware.Limit{
+		{Rate: 100_000_000},
+		{Name: "server", Rate: 100_000_000, Key: middleware.Everyone, Tools: []string{"echo"}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchServer(b, sake.Use(rl.Middleware()))
+}

@@ -3,6 +3,7 @@ package middleware_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/middleware"
@@ -38,4 +39,14 @@ func BenchmarkRateLimit(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchServer(b, sake.Use(rl.Middleware()))
+}
+
+// BenchmarkToolLimits is a call with a timeout, a concurrency cap and a
+// per-subject cap.
+func BenchmarkToolLimits(b *testing.B) {
+	mw, err := middleware.ToolLimits(middleware.ToolLimit{Timeout: time.Minute, MaxConcurrent: 64, MaxPerSubject: 8})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchServer(b, sake.Use(mw))
 }

@@ -125,6 +125,11 @@ func (c *httpCaller) call(tool string) *httptest.ResponseRecorder {
 func (c *httpCaller) post(method, name, params string) *httptest.ResponseRecorder {
 	c.t.Helper()
 	c.id++
+	return c.postAs(c.id, method, name, params)
+}
+
+// postAs posts with the given request id, from any goroutine.
+func (c *httpCaller) postAs(id int, method, name, params string) *httptest.ResponseRecorder {
 	if c.era == sake.Modern {
 		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 		if params == "{}" {
@@ -137,7 +142,7 @@ func (c *httpCaller) post(method, name, params string) *httptest.ResponseRecorde
 	if strings.HasPrefix(method, "notifications/") {
 		body = `{"jsonrpc":"2.0","method":"` + method + `","params":` + params + `}`
 	} else {
-		body = `{"jsonrpc":"2.0","id":` + itoa(c.id) + `,"method":"` + method + `","params":` + params + `}`
+		body = `{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"` + method + `","params":` + params + `}`
 	}
 	r := httptest.NewRequestWithContext(context.Background(), http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
 	r.RemoteAddr = c.addr + ":4711"

@@ -165,7 +165,7 @@ func TestRateLimitEveryRequest(t *testing.T) {
 		clk := newClock()
 		srv := limited(t, clk, middleware.Limit{Rate: 4})
 		c := saketest.Connect(t, srv, append(opts, saketest.Scopes(), saketest.Subject("alice"))...) // 1
-		if _, err := c.ListTools(); err != nil { // 2
+		if _, err := c.ListTools(); err != nil {                                                     // 2
 			t.Fatal(err)
 		}
 		if _, err := c.CallTool("echo", map[string]any{"text": "x"}); err != nil { // 3

@@ -50,3 +50,8 @@ func BenchmarkToolLimits(b *testing.B) {
 	}
 	benchServer(b, sake.Use(mw))
 }
+
+// BenchmarkResultCap is a call whose result is measured against the cap.
+func BenchmarkResultCap(b *testing.B) {
+	benchServer(b, sake.Use(middleware.ResultCap{}.Middleware()))
+}

@@ -192,7 +192,9 @@ func TestToolLimitsOverHTTP(t *testing.T) {
 				h := endpoint(t, toolLimited(t, b, c.limit))
 				alice := newHTTPCaller(t, h, era, "192.0.2.1", "alice")
 				done := make(chan int, 1)
-				go func() { done <- alice.postAs(1000, "tools/call", "wait", `{"name":"wait","arguments":{"text":"x"}}`).Code }()
+				go func() {
+					done <- alice.postAs(1000, "tools/call", "wait", `{"name":"wait","arguments":{"text":"x"}}`).Code
+				}()
 				<-b.started
 				r := alice.call("wait")
 				if r.Code != c.status || r.Header().Get("Retry-After") != "1" {

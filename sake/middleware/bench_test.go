@@ -2,6 +2,8 @@ package middleware_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -54,4 +56,16 @@ func BenchmarkToolLimits(b *testing.B) {
 // BenchmarkResultCap is a call whose result is measured against the cap.
 func BenchmarkResultCap(b *testing.B) {
 	benchServer(b, sake.Use(middleware.ResultCap{}.Middleware()))
+}
+
+// BenchmarkAccessLog is a call with the access log on, written by a JSON
+// handler to nowhere.
+func BenchmarkAccessLog(b *testing.B) {
+	l := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	benchServer(b, middleware.AccessLog{Logger: l}.Option())
+}
+
+// BenchmarkMaskErrors is a call that succeeds through MaskErrors.
+func BenchmarkMaskErrors(b *testing.B) {
+	benchServer(b, sake.Use(middleware.MaskErrors(quiet)))
 }

@@ -21,7 +21,9 @@ type report struct {
 	Lines []string `json:"lines"`
 }
 
-func (big) Text(ctx *sake.Context, a sizeArgs) (string, error) { return strings.Repeat("é", a.N/2), nil }
+func (big) Text(ctx *sake.Context, a sizeArgs) (string, error) {
+	return strings.Repeat("é", a.N/2), nil
+}
 
 func (big) Blocks(ctx *sake.Context, a sizeArgs) (*sake.ToolResult, error) {
 	return &sake.ToolResult{Content: []sake.Content{sake.Text(strings.Repeat("a", a.N)), sake.Image(make([]byte, a.N), "image/png"), sake.Text("tail")}}, nil

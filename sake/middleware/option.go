@@ -15,6 +15,8 @@ type config struct {
 	store    BucketStore
 	maxKeys  int
 	failOpen bool
+
+	checkTimeout time.Duration
 }
 
 func newConfig(opts []Option) config {

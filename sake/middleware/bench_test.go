@@ -69,3 +69,35 @@ func BenchmarkAccessLog(b *testing.B) {
 func BenchmarkMaskErrors(b *testing.B) {
 	benchServer(b, sake.Use(middleware.MaskErrors(quiet)))
 }
+
+// BenchmarkAllOn is a call through every middleware of the package, as
+// examples/production wires them, with in-memory stores; "logged" adds the
+// access log, written by a JSON handler to nowhere. Compare with
+// BenchmarkToolsCall.
+func BenchmarkAllOn(b *testing.B) {
+	for _, logged := range []bool{false, true} {
+		name := "unlogged"
+		if logged {
+			name = "logged"
+		}
+		b.Run(name, func(b *testing.B) {
+			rl, err := middleware.NewRateLimiter([]middleware.Limit{
+				{Rate: 100_000_000, Methods: []string{"tools/call"}},
+				{Name: "server", Rate: 100_000_000, Key: middleware.Everyone},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			limits, err := middleware.ToolLimits(middleware.ToolLimit{Timeout: time.Minute, MaxConcurrent: 64, MaxPerSubject: 8})
+			if err != nil {
+				b.Fatal(err)
+			}
+			l := slog.New(slog.NewJSONHandler(io.Discard, nil))
+			opts := []sake.Option{sake.Use(rl.Middleware(), middleware.MaskErrors(l), limits, middleware.ResultCap{}.Middleware())}
+			if logged {
+				opts = append(opts, middleware.AccessLog{Logger: l}.Option())
+			}
+			benchServer(b, opts...)
+		})
+	}
+}

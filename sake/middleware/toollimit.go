@@ -183,7 +183,7 @@ func (g *gate) acquire(ctx context.Context, k slotKey, max, queue int, wait time
 	}
 	s := g.slots[k]
 	if s == nil {
-		s = &slot{}
+		s = slotPool.Get().(*slot)
 		g.slots[k] = s
 	}
 	if s.running < max {
@@ -229,5 +229,10 @@ func (g *gate) release(k slotKey) {
 	}
 	if s.running--; s.running == 0 {
 		delete(g.slots, k)
+		s.waiters = s.waiters[:0]
+		slotPool.Put(s)
 	}
 }
+
+// slotPool recycles the entries of keys whose calls are over.
+var slotPool = sync.Pool{New: func() any { return new(slot) }}

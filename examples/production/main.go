@@ -8,7 +8,9 @@
 //
 // It serves Streamable HTTP at /mcp, /healthz and /readyz. On SIGINT or
 // SIGTERM /readyz answers 503 at once; after -drain the server stops
-// taking requests and waits up to -grace for the calls under way.
+// taking requests and waits up to -grace for the calls under way. With
+// -postgres URL the rate limits are kept in PostgreSQL, so that they hold
+// per caller across replicas, and /readyz pings the database.
 package main
 
 import (
@@ -23,6 +25,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 func main() {
@@ -33,10 +37,20 @@ func main() {
 	maxResult := flag.Int("max-result", 1<<20, "the most bytes a tool result may carry")
 	drain := flag.Duration("drain", 5*time.Second, "how long /readyz answers 503 before the server stops taking requests")
 	grace := flag.Duration("grace", 20*time.Second, "how long the calls under way have to finish at shutdown")
+	postgres := flag.String("postgres", "", "keep rate limits in this PostgreSQL database (postgres://...), shared by every replica on it")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg := config{RateLimit: *rate, AccessLog: *access, ToolTimeout: *timeout, MaxResult: *maxResult, Log: os.Stderr}
+	if *postgres != "" {
+		pool, err := pgxpool.New(ctx, *postgres)
+		if err != nil {
+			slog.Error("production: -postgres", "err", err)
+			os.Exit(1)
+		}
+		defer pool.Close()
+		cfg.Postgres = pool
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err == nil {
 		err = serve(ctx, ln, cfg, *drain, *grace)

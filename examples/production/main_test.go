@@ -5,13 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
@@ -218,4 +222,86 @@ func TestServe(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)
 	}
+}
+
+// With a database, two replicas share each caller's rate limit, and
+// /readyz fails while the database cannot be reached.
+func TestPostgres(t *testing.T) {
+	t.Parallel()
+	url, schema := pgSchema(t)
+	pool := pgPool(t, url, schema)
+	clk := &fakeClock{t: time.Date(2026, 7, 28, 9, 0, 0, 0, time.UTC)}
+	_, ts1 := start(t, config{RateLimit: 2, ToolTimeout: time.Minute, Log: &syncBuffer{}, Clock: clk.now, Postgres: pool})
+	other := pgPool(t, url, schema)
+	_, ts2 := start(t, config{RateLimit: 2, ToolTimeout: time.Minute, Log: &syncBuffer{}, Clock: clk.now, Postgres: other})
+	ctx := context.Background()
+	var statuses []int
+	for _, ts := range []*httptest.Server{ts1, ts2, ts1} {
+		c, err := client.Connect(ctx, client.HTTP(ts.URL+"/mcp", ts.Client()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.CallTool(ctx, "search", map[string]any{"query": "tea"})
+		var he *client.HTTPError
+		switch {
+		case err == nil:
+			statuses = append(statuses, 200)
+		case errors.As(err, &he):
+			statuses = append(statuses, he.Status)
+		default:
+			t.Fatal(err)
+		}
+		_ = c.Close()
+	}
+	if statuses[0] != 200 || statuses[1] != 200 || statuses[2] != http.StatusTooManyRequests {
+		t.Errorf("calls on replicas 1, 2, 1: %v, want 200 200 429", statuses)
+	}
+	other.Close()
+	resp, err := ts2.Client().Get(ts2.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/readyz without its database: %d", resp.StatusCode)
+	}
+}
+
+// pgSchema makes a schema of its own for t in the cluster SAKE_POSTGRES_URL
+// names, or skips t.
+func pgSchema(t *testing.T) (url, schema string) {
+	t.Helper()
+	url = os.Getenv("SAKE_POSTGRES_URL")
+	if url == "" {
+		t.Skip("SAKE_POSTGRES_URL is unset: run `eval \"$(scripts/postgres.sh start)\"` for a throwaway PostgreSQL cluster")
+	}
+	schema = fmt.Sprintf("production_%d", time.Now().UnixNano())
+	admin, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(context.Background(), "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		admin.Close()
+	})
+	return url, schema
+}
+
+// pgPool opens a pool on schema, closed when t ends.
+func pgPool(t *testing.T, url, schema string) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }

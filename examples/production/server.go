@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/middleware"
+	"github.com/sakemcp/sake-go/sake/middleware/pgbuckets"
 	sakeotel "github.com/sakemcp/sake-go/sake/otel"
 	"github.com/sakemcp/sake-go/sake/plug"
 )
@@ -68,6 +70,9 @@ type config struct {
 	MaxResult   int           // bytes of a tool result
 	Log         io.Writer     // where logs go (stderr)
 	Clock       func() time.Time
+	// Postgres, when set, keeps the rate limits' buckets in PostgreSQL,
+	// shared by every replica on the database, and /readyz pings it.
+	Postgres *pgxpool.Pool
 }
 
 // app is the server, wired for production.
@@ -90,9 +95,17 @@ func newApp(cfg config) (*app, error) {
 	}
 	var mws []sake.Middleware
 	if cfg.RateLimit > 0 {
+		rlOpts := []middleware.Option{middleware.Clock(clock), middleware.Logger(logger)}
+		if cfg.Postgres != nil {
+			store, err := pgbuckets.New(context.Background(), cfg.Postgres)
+			if err != nil {
+				return nil, err
+			}
+			rlOpts = append(rlOpts, middleware.Store(store))
+		}
 		rl, err := middleware.NewRateLimiter([]middleware.Limit{
 			{Name: "calls", Rate: cfg.RateLimit, Methods: []string{"tools/call"}},
-		}, middleware.Clock(clock), middleware.Logger(logger))
+		}, rlOpts...)
 		if err != nil {
 			return nil, err
 		}
@@ -116,6 +129,9 @@ func newApp(cfg config) (*app, error) {
 		return nil, err
 	}
 	a := &app{srv: srv, mcp: plug.New(srv, plug.Logger(logger)), health: middleware.NewHealth(middleware.Logger(logger)), logger: logger}
+	if cfg.Postgres != nil {
+		a.health.AddCheck("postgres", cfg.Postgres.Ping)
+	}
 	r := chi.NewRouter()
 	r.Handle("/mcp", tel.Handler(a.mcp))
 	r.Handle("/healthz", a.health.Live())

@@ -6,8 +6,10 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/middleware"
 	"github.com/sakemcp/sake-go/sake/stdio"
 )
 
@@ -56,5 +58,50 @@ func TestRateLimitOverStdio(t *testing.T) {
 	e := rpcOf(t, []byte(got[10]))
 	if e == nil || e.Code != sake.CodeRateLimited || retryMs(t, e) != 100 || !strings.Contains(got[10], `"id":11`) {
 		t.Fatalf("11th: %s", got[10])
+	}
+}
+
+// Over stdio: a timed-out call, an oversized result and a masked error are
+// the same results as elsewhere, and the access log has one record per
+// message with the transport.
+func TestMiddlewareOverStdio(t *testing.T) {
+	t.Parallel()
+	var logs logBuffer
+	limits, err := middleware.ToolLimits(middleware.ToolLimit{Tools: []string{"wait"}, Timeout: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type server struct {
+		*blocking
+		big
+		secretive
+	}
+	srv := sake.MustNew(server{blocking: newBlocking()},
+		sake.Use(middleware.MaskErrors(quiet), limits, middleware.ResultCap{MaxBytes: 100}.Middleware()),
+		middleware.AccessLog{Logger: logs.logger()}.Option(), sake.Logger(quiet))
+	callOf := func(id int, tool, args string) string {
+		return `{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/call","params":{` + modernMeta + `,"name":"` + tool + `","arguments":` + args + `}}`
+	}
+	got := serveLines(t, srv,
+		callOf(1, "wait", `{"text":"x"}`),
+		callOf(2, "text", `{"n":1000}`),
+		callOf(3, "broken", `{"text":"x"}`),
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`)
+	if len(got) != 3 {
+		t.Fatalf("answers: %v", got)
+	}
+	for i, want := range []string{"did not finish within 1ms", "over this server's limit of 100 bytes", "Tool broken failed. The error was logged with reference"} {
+		if !strings.Contains(got[i], want) || !strings.Contains(got[i], `"isError":true`) {
+			t.Errorf("answer %d: %s, want %q", i+1, got[i], want)
+		}
+	}
+	recs := logs.records(t)
+	if len(recs) != 4 {
+		t.Fatalf("%d records: %v", len(recs), recs)
+	}
+	for _, r := range recs {
+		if r["transport"] != "stdio" {
+			t.Errorf("record: %v", r)
+		}
 	}
 }

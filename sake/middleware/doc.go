@@ -81,5 +81,15 @@
 // The buckets of the default store live in one process: behind a load
 // balancer with k replicas, a limit of 10/s per caller lets a caller make
 // up to 10k/s. A BucketStore shared by the replicas makes it hold per
-// caller; concurrency caps are per process.
+// caller: sake/middleware/pgbuckets keeps the buckets in PostgreSQL and
+// leases tokens to each replica, so that a call costs no database round
+// trip. Concurrency caps are per process.
+//
+// # Cost
+//
+// The rate limiter, the result cap and MaskErrors allocate nothing on a
+// call that passes. A timeout costs a cancelable context (its deadlines
+// are watched by one goroutine per ToolLimit while calls run, not by a
+// timer per call). The access log costs what its slog handler costs to
+// write a record; see the benchmarks in bench_test.go.
 package middleware

@@ -67,6 +67,7 @@ func ToolLimits(limits ...ToolLimit) (sake.Middleware, error) {
 		if x.Key == nil {
 			x.Key = SubjectOf
 		}
+		x.watch.timeout = x.Timeout
 		if len(x.Tools) == 0 {
 			if tl.rest != nil {
 				return nil, errors.New("middleware: two ToolLimits name no tools; one default is allowed")
@@ -92,6 +93,7 @@ type toolLimit struct {
 	ToolLimit
 	tools    gate // per tool
 	subjects gate // per tool and subject
+	watch    watchdog
 }
 
 func (tl *toolLimiter) middleware(next sake.Handler) sake.Handler {
@@ -135,10 +137,10 @@ func (x *toolLimit) call(ctx context.Context, req *sake.Request, next sake.Handl
 	if x.Timeout <= 0 {
 		return next(ctx, req)
 	}
-	tctx, cancel := context.WithTimeout(ctx, x.Timeout)
-	defer cancel()
+	tctx := x.watch.start(ctx)
 	res, err := next(tctx, req)
-	if ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) && failed(res, err) {
+	x.watch.finish(tctx)
+	if ctx.Err() == nil && tctx.timedOut.Load() && failed(res, err) {
 		return sake.ErrorResult("Tool %s did not finish within %s and was stopped. Try again, perhaps with a smaller request.", name, x.Timeout), nil
 	}
 	return res, err

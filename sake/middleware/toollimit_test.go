@@ -2,8 +2,11 @@ package middleware_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -226,4 +229,47 @@ func TestToolLimitsRefuses(t *testing.T) {
 	if _, err := middleware.ToolLimits(middleware.ToolLimit{Tools: []string{"a"}}, middleware.ToolLimit{Tools: []string{"b", "a"}}); err == nil {
 		t.Error("a tool in two limits accepted")
 	}
+}
+
+// expiring reports what its context says once it ends.
+type expiring struct{ seen chan string }
+
+func (e expiring) Expire(ctx *sake.Context) (string, error) {
+	d, ok := ctx.Deadline()
+	<-ctx.Done()
+	e.seen <- fmt.Sprint(ok, !d.IsZero(), errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(context.Cause(ctx), context.DeadlineExceeded))
+	return "", ctx.Err()
+}
+
+func (e expiring) Quick(ctx *sake.Context) (string, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		return "", errors.New("no deadline")
+	}
+	return "ok", nil
+}
+
+// A timed-out call's context has the deadline and ends with
+// context.DeadlineExceeded; many calls at once each keep their own.
+func TestToolTimeoutContext(t *testing.T) {
+	t.Parallel()
+	e := expiring{seen: make(chan string, 1)}
+	srv := toolLimited(t, e, middleware.ToolLimit{Tools: []string{"expire"}, Timeout: time.Millisecond}, middleware.ToolLimit{Timeout: time.Hour})
+	c := saketest.Connect(t, srv)
+	if _, err := c.CallTool("expire", nil); err == nil {
+		t.Fatal("expire succeeded")
+	}
+	if got := <-e.seen; got != "true true true true" {
+		t.Errorf("deadline, its time, Err, Cause: %s", got)
+	}
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if res, err := c.CallTool("quick", nil); err != nil || res.Text() != "ok" {
+				t.Errorf("quick: %v %v", res, err)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -116,13 +116,13 @@ func (w *watchdog) watch() {
 		}
 		wait := w.queue[w.head].deadline.Sub(now)
 		w.mu.Unlock()
+		// Reset and Stop leave no stale value in timer.C (Go 1.23 and
+		// later).
 		timer.Reset(wait)
 		select {
 		case <-timer.C:
 		case <-w.kick:
-			if !timer.Stop() {
-				<-timer.C
-			}
+			timer.Stop()
 		}
 	}
 }

@@ -237,7 +237,7 @@ func (s *Server) handleRequest(ctx context.Context, req *Request, paramsErr *dec
 		}
 		answered = e
 		reply = s.errorReply(req.ID, era, e)
-		reply.Busy, reply.Cause = e.Code == CodeServerBusy, e.cause
+		reply.Busy, reply.Cause, reply.RetryAfter = e.Code == CodeServerBusy, e.cause, retryAfterOf(e)
 	}
 	if out != nil && answered != nil {
 		out.Error = answered

@@ -21,6 +21,8 @@ type ToolResult struct {
 	IsError bool
 	// Meta is the result's _meta.
 	Meta Meta
+
+	cause error // the error the tool returned, when it became this result
 }
 
 // ErrorResult returns a tool result with isError set and one text block.

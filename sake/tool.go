@@ -263,7 +263,9 @@ func (t *tool) invoke(c *Context, args json.RawMessage, checked bool) (res *Tool
 		if e, ok := errorsAs[*Error](callErr); ok {
 			return nil, e
 		}
-		return ErrorResult("%s", callErr.Error()), nil
+		r := ErrorResult("%s", callErr.Error())
+		r.cause = callErr
+		return r, nil
 	}
 	return t.toResult(out)
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // This file is everything a transport needs from the server. A transport
@@ -203,6 +204,10 @@ type Reply struct {
 	// error wrapping ErrSessionStore; nil otherwise. HTTP answers 503
 	// with Retry-After.
 	Cause error
+	// RetryAfter is how long the client should wait before trying again,
+	// when the error said (RetryData): HTTP sends it as Retry-After, with
+	// 429 for CodeRateLimited.
+	RetryAfter time.Duration
 }
 
 // MessageKind is what a decoded message is.

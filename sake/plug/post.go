@@ -252,6 +252,9 @@ func (p *postWriter) finish(r *http.Request, reply *sake.Reply, in *sake.Inbound
 		}
 		w.Header()["Mcp-Session-Id"] = []string{s.ID()}
 	}
+	if writeRetry(w, reply) {
+		return
+	}
 	if reply.Auth != nil {
 		// A refusal is a status and a challenge, whatever the client
 		// accepts: an SSE stream would hide it behind a 200.

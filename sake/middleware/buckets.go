@@ -1,0 +1,176 @@
+package middleware
+
+import (
+	"context"
+	"hash/maphash"
+	"sync"
+	"time"
+)
+
+// DefaultMaxKeys is how many buckets a MemoryBuckets keeps by default.
+const DefaultMaxKeys = 100_000
+
+// Rate is a token bucket's shape: one token every Interval, at most Burst
+// tokens saved up.
+type Rate struct {
+	Interval time.Duration
+	Burst    int
+}
+
+// BucketKey names one bucket: a limit and the subject it counts for.
+type BucketKey struct {
+	Limit   string
+	Subject Subject
+}
+
+// BucketStore keeps the token buckets of a RateLimiter. The in-memory
+// MemoryBuckets is the default; a store shared by replicas makes a limit
+// hold per caller rather than per process.
+type BucketStore interface {
+	// Take takes one token from the bucket at now. It returns 0 when it
+	// took one, or how long until a token will be there (and takes
+	// none).
+	Take(ctx context.Context, key BucketKey, r Rate, now time.Time) (wait time.Duration, err error)
+	// Return puts back a token Take took, when another limit refused the
+	// same request.
+	Return(ctx context.Context, key BucketKey, r Rate, now time.Time) error
+}
+
+// MemoryBuckets is a BucketStore in the process's memory, bounded in
+// keys. It is safe for concurrent use.
+//
+// Each bucket is one number, the time at which it will be full again (the
+// generic cell rate algorithm): a bucket that is full costs nothing to
+// forget. At the bound, the least recently used bucket is dropped, and its
+// caller starts again with a full bucket.
+type MemoryBuckets struct {
+	seed   maphash.Seed
+	perMap int
+	shards [shardCount]bucketShard
+}
+
+const shardCount = 32
+
+type bucketShard struct {
+	mu    sync.Mutex
+	m     map[BucketKey]*bucket
+	epoch time.Time
+	set   bool
+	lru   bucket // sentinel: lru.next is the most recently used
+}
+
+type bucket struct {
+	key        BucketKey
+	full       int64 // when the bucket is full again, in ns since the shard's epoch
+	prev, next *bucket
+}
+
+// NewMemoryBuckets returns an in-memory store of at most maxKeys buckets
+// (DefaultMaxKeys when maxKeys <= 0).
+func NewMemoryBuckets(maxKeys int) *MemoryBuckets {
+	if maxKeys <= 0 {
+		maxKeys = DefaultMaxKeys
+	}
+	s := &MemoryBuckets{seed: maphash.MakeSeed(), perMap: max(1, (maxKeys+shardCount-1)/shardCount)}
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.m = make(map[BucketKey]*bucket)
+		sh.lru.next, sh.lru.prev = &sh.lru, &sh.lru
+	}
+	return s
+}
+
+// Len returns how many buckets the store holds.
+func (s *MemoryBuckets) Len() int {
+	n := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		n += len(sh.m)
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+func (s *MemoryBuckets) shard(k BucketKey) *bucketShard {
+	h := maphash.String(s.seed, k.Subject.ID) + uint64(k.Subject.Kind)
+	return &s.shards[h%shardCount]
+}
+
+// Take implements BucketStore.
+func (s *MemoryBuckets) Take(_ context.Context, key BucketKey, r Rate, now time.Time) (time.Duration, error) {
+	sh := s.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	t := sh.clock(now)
+	b := sh.m[key]
+	if b == nil {
+		b = sh.insert(key, s.perMap)
+		b.full = t
+	} else {
+		sh.touch(b)
+	}
+	full := max(b.full, t)
+	// The bucket holds a token when it will be full again within
+	// (Burst-1) intervals.
+	if slack := int64(r.Burst-1) * int64(r.Interval); full-t > slack {
+		return time.Duration(full - t - slack), nil
+	}
+	b.full = full + int64(r.Interval)
+	return 0, nil
+}
+
+// Return implements BucketStore.
+func (s *MemoryBuckets) Return(_ context.Context, key BucketKey, r Rate, now time.Time) error {
+	sh := s.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if b := sh.m[key]; b != nil {
+		b.full = max(b.full-int64(r.Interval), sh.clock(now))
+	}
+	return nil
+}
+
+// clock turns now into ns since the shard's first call, monotonic when
+// now carries a monotonic reading.
+func (sh *bucketShard) clock(now time.Time) int64 {
+	if !sh.set {
+		sh.epoch, sh.set = now, true
+	}
+	return int64(now.Sub(sh.epoch))
+}
+
+// insert adds a bucket for key, dropping the least recently used one when
+// the shard is at its bound.
+func (sh *bucketShard) insert(key BucketKey, limit int) *bucket {
+	var b *bucket
+	if len(sh.m) >= limit {
+		b = sh.lru.prev
+		sh.unlink(b)
+		delete(sh.m, b.key)
+		*b = bucket{}
+	} else {
+		b = &bucket{}
+	}
+	b.key = key
+	sh.m[key] = b
+	sh.pushFront(b)
+	return b
+}
+
+func (sh *bucketShard) touch(b *bucket) {
+	if sh.lru.next != b {
+		sh.unlink(b)
+		sh.pushFront(b)
+	}
+}
+
+func (sh *bucketShard) unlink(b *bucket) {
+	b.prev.next, b.next.prev = b.next, b.prev
+}
+
+func (sh *bucketShard) pushFront(b *bucket) {
+	b.prev, b.next = &sh.lru, sh.lru.next
+	sh.lru.next.prev = b
+	sh.lru.next = b
+}

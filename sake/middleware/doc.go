@@ -1,0 +1,95 @@
+// Package middleware is the middleware a production MCP server needs: rate
+// limits, per-tool timeouts and concurrency caps, a cap on result sizes,
+// error masking, an access log and health probes. Each composes with
+// sake.Use (or, for the access log, is a server option) and with the
+// others, and works the same in both protocol eras and over every
+// transport:
+//
+//	rl, err := middleware.NewRateLimiter([]middleware.Limit{
+//		{Rate: 10, Methods: []string{"tools/call"}},                  // 10 calls/s per caller
+//		{Name: "search", Rate: 2, Tools: []string{"search", "fetch"}}, // a tool group
+//		{Name: "server", Rate: 500, Key: middleware.Everyone},         // the whole server
+//	})
+//	limits, err := middleware.ToolLimits(middleware.ToolLimit{Timeout: 30 * time.Second, MaxConcurrent: 64, MaxPerSubject: 4})
+//	srv := sake.MustNew(impl,
+//		sake.Use(rl.Middleware(), middleware.MaskErrors(logger), limits, middleware.ResultCap{}.Middleware()),
+//		middleware.AccessLog{Logger: logger}.Option())
+//
+// Put the rate limiter first, so that a refused request costs nothing, and
+// the result cap last, nearest the tools. examples/production wires them
+// all, with health probes and a graceful shutdown.
+//
+// # Subjects
+//
+// Limits count per subject (SubjectOf): the person (the token's sub), a
+// machine client acting for itself (its client id), an anonymous caller
+// over HTTP (its IP address; for IPv6 its /64), or, without any of these
+// (stdio, the in-memory test client without an identity), one anonymous
+// subject. ByClient counts per OAuth client instead, Everyone counts the
+// whole server together, and a Limit's Key may be any function. Behind a
+// reverse proxy the HTTP stack must restore the client's address (a
+// trusted X-Forwarded-For middleware before the MCP handler), or every
+// anonymous caller is the proxy.
+//
+// # Refusals
+//
+// A request over a rate limit, or over a per-subject concurrency cap, is
+// answered with the JSON-RPC error sake.CodeRateLimited (-32029) whose data
+// says when to retry: {"retryAfterMs":100,"limit":"search"}. Over HTTP
+// (sake/plug) the answer is 429 Too Many Requests with Retry-After in whole
+// seconds, rounded up, and the JSON-RPC error as its body; on stdio and in
+// memory it is the JSON-RPC error. A call refused because its tool runs as
+// many calls as it may is sake.CodeServerBusy, HTTP 503 with Retry-After.
+// A refused request does not run and takes no token from the other limits.
+//
+// # Limits and defaults
+//
+//	what                                   default                 option               beyond it
+//	buckets in memory                      100000 keys             MaxKeys              the least recently used bucket is dropped (its caller starts full)
+//	limits per RateLimiter                 64                      (use several)        NewRateLimiter fails
+//	rate limit store failing               fail closed             FailOpen             CodeServerBusy, HTTP 503, Retry-After 1 s; logged once
+//	tool call duration                     none                    ToolLimit.Timeout    the tool's context ends; an isError result says so
+//	calls of one tool at once              none                    ToolLimit.MaxConcurrent  queued if Queue allows, else CodeServerBusy (503)
+//	calls of one tool at once per subject  none                    ToolLimit.MaxPerSubject  CodeRateLimited (429), Retry-After 1 s
+//	calls waiting for a slot, per tool     0                       ToolLimit.Queue      CodeServerBusy (503)
+//	time a queued call waits               10 s                    ToolLimit.QueueWait  CodeServerBusy (503)
+//	tool result size                       1 MiB                   ResultCap.MaxBytes   an isError result saying to ask for less, or truncated (Truncate)
+//	recorded arguments in the access log   none; 8 KiB when named  AccessLog.RecordArguments  cut
+//	names and URIs in the access log       256 bytes               -                    cut
+//	one readiness check                    2 s                     CheckTimeout         the check fails: /readyz answers 503
+//
+// Concurrency gates hold an entry only while calls run or wait, so they
+// are bounded by the calls in flight (sake.MaxInFlight bounds those per
+// connection and session).
+//
+// A timeout ends the call's context; it cannot stop code that ignores its
+// context, and such a call keeps its slot until it returns. The time a
+// legacy call spends waiting for the client's answers counts towards its
+// timeout. A call that becomes a task is not limited once it is one.
+//
+// # What the access log records
+//
+// One record per request and notification: method, component (tool,
+// prompt or URI), subject, client id, era, protocol version, transport,
+// duration, outcome (ok, tool_error, input_required, task, cancelled,
+// error) with the JSON-RPC code of an error, and the bytes in and out.
+// Never arguments (unless RecordArguments names the tool), results, tokens
+// or headers.
+//
+// # Across replicas
+//
+// The buckets of the default store live in one process: behind a load
+// balancer with k replicas, a limit of 10/s per caller lets a caller make
+// up to 10k/s. A BucketStore shared by the replicas makes it hold per
+// caller: sake/middleware/pgbuckets keeps the buckets in PostgreSQL and
+// leases tokens to each replica, so that a call costs no database round
+// trip. Concurrency caps are per process.
+//
+// # Cost
+//
+// The rate limiter, the result cap and MaskErrors allocate nothing on a
+// call that passes. A timeout costs a cancelable context (its deadlines
+// are watched by one goroutine per ToolLimit while calls run, not by a
+// timer per call). The access log costs what its slog handler costs to
+// write a record; see the benchmarks in bench_test.go.
+package middleware

@@ -1,0 +1,240 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+)
+
+// DefaultQueueWait is how long a queued call waits for a slot by default.
+const DefaultQueueWait = 10 * time.Second
+
+// ToolLimit bounds the calls (tools/call) of some tools: how long one may
+// run and how many may run at once. Limits on concurrency count each tool
+// separately, whatever the number of tools named.
+type ToolLimit struct {
+	// Tools are the tools the limit applies to; a ToolLimit without Tools
+	// applies to every tool no other ToolLimit names.
+	Tools []string
+	// Timeout, when positive, ends the call's context after this long.
+	// The tool's code sees ctx.Done() and returns (its deferred cleanup
+	// runs); the caller then gets a tool result with isError set saying
+	// the tool took too long. A tool that ignores its context keeps the
+	// call open until it returns, and a result it returns in the end is
+	// kept. The time a legacy call waits for the client's answers counts;
+	// a call that becomes a task is not limited once it is one.
+	Timeout time.Duration
+	// MaxConcurrent, when positive, is how many calls of one tool run at
+	// once, all callers together. A call beyond it waits in the queue if
+	// there is room (Queue), else it is refused with sake.CodeServerBusy
+	// (HTTP 503 with Retry-After).
+	MaxConcurrent int
+	// MaxPerSubject, when positive, is how many calls of one tool one
+	// subject (Key) runs at once. A call beyond it is refused at once
+	// with sake.CodeRateLimited (HTTP 429 with Retry-After).
+	MaxPerSubject int
+	// Queue is how many calls of one tool may wait for a MaxConcurrent
+	// slot (default 0: none wait). A call leaves the queue, refused, when
+	// QueueWait passes or its request is cancelled.
+	Queue int
+	// QueueWait is how long a queued call waits (default
+	// DefaultQueueWait, 10 seconds).
+	QueueWait time.Duration
+	// Key decides whose calls MaxPerSubject counts together (default
+	// SubjectOf).
+	Key KeyFunc
+}
+
+// concurrencyRetry is the retry delay a refusal for lack of a slot
+// suggests: calls end at no predictable time.
+const concurrencyRetry = time.Second
+
+// ToolLimits returns middleware that applies the limits to tools/call
+// (other requests pass through). It fails when two limits name the same
+// tool, or more than one names none.
+func ToolLimits(limits ...ToolLimit) (sake.Middleware, error) {
+	tl := &toolLimiter{byTool: map[string]*toolLimit{}}
+	for i := range limits {
+		x := &toolLimit{ToolLimit: limits[i]}
+		if x.QueueWait <= 0 {
+			x.QueueWait = DefaultQueueWait
+		}
+		if x.Key == nil {
+			x.Key = SubjectOf
+		}
+		x.watch.timeout = x.Timeout
+		if len(x.Tools) == 0 {
+			if tl.rest != nil {
+				return nil, errors.New("middleware: two ToolLimits name no tools; one default is allowed")
+			}
+			tl.rest = x
+		}
+		for _, name := range x.Tools {
+			if tl.byTool[name] != nil {
+				return nil, fmt.Errorf("middleware: tool %q is in two ToolLimits; name each tool once", name)
+			}
+			tl.byTool[name] = x
+		}
+	}
+	return tl.middleware, nil
+}
+
+type toolLimiter struct {
+	byTool map[string]*toolLimit
+	rest   *toolLimit
+}
+
+type toolLimit struct {
+	ToolLimit
+	tools    gate // per tool
+	subjects gate // per tool and subject
+	watch    watchdog
+}
+
+func (tl *toolLimiter) middleware(next sake.Handler) sake.Handler {
+	return func(ctx context.Context, req *sake.Request) (any, error) {
+		if req.Method != "tools/call" {
+			return next(ctx, req)
+		}
+		x := tl.byTool[req.Params.Name]
+		if x == nil {
+			if x = tl.rest; x == nil {
+				return next(ctx, req)
+			}
+		}
+		return x.call(ctx, req, next)
+	}
+}
+
+func (x *toolLimit) call(ctx context.Context, req *sake.Request, next sake.Handler) (any, error) {
+	name := req.Params.Name
+	if x.MaxPerSubject > 0 {
+		k := slotKey{tool: name, subject: x.Key(req)}
+		if err := x.subjects.acquire(ctx, k, x.MaxPerSubject, 0, 0); err != nil {
+			e := sake.RateLimited("", concurrencyRetry)
+			e.Message = "Too many calls of tool " + name + " at once from this caller (at most " + strconv.Itoa(x.MaxPerSubject) + "); wait for one to finish, then retry"
+			return nil, e
+		}
+		defer x.subjects.release(k)
+	}
+	if x.MaxConcurrent > 0 {
+		k := slotKey{tool: name}
+		if err := x.tools.acquire(ctx, k, x.MaxConcurrent, x.Queue, x.QueueWait); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &sake.Error{Code: sake.CodeServerBusy,
+				Message: "Server busy: tool " + name + " is running as many calls as it may (" + strconv.Itoa(x.MaxConcurrent) + "); retry after the delay in data.retryAfterMs",
+				Data:    &sake.RetryData{RetryAfterMs: concurrencyRetry.Milliseconds()}}
+		}
+		defer x.tools.release(k)
+	}
+	if x.Timeout <= 0 {
+		return next(ctx, req)
+	}
+	tctx := x.watch.start(ctx)
+	res, err := next(tctx, req)
+	x.watch.finish(tctx)
+	if ctx.Err() == nil && tctx.timedOut.Load() && failed(res, err) {
+		return sake.ErrorResult("Tool %s did not finish within %s and was stopped. Try again, perhaps with a smaller request.", name, x.Timeout), nil
+	}
+	return res, err
+}
+
+// failed reports a call that ended in an error or an isError result.
+func failed(res any, err error) bool {
+	if err != nil {
+		return true
+	}
+	r, ok := res.(*sake.ToolResult)
+	return ok && r.IsError
+}
+
+// slotKey names the calls a gate counts together.
+type slotKey struct {
+	tool    string
+	subject Subject
+}
+
+// gate counts running calls per key and queues those beyond the limit.
+// A key's entry lives only while calls run or wait, so the gate holds no
+// more entries than there are calls.
+type gate struct {
+	mu    sync.Mutex
+	slots map[slotKey]*slot
+}
+
+type slot struct {
+	running int
+	waiters []chan struct{} // closed when a finishing call hands over its slot
+}
+
+var errNoSlot = errors.New("middleware: no slot")
+
+// acquire takes a slot for k, of which max run at once; up to queue calls
+// wait for one, at most wait.
+func (g *gate) acquire(ctx context.Context, k slotKey, max, queue int, wait time.Duration) error {
+	g.mu.Lock()
+	if g.slots == nil {
+		g.slots = map[slotKey]*slot{}
+	}
+	s := g.slots[k]
+	if s == nil {
+		s = slotPool.Get().(*slot)
+		g.slots[k] = s
+	}
+	if s.running < max {
+		s.running++
+		g.mu.Unlock()
+		return nil
+	}
+	if len(s.waiters) >= queue {
+		g.mu.Unlock()
+		return errNoSlot
+	}
+	ch := make(chan struct{})
+	s.waiters = append(s.waiters, ch)
+	g.mu.Unlock()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, w := range s.waiters {
+		if w == ch {
+			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+			return errNoSlot
+		}
+	}
+	return nil // handed a slot as it gave up: take it
+}
+
+// release gives k's slot to the first waiting call, or frees it.
+func (g *gate) release(k slotKey) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := g.slots[k]
+	if len(s.waiters) > 0 {
+		close(s.waiters[0])
+		s.waiters = s.waiters[1:]
+		return
+	}
+	if s.running--; s.running == 0 {
+		delete(g.slots, k)
+		s.waiters = s.waiters[:0]
+		slotPool.Put(s)
+	}
+}
+
+// slotPool recycles the entries of keys whose calls are over.
+var slotPool = sync.Pool{New: func() any { return new(slot) }}

@@ -1,0 +1,42 @@
+// Command sake builds and tries Model Context Protocol servers written with
+// Sake for Go, and servers written with anything else.
+//
+//	go install github.com/sakemcp/sake-go/cmd/sake@latest
+//
+// Usage:
+//
+//	sake <command> [arguments]
+//
+// The commands are:
+//
+//	inspect      print a server's tools, resources, templates, prompts and capabilities
+//
+// Use "sake <command> -h" for more about a command.
+//
+// # Servers
+//
+// Every command that talks to a server takes it as CMD [ARGS...] (a command
+// started and spoken to over stdio) or as a URL (a Streamable HTTP endpoint,
+// http:// or https://). Both protocol eras are spoken: by default the
+// command asks the server with server/discover and uses 2026-07-28 when it
+// is offered, else the initialize handshake of 2025-11-25; -era pins one
+// (modern, legacy, or a revision down to 2024-11-05). -header adds an HTTP
+// header (a bearer token, say), -timeout bounds the whole command, -v shows
+// the server command's standard error and every message exchanged.
+//
+// # Inspect
+//
+//	sake inspect [-json] [-schemas] CMD [ARGS...] | URL
+//
+// prints the server's name and protocol revision, its capabilities and
+// extensions, its tools (a summary of each input and output schema's
+// properties, the whole schemas with -schemas, and annotations), resources,
+// resource templates, prompts and skills. -json prints all of it as one JSON
+// object.
+//
+// # Exit codes
+//
+// 0 when the command did what it was asked, 1 when it failed (the server
+// could not be reached, a tool failed, a snapshot differs), 2 when the
+// command line is wrong.
+package main

@@ -66,7 +66,7 @@ func TestInspectEverythingJSON(t *testing.T) {
 	url := serveEverythingHTTP(t)
 	for _, tc := range []struct {
 		name, era, wantEra string
-		target           []string
+		target             []string
 	}{
 		{"command", "", "modern", []string{bin}},
 		{"command legacy", "legacy", "legacy", []string{bin}},

@@ -173,7 +173,7 @@ func TestHelp(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"-h"}, {"help"}} {
 		r := sakeRun(t, "", nil, args...)
-		if r.code != exitOK || !strings.Contains(r.stdout, "snapshot") {
+		if r.code != exitOK || !strings.Contains(r.stdout, "inspect") {
 			t.Errorf("%v: %+v", args, r)
 		}
 	}

@@ -10,6 +10,7 @@
 // The commands are:
 //
 //	inspect      print a server's tools, resources, templates, prompts and capabilities
+//	call         call a tool and print its result
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -33,6 +34,26 @@
 // properties, the whole schemas with -schemas, and annotations), resources,
 // resource templates, prompts and skills. -json prints all of it as one JSON
 // object.
+//
+// # Call
+//
+//	sake call [-json] CMD [ARGS...] | URL  TOOL [JSON]
+//
+// calls TOOL with the arguments JSON (an object; none when left out) and
+// prints its result: text content as it is, structured content as indented
+// JSON (without the text copy that repeats it), other content as a line
+// saying what it is; -json prints the whole result. The last argument is the
+// arguments when it starts with "{", the one before it (or the last) is the
+// tool, and what comes before is the server:
+//
+//	sake call bin/quickstart greet '{"name":"Rui"}'
+//
+// A tool that fails prints its message on standard error and exits with 1;
+// an unknown tool names the server's tools closest to it. When the tool asks
+// the user something (elicitation, form or URL mode, in either era), the
+// question is put on standard error and the answers read from standard
+// input, one line each; the end of the input cancels the question. Progress
+// goes to standard error.
 //
 // # Exit codes
 //

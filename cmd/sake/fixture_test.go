@@ -69,7 +69,7 @@ type NameForm struct {
 	Name  string `json:"name" jsonschema:"description=Your name"`
 	Age   int    `json:"age,omitempty" jsonschema:"description=Your age"`
 	Admin bool   `json:"admin,omitempty"`
-	Color string `json:"color,omitempty" jsonschema:"enum=red,enum=green,default=green"`
+	Case  string `json:"case,omitempty" jsonschema:"enum=upper,enum=lower,default=lower"`
 }
 
 // AskName asks the user's name.
@@ -82,7 +82,7 @@ func (f *fixture) AskName(ctx *sake.Context) (string, error) {
 	if action != sake.Accept {
 		return "no answer: " + string(action), nil
 	}
-	return fmt.Sprintf("Hello, %s (%d, admin %v, %s)!", form.Name, form.Age, form.Admin, form.Color), nil
+	return fmt.Sprintf("Hello, %s (%d, admin %v, %s)!", form.Name, form.Age, form.Admin, form.Case), nil
 }
 
 // Readme is the readme.

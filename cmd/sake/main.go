@@ -50,6 +50,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"inspect", "print a server's tools, resources, templates, prompts and capabilities", runInspect},
+		{"call", "call a tool and print its result", runCall},
 	}
 }
 

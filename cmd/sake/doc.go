@@ -11,6 +11,7 @@
 //
 //	inspect      print a server's tools, resources, templates, prompts and capabilities
 //	call         call a tool and print its result
+//	install      add a server to Claude Desktop, Claude Code, Cursor or VS Code
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -54,6 +55,26 @@
 // question is put on standard error and the answers read from standard
 // input, one line each; the end of the input cancels the question. Progress
 // goes to standard error.
+//
+// # Install
+//
+//	sake install claude-desktop|claude-code|cursor|vscode [-name N] [-env K=V] [-dry-run] [-force] [-config FILE] BINARY [ARGS...]
+//
+// adds the server to the client's configuration file, with the binary's
+// absolute path (a name without a slash is looked up on PATH):
+//
+//	claude-desktop  claude_desktop_config.json in ~/Library/Application Support/Claude (macOS),
+//	                %APPDATA%\Claude (Windows), $XDG_CONFIG_HOME/Claude or ~/.config/Claude (Linux); mcpServers
+//	claude-code     ~/.claude.json (the user scope); mcpServers, with "type": "stdio"
+//	cursor          ~/.cursor/mcp.json; mcpServers
+//	vscode          mcp.json in VS Code's user directory (Code/User beside Claude's above); servers, with "type": "stdio"
+//
+// The file is merged: every other server and setting stays, in its order;
+// the old file is kept as FILE.bak (FILE.bak.1, ... when that exists); a
+// file that is not JSON (comments, trailing commas) is refused untouched; a
+// server of the same name is replaced only with -force. -dry-run prints the
+// file as it would be and changes nothing. -name defaults to the binary's
+// name.
 //
 // # Exit codes
 //

@@ -51,6 +51,7 @@ func init() {
 	commands = []command{
 		{"inspect", "print a server's tools, resources, templates, prompts and capabilities", runInspect},
 		{"call", "call a tool and print its result", runCall},
+		{"install", "add a server to Claude Desktop, Claude Code, Cursor or VS Code", runInstall},
 	}
 }
 

@@ -401,5 +401,3 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return nil
 }
-
-

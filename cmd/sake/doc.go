@@ -12,6 +12,7 @@
 //	inspect      print a server's tools, resources, templates, prompts and capabilities
 //	call         call a tool and print its result
 //	install      add a server to Claude Desktop, Claude Code, Cursor or VS Code
+//	snapshot     write or compare a golden file of a server's surface
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -75,6 +76,20 @@
 // server of the same name is replaced only with -force. -dry-run prints the
 // file as it would be and changes nothing. -name defaults to the binary's
 // name.
+//
+// # Snapshot
+//
+//	sake snapshot [-update] CMD [ARGS...] | URL  FILE
+//
+// compares the server's surface with the golden file FILE and, when they
+// differ, prints what changed (tools, resources, templates and prompts
+// added, removed or changed, with the changed lines) and exits with 1; with
+// -update it writes FILE instead. The file holds the protocol revision, the
+// capability and extension names, and every tool (name, title, description,
+// input and output schemas, annotations), resource (without its size),
+// resource template and prompt, sorted, each object's keys sorted, so that
+// the same server always gives the same file. Without -era the comparison
+// uses the revision the file was taken in.
 //
 // # Exit codes
 //

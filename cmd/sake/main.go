@@ -52,6 +52,7 @@ func init() {
 		{"inspect", "print a server's tools, resources, templates, prompts and capabilities", runInspect},
 		{"call", "call a tool and print its result", runCall},
 		{"install", "add a server to Claude Desktop, Claude Code, Cursor or VS Code", runInstall},
+		{"snapshot", "write or compare a golden file of a server's surface", runSnapshot},
 	}
 }
 

@@ -13,6 +13,7 @@
 //	call         call a tool and print its result
 //	install      add a server to Claude Desktop, Claude Code, Cursor or VS Code
 //	snapshot     write or compare a golden file of a server's surface
+//	new          create a module with a server, its tests and a main
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -90,6 +91,18 @@
 // resource template and prompt, sorted, each object's keys sorted, so that
 // the same server always gives the same file. Without -era the comparison
 // uses the revision the file was taken in.
+//
+// # New
+//
+//	sake new [-module PATH] [-replace CHECKOUT] [-tidy=false] DIR
+//
+// writes a new module into DIR (which must not exist or be empty): a server
+// with a tool, a resource and a prompt (server.go), their saketest tests in
+// both eras (server_test.go), a main serving stdio or, with -http ADDR,
+// Streamable HTTP at /mcp (main.go), a README, a Dockerfile and a GitHub
+// Actions workflow; then it runs go mod tidy there, so that go test ./...
+// passes at once. -module defaults to DIR's name; -replace makes the module
+// use a local checkout of sake-go (a replace directive).
 //
 // # Exit codes
 //

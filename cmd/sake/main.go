@@ -53,6 +53,7 @@ func init() {
 		{"call", "call a tool and print its result", runCall},
 		{"install", "add a server to Claude Desktop, Claude Code, Cursor or VS Code", runInstall},
 		{"snapshot", "write or compare a golden file of a server's surface", runSnapshot},
+		{"new", "create a module with a server, its tests and a main", runNew},
 	}
 }
 

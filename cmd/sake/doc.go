@@ -14,6 +14,7 @@
 //	install      add a server to Claude Desktop, Claude Code, Cursor or VS Code
 //	snapshot     write or compare a golden file of a server's surface
 //	new          create a module with a server, its tests and a main
+//	conformance  run the official MCP conformance suite against a server
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -103,6 +104,18 @@
 // Actions workflow; then it runs go mod tidy there, so that go test ./...
 // passes at once. -module defaults to DIR's name; -replace makes the module
 // use a local checkout of sake-go (a replace directive).
+//
+// # Conformance
+//
+//	sake conformance [-revisions 2025-11-25,2026-07-28] [-suite VERSION] [-o DIR] CMD [ARGS...] | URL
+//
+// runs the official conformance suite (@modelcontextprotocol/conformance,
+// through npx) against the server over Streamable HTTP, once per protocol
+// revision, and prints each scenario's outcome and the score per revision;
+// it exits with 1 when a scenario fails. A command is started with
+// -http 127.0.0.1:PORT appended to its arguments (-http-flag names another
+// flag) and stopped at the end. It needs Node.js 22 or newer and npx on
+// PATH, and says so when they are missing.
 //
 // # Exit codes
 //

@@ -54,6 +54,7 @@ func init() {
 		{"install", "add a server to Claude Desktop, Claude Code, Cursor or VS Code", runInstall},
 		{"snapshot", "write or compare a golden file of a server's surface", runSnapshot},
 		{"new", "create a module with a server, its tests and a main", runNew},
+		{"conformance", "run the official MCP conformance suite against a server", runConformance},
 	}
 }
 

@@ -75,11 +75,29 @@ func sakeRun(t *testing.T, stdin string, vars map[string]string, args ...string)
 		goos:     runtime.GOOS,
 		lookPath: exec.LookPath,
 	}
+	if p, ok := vars["PATH"]; ok {
+		e.lookPath = func(name string) (string, error) { return lookIn(p, name) }
+	}
 	if g := vars["GOOS"]; g != "" {
 		e.goos = g
 	}
 	code := run(context.Background(), args, e)
 	return result{out.String(), errb.String(), code}
+}
+
+// lookIn finds an executable in the directories of path (as the PATH
+// variable lists them), for tests that give the command their own PATH.
+func lookIn(path, name string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 var builds sync.Map // name -> *buildOnce

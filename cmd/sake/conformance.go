@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,56 +193,24 @@ func startHTTPServer(ctx context.Context, e *env, target []string, httpFlag stri
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot start the server %q: %v", target[0], err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeAddr()
 	if err != nil {
 		return nil, "", err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(path, serverArgs(target, httpFlag, addr)...)
-	tail := &tailBuffer{max: 4096}
-	cmd.Stderr = tail
+	var stderr io.Writer
 	if verbose {
-		cmd.Stderr = io.MultiWriter(tail, e.stderr)
+		stderr = e.stderr
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, "", fmt.Errorf("cannot start the server: %w", err)
+	p, err := startProcess(path, serverArgs(target, httpFlag, addr), nil, stderr)
+	if err != nil {
+		return nil, "", err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop = func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
+	if err := p.waitListening(ctx, addr, wait); err != nil {
+		p.stop()
+		return nil, "", fmt.Errorf("%v; is %s %s ADDR how it serves HTTP? (-http-flag names another flag)\nits standard error ended with:\n%s",
+			err, target[0], httpFlag, strings.TrimSpace(p.tail.String()))
 	}
-	// The server says nothing a program can rely on when it listens:
-	// try to connect until it accepts, it exits, or wait passes.
-	deadline := time.Now().Add(wait)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return stop, "http://" + addr + "/mcp", nil
-		}
-		select {
-		case err := <-exited:
-			exited <- err
-			return nil, "", fmt.Errorf("the server exited before it listened on %s (%v); is %s %s ADDR how it serves HTTP? (-http-flag names another flag)\nits standard error ended with:\n%s",
-				addr, err, target[0], httpFlag, strings.TrimSpace(tail.String()))
-		case <-ctx.Done():
-			stop()
-			return nil, "", ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			stop()
-			return nil, "", fmt.Errorf("the server did not listen on %s within -wait %v; is %s %s ADDR how it serves HTTP? (-http-flag names another flag)", addr, wait, target[0], httpFlag)
-		}
-	}
+	return p.stop, "http://" + addr + "/mcp", nil
 }
 
 // scenario is one line of the suite's summary.

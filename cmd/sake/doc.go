@@ -15,6 +15,7 @@
 //	snapshot     write or compare a golden file of a server's surface
 //	new          create a module with a server, its tests and a main
 //	conformance  run the official MCP conformance suite against a server
+//	dev          build and run a server, rebuilding it when its files change
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -116,6 +117,19 @@
 // -http 127.0.0.1:PORT appended to its arguments (-http-flag names another
 // flag) and stopped at the end. It needs Node.js 22 or newer and npx on
 // PATH, and says so when they are missing.
+//
+// # Dev
+//
+//	sake dev [-http ADDR] [-interval D] [PKG] [-- ARGS...]
+//
+// builds the server package PKG (the current directory by default), runs it
+// serving Streamable HTTP on ADDR (127.0.0.1:8080; -http ADDR is added to
+// ARGS, -http-flag names another flag), prints how to point the MCP
+// Inspector and Claude Code at it, and rebuilds and restarts it when a file
+// of a package of its module it is built from changes (checked every
+// -interval, 500ms; tests are not watched; at most 10000 files). A build
+// that fails is shown and the running server keeps serving. Ctrl-C stops
+// both.
 //
 // # Exit codes
 //

@@ -55,6 +55,7 @@ func init() {
 		{"snapshot", "write or compare a golden file of a server's surface", runSnapshot},
 		{"new", "create a module with a server, its tests and a main", runNew},
 		{"conformance", "run the official MCP conformance suite against a server", runConformance},
+		{"dev", "build and run a server, rebuilding it when its files change", runDev},
 	}
 }
 

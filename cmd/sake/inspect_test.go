@@ -185,3 +185,16 @@ func TestInspectRefuses(t *testing.T) {
 		})
 	}
 }
+
+func TestInspectVerbose(t *testing.T) {
+	t.Parallel()
+	r := sakeRun(t, "", nil, append([]string{"inspect", "-v", "-era", "legacy"}, fixtureCommand(t)...)...)
+	if r.code != exitOK || !strings.Contains(r.stderr, `-> {"jsonrpc":"2.0","id":`) || !strings.Contains(r.stderr, `"method":"initialize"`) || !strings.Contains(r.stderr, `<- {"jsonrpc":"2.0"`) {
+		t.Errorf("%+v", r)
+	}
+	// Without -v, nothing but the surface.
+	r = sakeRun(t, "", nil, append([]string{"inspect"}, fixtureCommand(t)...)...)
+	if r.code != exitOK || r.stderr != "" {
+		t.Errorf("%+v", r)
+	}
+}

@@ -62,6 +62,12 @@ func init() {
 // run runs the command line args (without the program name) and returns
 // the exit code.
 func run(ctx context.Context, args []string, e *env) int {
+	// Callbacks of the client, server processes and the command itself
+	// write concurrently.
+	locked := *e
+	locked.stdout = &lockedWriter{w: e.stdout}
+	locked.stderr = &lockedWriter{w: e.stderr}
+	e = &locked
 	if len(args) == 0 {
 		mainUsage(e.stderr)
 		return exitUsage

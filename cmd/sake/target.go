@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"sync"
@@ -94,13 +95,14 @@ func (c *connFlags) connect(ctx context.Context, e *env, target []string, extra 
 	if eo != nil {
 		opts = append(opts, eo)
 	}
+	stderr := &lockedWriter{w: e.stderr}
 	if c.verbose {
 		opts = append(opts, client.OnMessage(func(sent bool, msg []byte) {
 			arrow := "<-"
 			if sent {
 				arrow = "->"
 			}
-			fmt.Fprintf(e.stderr, "%s %s\n", arrow, msg)
+			fmt.Fprintf(stderr, "%s %s\n", arrow, msg)
 		}))
 	}
 	opts = append(opts, extra...)
@@ -125,7 +127,7 @@ func (c *connFlags) connect(ctx context.Context, e *env, target []string, extra 
 		}
 		cmd := exec.Command(path, target[1:]...)
 		if c.verbose {
-			cmd.Stderr = e.stderr
+			cmd.Stderr = stderr
 		} else {
 			tail = &tailBuffer{max: 4096}
 			cmd.Stderr = tail
@@ -168,4 +170,17 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
+}
+
+// lockedWriter serializes the writes of the goroutines that share a
+// writer (the messages of -v and the server's standard error).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

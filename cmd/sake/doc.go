@@ -62,7 +62,7 @@
 //
 // # Install
 //
-//	sake install claude-desktop|claude-code|cursor|vscode [-name N] [-env K=V] [-dry-run] [-force] [-config FILE] BINARY [ARGS...]
+//	sake install claude-desktop|claude-code|cursor|vscode [-name N] [-env K=V] [-dry-run] [-force] [-config FILE] BINARY [ARGS...] | URL
 //
 // adds the server to the client's configuration file, with the binary's
 // absolute path (a name without a slash is looked up on PATH):
@@ -78,7 +78,9 @@
 // file that is not JSON (comments, trailing commas) is refused untouched; a
 // server of the same name is replaced only with -force. -dry-run prints the
 // file as it would be and changes nothing. -name defaults to the binary's
-// name.
+// name. A URL instead of a binary (the endpoint sake dev serves, say) is
+// added, with -name, as a remote server ("type": "http") to Claude Code,
+// Cursor and VS Code; Claude Desktop takes remote servers in its settings.
 //
 // # Snapshot
 //

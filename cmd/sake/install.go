@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-const installUsage = `usage: sake install CLIENT [flags] BINARY [ARGS...]
+const installUsage = `usage: sake install CLIENT [flags] BINARY [ARGS...] | URL
 
 Install adds the server BINARY (started with ARGS) to the configuration
 file of an MCP client, CLIENT being one of:
@@ -30,11 +30,16 @@ exists), and a file that is not valid JSON is refused untouched. A server
 of the same name is replaced only with -force. -dry-run prints the file as
 it would be written and changes nothing.
 
+A URL (a Streamable HTTP endpoint, such as the one sake dev serves) is
+added as a remote server, with -name, to Claude Code, Cursor and VS Code;
+Claude Desktop takes remote servers in its settings instead.
+
 Examples:
 
 	go build -o bin/quickstart ./examples/quickstart
 	sake install claude-desktop bin/quickstart
 	sake install vscode -name notes -env NOTES_DIR=$HOME/notes bin/notes -read-only
+	sake install claude-code -name notes http://127.0.0.1:8080/mcp
 `
 
 // mcpClient is a client whose configuration install edits.
@@ -162,9 +167,27 @@ func runInstall(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() == 0 {
 		return usagef("name the server's binary: sake install %s [flags] BINARY [ARGS...]", mc.name)
 	}
-	bin, err := absBinary(e, fs.Arg(0))
-	if err != nil {
-		return err
+	var bin string
+	var entry json.RawMessage
+	var err error
+	if isURL(fs.Arg(0)) {
+		bin = fs.Arg(0)
+		switch {
+		case mc.name == "claude-desktop":
+			return fmt.Errorf("the configuration file of Claude Desktop starts local servers only: add %s in Claude Desktop's settings (Connectors), or install the server's binary", bin)
+		case fs.NArg() > 1 || len(envs) > 0:
+			return usagef("a URL takes no arguments and no -env")
+		case *name == "":
+			return usagef("name the server with -name when installing a URL")
+		}
+		entry = mc.urlEntry(bin)
+	} else {
+		if bin, err = absBinary(e, fs.Arg(0)); err != nil {
+			return err
+		}
+		if entry, err = mc.entry(bin, fs.Args()[1:], envs); err != nil {
+			return err
+		}
 	}
 	if *name == "" {
 		*name = strings.TrimSuffix(filepath.Base(bin), ".exe")
@@ -177,10 +200,6 @@ func runInstall(ctx context.Context, e *env, args []string) error {
 		if path, err = mc.path(e); err != nil {
 			return err
 		}
-	}
-	entry, err := mc.entry(bin, fs.Args()[1:], envs)
-	if err != nil {
-		return err
 	}
 	old, existed, err := readConfig(path)
 	if err != nil {
@@ -212,7 +231,11 @@ func runInstall(ctx context.Context, e *env, args []string) error {
 	if backup != "" {
 		fmt.Fprintf(e.stdout, "the old file is in %s\n", backup)
 	}
-	fmt.Fprintf(e.stdout, "Restart %s (or reload its MCP servers) to start %s.\n", mc.title, bin)
+	if isURL(bin) {
+		fmt.Fprintf(e.stdout, "Restart %s (or reload its MCP servers) to connect to %s.\n", mc.title, bin)
+	} else {
+		fmt.Fprintf(e.stdout, "Restart %s (or reload its MCP servers) to start %s.\n", mc.title, bin)
+	}
 	return nil
 }
 
@@ -268,6 +291,18 @@ func (mc *mcpClient) entry(bin string, args []string, envs envList) (json.RawMes
 		o.set("env", eb)
 	}
 	return o.MarshalJSON()
+}
+
+// urlEntry is the entry of a Streamable HTTP server.
+func (mc *mcpClient) urlEntry(url string) json.RawMessage {
+	var o object
+	if mc.typed {
+		o.set("type", json.RawMessage(`"http"`))
+	}
+	b, _ := marshal(url)
+	o.set("url", b)
+	out, _ := o.MarshalJSON()
+	return out
 }
 
 // marshal is json.Marshal without HTML escaping (paths and arguments

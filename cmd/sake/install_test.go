@@ -347,3 +347,45 @@ func TestInstallUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestInstallURL(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	vars := withGOOS(map[string]string{"HOME": dir}, "linux")
+	url := "http://127.0.0.1:8080/mcp"
+	for client, want := range map[string]string{
+		"claude-code": `{"type":"http","url":"` + url + `"}`,
+		"cursor":      `{"url":"` + url + `"}`,
+		"vscode":      `{"type":"http","url":"` + url + `"}`,
+	} {
+		r := sakeRun(t, "", vars, "install", client, "-name", "dev", url)
+		if r.code != exitOK || !strings.Contains(r.stdout, "to connect to "+url) {
+			t.Errorf("%s: %+v", client, r)
+			continue
+		}
+		var path string
+		for _, mc := range mcpClients {
+			if mc.name == client {
+				path, _ = mc.path(&env{goos: "linux", getenv: func(k string) string { return vars[k] }})
+				key := mc.key
+				assertJSON(t, readServers(t, readTop(t, path)[key])["dev"], want)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"install", "claude-desktop", "-name", "dev", url}, exitFail, "Connectors"},
+		{[]string{"install", "cursor", url}, exitUsage, "name the server with -name"},
+		{[]string{"install", "cursor", "-name", "x", url, "extra"}, exitUsage, "a URL takes no arguments"},
+		{[]string{"install", "cursor", "-name", "x", "-env", "A=1", url}, exitUsage, "no -env"},
+	} {
+		r := sakeRun(t, "", vars, tc.args...)
+		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: %+v; want %d and %q", tc.args, r, tc.code, tc.want)
+		}
+	}
+	assertNoFile(t, filepath.Join(dir, ".config", "Claude"))
+}

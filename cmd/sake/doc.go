@@ -27,8 +27,9 @@
 // command asks the server with server/discover and uses 2026-07-28 when it
 // is offered, else the initialize handshake of 2025-11-25; -era pins one
 // (modern, legacy, or a revision down to 2024-11-05). -header adds an HTTP
-// header (a bearer token, say), -timeout bounds the whole command, -v shows
-// the server command's standard error and every message exchanged.
+// header (a bearer token, say), -timeout bounds the whole command (30s for
+// inspect and snapshot, none for call), -v shows the server command's
+// standard error and every message exchanged.
 //
 // # Inspect
 //

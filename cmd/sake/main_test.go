@@ -216,3 +216,22 @@ func TestUnknownFlag(t *testing.T) {
 		}
 	}
 }
+
+// The package documentation lists every command, with the summary the
+// usage prints, and has a section for each.
+func TestDocListsEveryCommand(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands {
+		line := fmt.Sprintf("//\t%-12s %s\n", c.name, c.summary)
+		if !strings.Contains(string(doc), line) {
+			t.Errorf("doc.go lacks the line %q", line)
+		}
+		if !strings.Contains(string(doc), "//\tsake "+c.name+" ") {
+			t.Errorf("doc.go has no synopsis of %s", c.name)
+		}
+	}
+}

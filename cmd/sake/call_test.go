@@ -84,7 +84,7 @@ func TestCallFailures(t *testing.T) {
 			if r := call("SUM"); r.code != exitFail || !strings.Contains(r.stderr, "did you mean sum?") {
 				t.Errorf("SUM: %+v", r)
 			}
-			if r := call("zzzzzzzz"); r.code != exitFail || !strings.Contains(r.stderr, `no tool "zzzzzzzz"; it has ask_name, echo, fail, picture, sum`) {
+			if r := call("zzzzzzzz"); r.code != exitFail || !strings.Contains(r.stderr, `no tool "zzzzzzzz"; it has ask_name, echo, fail, picture, sign_in, sum`) {
 				t.Errorf("zzzzzzzz: %+v", r)
 			}
 		})
@@ -144,6 +144,23 @@ func TestCloseNames(t *testing.T) {
 		if got := strings.Join(closeNames(tc.name, names), " "); got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestCallElicitationURL(t *testing.T) {
+	t.Parallel()
+	for name, target := range targets(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, era := range []string{"modern", "legacy"} {
+				for stdin, want := range map[string]string{"\n": "sign-in: accept\n", "d\n": "sign-in: decline\n", "": "sign-in: cancel\n"} {
+					r := sakeRun(t, stdin, nil, append(append([]string{"call", "-era", era}, target...), "sign_in")...)
+					if r.code != exitOK || r.stdout != want || !strings.Contains(r.stderr, "The server asks: Sign in to continue\nOpen this page: https://example.com/sign-in\n") {
+						t.Errorf("%s, input %q: %+v; want %q", era, stdin, r, want)
+					}
+				}
+			}
+		})
 	}
 }
 

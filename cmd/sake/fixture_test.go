@@ -17,6 +17,7 @@ func (f *fixture) Declare(d *sake.Declarations) {
 	d.Tool("Fail").Description("Always fails.")
 	d.Tool("Picture").Description("Returns an image and a link.")
 	d.Tool("AskName").Description("Asks the user's name.")
+	d.Tool("SignIn").Description("Sends the user to a page.")
 	d.Resource("Readme", "fixture://readme").MIMEType("text/markdown").Description("The readme.")
 	d.ResourceTemplate("Item", "fixture://items/{id}").Description("One item.")
 	d.Prompt("Review").Description("Reviews some code.")
@@ -105,4 +106,13 @@ type ReviewArgs struct {
 // Review reviews code.
 func (f *fixture) Review(ctx *sake.Context, a ReviewArgs) (string, error) {
 	return "Review this code: " + a.Code, nil
+}
+
+// SignIn sends the user to a page.
+func (f *fixture) SignIn(ctx *sake.Context) (string, error) {
+	action, err := ctx.ElicitURL("sign-in", "Sign in to continue", "https://example.com/sign-in")
+	if err != nil {
+		return "", err
+	}
+	return "sign-in: " + string(action), nil
 }

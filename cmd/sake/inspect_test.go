@@ -134,7 +134,7 @@ func TestInspectHuman(t *testing.T) {
 				for _, want := range []string{
 					"fixture 0.1.0, protocol ", "(" + era + " era)",
 					"Capabilities: tools (listChanged)",
-					"Tools (5):",
+					"Tools (6):",
 					"  echo — Says the text back.",
 					"    hints: read-only",
 					"      text: string, required — What to say back",
@@ -174,6 +174,7 @@ func TestInspectRefuses(t *testing.T) {
 		{"URL with arguments", []string{"inspect", "http://127.0.0.1:1/mcp", "extra"}, exitUsage, "a URL takes no arguments"},
 		{"missing command", []string{"inspect", "sake-no-such-server"}, exitFail, `cannot start the server "sake-no-such-server"`},
 		{"refused connection", []string{"inspect", "-timeout", "5s", "http://127.0.0.1:1/mcp"}, exitFail, "cannot connect"},
+		{"silent server", []string{"inspect", "-timeout", "1s", "sh", "-c", "cat >/dev/null"}, exitFail, "the server did not answer within -timeout 1s"},
 		{"not a server", []string{"inspect", "-timeout", "10s", "sh", "-c", "echo the server cannot start: no config >&2; exit 3"}, exitFail, "the server cannot start: no config"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

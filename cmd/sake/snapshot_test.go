@@ -15,7 +15,7 @@ func TestSnapshotWritesAndMatches(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "testdata", "surface.json")
 	r := sakeRun(t, "", nil, append(append([]string{"snapshot", "-update"}, cmd...), file)...)
-	if r.code != exitOK || !strings.Contains(r.stdout, "wrote "+file+": 5 tools, 1 resources, 1 resource templates, 1 prompts") {
+	if r.code != exitOK || !strings.Contains(r.stdout, "wrote "+file+": 6 tools, 1 resources, 1 resource templates, 1 prompts") {
 		t.Fatalf("-update: %+v", r)
 	}
 	first, err := os.ReadFile(file)
@@ -31,7 +31,7 @@ func TestSnapshotWritesAndMatches(t *testing.T) {
 	for _, tool := range g.Tools {
 		names = append(names, tool["name"].(string))
 	}
-	if strings.Join(names, " ") != "ask_name echo fail picture sum" || g.ProtocolVersion != "2026-07-28" || g.Snapshot != 1 {
+	if strings.Join(names, " ") != "ask_name echo fail picture sign_in sum" || g.ProtocolVersion != "2026-07-28" || g.Snapshot != 1 {
 		t.Errorf("tools %v, revision %q", names, g.ProtocolVersion)
 	}
 	for _, want := range []string{`"readOnlyHint": true`, `"outputSchema"`, `"uriTemplate": "fixture://items/{id}"`, `"capabilities": [`} {

@@ -1,0 +1,142 @@
+// Command sake builds and tries Model Context Protocol servers written with
+// Sake for Go, and servers written with anything else.
+//
+//	go install github.com/sakemcp/sake-go/cmd/sake@latest
+//
+// Usage:
+//
+//	sake <command> [arguments]
+//
+// The commands are:
+//
+//	inspect      print a server's tools, resources, templates, prompts and capabilities
+//	call         call a tool and print its result
+//	install      add a server to Claude Desktop, Claude Code, Cursor or VS Code
+//	snapshot     write or compare a golden file of a server's surface
+//	new          create a module with a server, its tests and a main
+//	conformance  run the official MCP conformance suite against a server
+//	dev          build and run a server, rebuilding it when its files change
+//
+// Use "sake <command> -h" for more about a command.
+//
+// # Servers
+//
+// Every command that talks to a server takes it as CMD [ARGS...] (a command
+// started and spoken to over stdio) or as a URL (a Streamable HTTP endpoint,
+// http:// or https://). Both protocol eras are spoken: by default the
+// command asks the server with server/discover and uses 2026-07-28 when it
+// is offered, else the initialize handshake of 2025-11-25; -era pins one
+// (modern, legacy, or a revision down to 2024-11-05). -header adds an HTTP
+// header (a bearer token, say), -timeout bounds the whole command (30s for
+// inspect and snapshot, none for call), -v shows the server command's
+// standard error and every message exchanged.
+//
+// # Inspect
+//
+//	sake inspect [-json] [-schemas] CMD [ARGS...] | URL
+//
+// prints the server's name and protocol revision, its capabilities and
+// extensions, its tools (a summary of each input and output schema's
+// properties, the whole schemas with -schemas, and annotations), resources,
+// resource templates, prompts and skills. -json prints all of it as one JSON
+// object.
+//
+// # Call
+//
+//	sake call [-json] CMD [ARGS...] | URL  TOOL [JSON]
+//
+// calls TOOL with the arguments JSON (an object; none when left out) and
+// prints its result: text content as it is, structured content as indented
+// JSON (without the text copy that repeats it), other content as a line
+// saying what it is; -json prints the whole result. The last argument is the
+// arguments when it starts with "{", the one before it (or the last) is the
+// tool, and what comes before is the server:
+//
+//	sake call bin/quickstart greet '{"name":"Rui"}'
+//
+// A tool that fails prints its message on standard error and exits with 1;
+// an unknown tool names the server's tools closest to it. When the tool asks
+// the user something (elicitation, form or URL mode, in either era), the
+// question is put on standard error and the answers read from standard
+// input, one line each; the end of the input cancels the question. Progress
+// goes to standard error.
+//
+// # Install
+//
+//	sake install claude-desktop|claude-code|cursor|vscode [-name N] [-env K=V] [-dry-run] [-force] [-config FILE] BINARY [ARGS...] | URL
+//
+// adds the server to the client's configuration file, with the binary's
+// absolute path (a name without a slash is looked up on PATH):
+//
+//	claude-desktop  claude_desktop_config.json in ~/Library/Application Support/Claude (macOS),
+//	                %APPDATA%\Claude (Windows), $XDG_CONFIG_HOME/Claude or ~/.config/Claude (Linux); mcpServers
+//	claude-code     ~/.claude.json (the user scope); mcpServers, with "type": "stdio"
+//	cursor          ~/.cursor/mcp.json; mcpServers
+//	vscode          mcp.json in VS Code's user directory (Code/User beside Claude's above); servers, with "type": "stdio"
+//
+// The file is merged: every other server and setting stays, in its order;
+// the old file is kept as FILE.bak (FILE.bak.1, ... when that exists); a
+// file that is not JSON (comments, trailing commas) is refused untouched; a
+// server of the same name is replaced only with -force. -dry-run prints the
+// file as it would be and changes nothing. -name defaults to the binary's
+// name. A URL instead of a binary (the endpoint sake dev serves, say) is
+// added, with -name, as a remote server ("type": "http") to Claude Code,
+// Cursor and VS Code; Claude Desktop takes remote servers in its settings.
+//
+// # Snapshot
+//
+//	sake snapshot [-update] CMD [ARGS...] | URL  FILE
+//
+// compares the server's surface with the golden file FILE and, when they
+// differ, prints what changed (tools, resources, templates and prompts
+// added, removed or changed, with the changed lines) and exits with 1; with
+// -update it writes FILE instead. The file holds the protocol revision, the
+// capability and extension names, and every tool (name, title, description,
+// input and output schemas, annotations), resource (without its size),
+// resource template and prompt, sorted, each object's keys sorted, so that
+// the same server always gives the same file. Without -era the comparison
+// uses the revision the file was taken in.
+//
+// # New
+//
+//	sake new [-module PATH] [-replace CHECKOUT] [-tidy=false] DIR
+//
+// writes a new module into DIR (which must not exist or be empty): a server
+// with a tool, a resource and a prompt (server.go), their saketest tests in
+// both eras (server_test.go), a main serving stdio or, with -http ADDR,
+// Streamable HTTP at /mcp (main.go), a README, a Dockerfile and a GitHub
+// Actions workflow; then it runs go mod tidy there, so that go test ./...
+// passes at once. -module defaults to DIR's name; -replace makes the module
+// use a local checkout of sake-go (a replace directive).
+//
+// # Conformance
+//
+//	sake conformance [-revisions 2025-11-25,2026-07-28] [-suite VERSION] [-o DIR] CMD [ARGS...] | URL
+//
+// runs the official conformance suite (@modelcontextprotocol/conformance,
+// through npx) against the server over Streamable HTTP, once per protocol
+// revision, and prints each scenario's outcome and the score per revision;
+// it exits with 1 when a scenario fails. A command is started with
+// -http 127.0.0.1:PORT appended to its arguments (-http-flag names another
+// flag) and stopped at the end. It needs Node.js 22 or newer and npx on
+// PATH, and says so when they are missing.
+//
+// # Dev
+//
+//	sake dev [-http ADDR] [-interval D] [PKG] [-- ARGS...]
+//
+// builds the server package PKG (the current directory by default), runs it
+// serving Streamable HTTP on ADDR (127.0.0.1:8080; -http ADDR is added to
+// ARGS, -http-flag names another flag), prints how to point the MCP
+// Inspector and Claude Code at it, and rebuilds and restarts it when a file
+// of a package of its module it is built from changes (checked every
+// -interval, 500ms; tests are not watched; at most 10000 files). A build
+// that fails is shown and the running server keeps serving. Ctrl-C stops
+// both.
+//
+// # Exit codes
+//
+// 0 when the command did what it was asked, 1 when it failed (the server
+// could not be reached, a tool failed, a snapshot differs), 2 when the
+// command line is wrong.
+package main

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+)
+
+// surface is what a server offers, as inspect -json prints it.
+type surface struct {
+	Server            sake.Implementation         `json:"server"`
+	ProtocolVersion   string                      `json:"protocolVersion"`
+	Era               string                      `json:"era"`
+	SupportedVersions []string                    `json:"supportedVersions,omitempty"`
+	Instructions      string                      `json:"instructions,omitempty"`
+	Capabilities      json.RawMessage             `json:"capabilities"`
+	Extensions        []string                    `json:"extensions"`
+	Tools             []sake.ToolInfo             `json:"tools"`
+	Resources         []sake.ResourceInfo         `json:"resources"`
+	ResourceTemplates []sake.ResourceTemplateInfo `json:"resourceTemplates"`
+	Prompts           []sake.PromptInfo           `json:"prompts"`
+	Skills            []sake.SkillInfo            `json:"skills,omitempty"`
+}
+
+// fetchSurface lists everything the server declares it has: a list
+// whose capability the server did not declare is left empty, not asked.
+func fetchSurface(ctx context.Context, c *client.Client) (*surface, error) {
+	info := c.Info()
+	s := &surface{
+		Server:            info.Server,
+		ProtocolVersion:   info.ProtocolVersion,
+		Era:               info.Era.String(),
+		SupportedVersions: info.SupportedVersions,
+		Instructions:      info.Instructions,
+		Capabilities:      info.Capabilities,
+		Extensions:        extensions(info.Capabilities),
+		Tools:             []sake.ToolInfo{},
+		Resources:         []sake.ResourceInfo{},
+		ResourceTemplates: []sake.ResourceTemplateInfo{},
+		Prompts:           []sake.PromptInfo{},
+	}
+	if len(s.Capabilities) == 0 {
+		s.Capabilities = json.RawMessage("{}")
+	}
+	var err error
+	if info.HasCapability("tools") {
+		if s.Tools, err = c.ListTools(ctx); err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+	}
+	if info.HasCapability("resources") {
+		if s.Resources, err = c.ListResources(ctx); err != nil {
+			return nil, fmt.Errorf("resources/list: %w", err)
+		}
+		if s.ResourceTemplates, err = c.ListResourceTemplates(ctx); err != nil {
+			return nil, fmt.Errorf("resources/templates/list: %w", err)
+		}
+	}
+	if info.HasCapability("prompts") {
+		if s.Prompts, err = c.ListPrompts(ctx); err != nil {
+			return nil, fmt.Errorf("prompts/list: %w", err)
+		}
+	}
+	if info.HasExtension(sake.SkillsExtension) {
+		if s.Skills, err = c.ListSkills(ctx); err != nil {
+			return nil, fmt.Errorf("skills/list: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// extensions returns the ids of capabilities.extensions, sorted.
+func extensions(caps json.RawMessage) []string {
+	var m struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	_ = json.Unmarshal(caps, &m)
+	out := []string{}
+	for id := range m.Extensions {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}

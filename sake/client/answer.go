@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -40,6 +41,16 @@ func Decline() *ElicitResult { return &ElicitResult{Action: sake.Decline} }
 // Cancel says the user dismissed the question.
 func Cancel() *ElicitResult { return &ElicitResult{Action: sake.Cancel} }
 
+// handlerError is the JSON-RPC error the server gets when a handler of
+// the client's fails: a *sake.Error it returned (or wrapped) as it is, any
+// other error as -32603 with the error's text.
+func handlerError(err error) *sake.Error {
+	if e, ok := errors.AsType[*sake.Error](err); ok {
+		return e
+	}
+	return sake.NewError(sake.CodeInternalError, "%v", err)
+}
+
 // answer computes the client's answer to one question of the server.
 func (c *Client) answer(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *sake.Error) {
 	fail := func(code int, format string, args ...any) (json.RawMessage, *sake.Error) {
@@ -64,7 +75,7 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 		}
 		res, err := c.o.elicit(ctx, &req)
 		if err != nil {
-			return fail(sake.CodeInternalError, "%v", err)
+			return nil, handlerError(err)
 		}
 		if res == nil {
 			res = Cancel()
@@ -84,7 +95,7 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 		}
 		res, err := c.o.sample(ctx, req)
 		if err != nil {
-			return fail(sake.CodeInternalError, "%v", err)
+			return nil, handlerError(err)
 		}
 		if res == nil || res.Content == nil {
 			return fail(sake.CodeInternalError, "the sampling handler returned no content")
@@ -105,7 +116,7 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 		}
 		roots, err := c.o.roots(ctx)
 		if err != nil {
-			return fail(sake.CodeInternalError, "%v", err)
+			return nil, handlerError(err)
 		}
 		if roots == nil {
 			roots = []sake.Root{}

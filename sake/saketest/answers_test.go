@@ -101,6 +101,9 @@ func TestDeclaredCapabilityWithoutHandlerNamesTheOption(t *testing.T) {
 			if !strings.Contains(got, option) {
 				t.Errorf("%s without its handler: %s; want the error to name %s", tool, got, option)
 			}
+			if want := fmt.Sprint(sake.CodeMethodNotFound); !strings.Contains(got, want) {
+				t.Errorf("%s without its handler: %s; want the client's answer to be %s", tool, got, want)
+			}
 		}
 	})
 }

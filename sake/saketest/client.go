@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"runtime/pprof"
 	"sync"
 	"testing"
@@ -204,7 +203,7 @@ func (c *Client) clientOptions() []client.Option {
 // errNoHandler is the answer of a client that declares a capability
 // (Capabilities) without the option that answers for it.
 func errNoHandler(capability, option string) error {
-	return fmt.Errorf("saketest: the client declares the %s capability but has nothing to answer with: pass %s", capability, option)
+	return sake.NewError(sake.CodeMethodNotFound, "saketest: the client declares the %s capability but has nothing to answer with: pass %s", capability, option)
 }
 
 // memoryOptions are the options of the in-memory transport: the

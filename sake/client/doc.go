@@ -39,6 +39,11 @@
 // points). An answer that is not the response to its request (another id)
 // is an error, never a result.
 //
+// A handler that answers the server's questions (OnElicit, OnSample,
+// OnRoots) and fails is reported to the server as -32603 with the error's
+// text, unless it returns (or wraps) a *sake.Error, which the server gets
+// with its own code and message.
+//
 // # Limits
 //
 // Limits, with their defaults: MaxMessageBytes (16 MiB per message read

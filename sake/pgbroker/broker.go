@@ -3,6 +3,8 @@ package pgbroker
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -13,8 +15,22 @@ import (
 	"github.com/sakemcp/sake-go/sake/internal/pglisten"
 )
 
-// channel is the LISTEN/NOTIFY channel of broadcasts.
+// channel is the LISTEN/NOTIFY channel of broadcasts when the pool's
+// configuration names no search_path.
 const channel = "sake_broadcasts"
+
+// channelOf is the channel of the broadcasts of servers whose tables live
+// where the pool's search_path points: NOTIFY channels belong to the
+// whole database, so servers in two schemas of one database would hear
+// each other's list changes and resource updates on a shared one.
+func channelOf(pool *pgxpool.Pool) string {
+	path := pool.Config().ConnConfig.RuntimeParams["search_path"]
+	if path == "" {
+		return channel
+	}
+	sum := sha256.Sum256([]byte(path))
+	return channel + "_" + hex.EncodeToString(sum[:8])
+}
 
 // MaxURI is the longest resource URI, in bytes, whose updates travel
 // between replicas: a NOTIFY payload holds under 8000 bytes. Longer URIs
@@ -31,6 +47,7 @@ const maxPayload = 7999
 // Broker is a sake.Broker on PostgreSQL LISTEN/NOTIFY. Build it with New.
 type Broker struct {
 	pool    *pgxpool.Pool
+	channel string
 	replica string
 	logger  *slog.Logger
 }
@@ -48,11 +65,16 @@ type message struct {
 // replicas (any string unique to it, such as pgstore.NewReplicaID()); its
 // own broadcasts are not delivered back to it. logger hears about lost
 // connections; nil discards.
+//
+// Brokers hear each other when their pools name the same search_path in
+// their configuration (a search_path set on the role or the database
+// instead counts as none): servers in other schemas of the same database
+// are not told of this one's broadcasts.
 func New(pool *pgxpool.Pool, replica string, logger *slog.Logger) *Broker {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Broker{pool: pool, replica: replica, logger: logger}
+	return &Broker{pool: pool, channel: channelOf(pool), replica: replica, logger: logger}
 }
 
 // Publish implements sake.Broker.
@@ -71,7 +93,7 @@ func (b *Broker) Publish(ctx context.Context, bc sake.Broadcast) error {
 		return fmt.Errorf("pgbroker: a resource URI of %d bytes takes %d once encoded, more than the %d a NOTIFY holds: it reaches this replica's clients only; use shorter URIs without control characters, quotes or backslashes",
 			len(bc.URI), len(payload), maxPayload)
 	}
-	if _, err := b.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, string(payload)); err != nil {
+	if _, err := b.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, b.channel, string(payload)); err != nil {
 		return fmt.Errorf("pgbroker: publishing a broadcast: %w", err)
 	}
 	return nil
@@ -85,7 +107,7 @@ func (b *Broker) Publish(ctx context.Context, bc sake.Broadcast) error {
 func (b *Broker) Listen(fn func(sake.Broadcast)) (stop func()) {
 	return pglisten.Start(pglisten.Config{
 		Conn:    b.pool.Config().ConnConfig,
-		Channel: channel,
+		Channel: b.channel,
 		Logger:  b.logger,
 		OnListen: func(_ context.Context, gap bool) {
 			if !gap {

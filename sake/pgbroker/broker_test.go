@@ -123,3 +123,31 @@ func TestURIWhoseEncodingOverflowsIsRefused(t *testing.T) {
 		t.Fatalf("URI whose encoding overflows: %v", err)
 	}
 }
+
+// TestSchemasDoNotHearEachOther runs servers in two schemas of one
+// database: a broadcast in one reaches its sibling and not the other
+// schema's server.
+func TestSchemasDoNotHearEachOther(t *testing.T) {
+	t.Parallel()
+	here := replicas(t, 2)
+	there := replicas(t, 2)
+	other := make(chan sake.Broadcast, 8)
+	t.Cleanup(there[1].Watch(func(b sake.Broadcast) { other <- b }))
+	sibling := make(chan sake.Broadcast, 8)
+	t.Cleanup(here[1].Watch(func(b sake.Broadcast) { sibling <- b }))
+	here[0].ResourceUpdated("file:///here")
+	// A marker from the other schema's first server: it reaches the
+	// second after anything published before it on a channel it listens
+	// to. (Replica names repeat across the schemas, so the listener is
+	// the one named unlike the publisher.)
+	there[0].ResourceUpdated("marker://there")
+	if b := <-sibling; b.URI != "file:///here" {
+		t.Fatalf("the sibling saw %v, want file:///here", b)
+	}
+	for b := range other {
+		if b.URI == "marker://there" {
+			break
+		}
+		t.Fatalf("a server in another schema heard %v", b)
+	}
+}

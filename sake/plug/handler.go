@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -459,5 +458,5 @@ func retryAfter(err error) string {
 			d = v
 		}
 	}
-	return strconv.Itoa(int(max((d+time.Second-1)/time.Second, 1)))
+	return retrySeconds(d)
 }

@@ -68,7 +68,7 @@
 // doubling to 5 s), at once when the store takes another write or the
 // change feed reconnects, and last in Shutdown. A task cancelled or failed
 // through another replica meanwhile stays as stored; a final state the
-// store refuses while it takes other writes becomes a -32603 failure
+// store refuses five times while it answers reads becomes a -32603 failure
 // ("the task's work ended but the server could not store its outcome").
 // Other replicas answer
 // what the store holds: while they cannot reach it either, tasks/get is a

@@ -23,7 +23,16 @@ const (
 type unstoredFinal struct {
 	task  *sake.Task       // the final state, as Get answers it
 	apply func(*sake.Task) // makes a stored task that final state
+	// refusedWhileUp counts the attempts the store refused while it
+	// answered a read of the same task (under the manager's lock).
+	refusedWhileUp int
 }
+
+// maxRefusedWhileUp is how many attempts a store that answers reads may
+// refuse a final state before the task is failed instead: a single one
+// may be a connection the outage left broken in a pool whose next one
+// works.
+const maxRefusedWhileUp = 5
 
 // keepFinal keeps the final state apply gives c's task, after the store
 // refused it with err. It returns the final state, or nil when
@@ -159,10 +168,17 @@ func (m *Manager) storeFinals(ctx context.Context) bool {
 				return false
 			}
 			if _, gerr := m.store.Get(ctx, id); gerr == nil {
-				// The store is up and refuses this state itself: trying
-				// again would not help, and would hold up the others.
-				m.forgetFinal(id, f)
-				m.storeUnstorable(ctx, id, err)
+				// The store is up and refused this state: after a few
+				// attempts it refuses the state itself, and trying again
+				// would not help; until then the others go on.
+				m.mu.Lock()
+				f.refusedWhileUp++
+				giveUp := f.refusedWhileUp >= maxRefusedWhileUp
+				m.mu.Unlock()
+				if giveUp {
+					m.forgetFinal(id, f)
+					m.storeUnstorable(ctx, id, err)
+				}
 				continue
 			}
 			m.cfg.logger.Warn("tasks: the store still refuses finished tasks; trying again", "tasks", len(pending), "error", err)

@@ -40,6 +40,7 @@ var importTable = map[string]string{
 	"bytes":      "bytes",
 	"context":    "context",
 	"embed":      "embed",
+	"exec":       "os/exec",
 	"errors":     "errors",
 	"filepath":   "path/filepath",
 	"fmt":        "fmt",

@@ -9,7 +9,8 @@
 // variable it declares but never reads is tolerated. Each block is its own
 // package, unless the line before it is <!-- continues -->: then it joins
 // the package of the block before it in the same file, so a guide can
-// define a type once and use it in later blocks. A block preceded by the
+// define a type once and use it in later blocks (blocks that start with a
+// package clause become files of one package). A block preceded by the
 // line <!-- fragment --> is a signature sketch and is not compiled.
 package docs_test
 

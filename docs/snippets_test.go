@@ -199,52 +199,72 @@ func writeModule(dir, root string) error {
 	return os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644)
 }
 
-// writeSnippetPackage writes one package made of blocks.
+// writeSnippetPackage writes one package made of blocks, a file per block.
+// A block that starts with a package clause is written as it is; any other
+// is wrapped in a file of the package's name (that of its first package
+// clause, else "snippet").
 func writeSnippetPackage(dir string, blocks []codeBlock) error {
-	if startsWithPackage(blocks[0].code) {
-		var b strings.Builder
-		for _, blk := range blocks {
-			fmt.Fprintf(&b, "//line %s:%d\n%s", blk.file, blk.line, blk.code)
-		}
-		return writeGoFile(dir, "snippet.go", b.String(), blocks)
-	}
-	var imports, decls, stmts strings.Builder
+	pkgName := "snippet"
 	for _, blk := range blocks {
-		items, err := splitItems(blk)
+		if name := packageName(blk.code); name != "" {
+			pkgName = name
+			break
+		}
+	}
+	for i, blk := range blocks {
+		name := fmt.Sprintf("snippet%d.go", i)
+		if packageName(blk.code) != "" {
+			src := fmt.Sprintf("//line %s:%d\n%s", blk.file, blk.line, blk.code)
+			if err := writeGoFile(dir, name, src); err != nil {
+				return err
+			}
+			continue
+		}
+		src, err := wrapBlock(pkgName, blk)
 		if err != nil {
 			return err
 		}
-		var body strings.Builder
-		for _, it := range items {
-			chunk := fmt.Sprintf("\n//line %s:%d\n%s\n", blk.file, it.line, it.text)
-			switch it.kind {
-			case itemImport:
-				imports.WriteString(chunk)
-			case itemDecl:
-				decls.WriteString(chunk)
-			default:
-				body.WriteString(chunk)
-			}
-		}
-		if body.Len() > 0 {
-			fmt.Fprintf(&stmts, "\nfunc snippetLine%d() {%s}\n", blk.line, body.String())
+		if err := writeGoFile(dir, name, src); err != nil {
+			return err
 		}
 	}
-	src := "package snippet\n" + imports.String() + decls.String() + stmts.String()
-	src, err := tolerateUnused(src)
+	return nil
+}
+
+// wrapBlock makes a file of a block of declarations and statements: the
+// imports it names and those it uses from importTable, its declarations,
+// and its statements in a function.
+func wrapBlock(pkgName string, blk codeBlock) (string, error) {
+	items, err := splitItems(blk)
 	if err != nil {
-		return err // its position is the Markdown file's, through the //line comments
+		return "", err
 	}
-	src, err = addImports(src)
+	var imports, decls, body strings.Builder
+	for _, it := range items {
+		chunk := fmt.Sprintf("\n//line %s:%d\n%s\n", blk.file, it.line, it.text)
+		switch it.kind {
+		case itemImport:
+			imports.WriteString(chunk)
+		case itemDecl:
+			decls.WriteString(chunk)
+		default:
+			body.WriteString(chunk)
+		}
+	}
+	src := "package " + pkgName + "\n" + imports.String() + decls.String()
+	if body.Len() > 0 {
+		src += fmt.Sprintf("\nfunc snippetLine%d() {%s}\n", blk.line, body.String())
+	}
+	src, err = tolerateUnused(src)
 	if err != nil {
-		return err
+		return "", err // its position is the Markdown file's, through the //line comments
 	}
-	return writeGoFile(dir, "snippet.go", src, blocks)
+	return addImports(pkgName, src)
 }
 
 // writeGoFile writes a snippet's file, with placeholders for what its
 // //go:embed lines name.
-func writeGoFile(dir, name, src string, blocks []codeBlock) error {
+func writeGoFile(dir, name, src string) error {
 	for _, m := range embedRE.FindAllStringSubmatch(src, -1) {
 		for _, pattern := range strings.Fields(m[1]) {
 			p := filepath.Join(dir, filepath.FromSlash(pattern))
@@ -264,12 +284,20 @@ func writeGoFile(dir, name, src string, blocks []codeBlock) error {
 
 var embedRE = regexp.MustCompile(`(?m)^\s*//go:embed\s+(.+)$`)
 
-func startsWithPackage(code string) bool {
+// packageName returns the name of the block's package clause when the
+// block starts with one, else "".
+func packageName(code string) string {
 	var s scanner.Scanner
 	fset := token.NewFileSet()
 	s.Init(fset.AddFile("", -1, len(code)), []byte(code), nil, 0)
-	_, tok, _ := s.Scan()
-	return tok == token.PACKAGE
+	if _, tok, _ := s.Scan(); tok != token.PACKAGE {
+		return ""
+	}
+	_, tok, lit := s.Scan()
+	if tok != token.IDENT {
+		return ""
+	}
+	return lit
 }
 
 type itemKind int
@@ -459,7 +487,7 @@ func tolerateUnused(src string) (string, error) {
 
 // addImports adds an import for every name of importTable the file uses
 // but neither declares nor imports.
-func addImports(src string) (string, error) {
+func addImports(pkgName, src string) (string, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "snippet.go", src, 0)
 	if err != nil {
@@ -489,7 +517,7 @@ func addImports(src string) (string, error) {
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	b.WriteString("package snippet\n\nimport (\n")
+	b.WriteString("package " + pkgName + "\n\nimport (\n")
 	for _, n := range names {
 		path := importTable[n]
 		if path[strings.LastIndex(path, "/")+1:] == n {
@@ -499,5 +527,5 @@ func addImports(src string) (string, error) {
 		}
 	}
 	b.WriteString(")\n")
-	return b.String() + strings.TrimPrefix(src, "package snippet\n"), nil
+	return b.String() + strings.TrimPrefix(src, "package "+pkgName+"\n"), nil
 }

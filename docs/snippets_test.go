@@ -54,6 +54,7 @@ var importTable = map[string]string{
 	"os":         "os",
 	"signal":     "os/signal",
 	"slog":       "log/slog",
+	"sort":       "sort",
 	"strconv":    "strconv",
 	"strings":    "strings",
 	"sync":       "sync",

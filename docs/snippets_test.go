@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,16 +90,18 @@ func TestGoSnippetsCompile(t *testing.T) {
 
 // TestSnippetCheckerCatchesBrokenSnippet runs the checker on a Markdown text
 // with one broken block: it must fail naming that block's line, while a
-// fragment, an unused variable and a continued block pass.
+// fragment, an unused variable, a package file and continued blocks pass.
 func TestSnippetCheckerCatchesBrokenSnippet(t *testing.T) {
 	t.Parallel()
 	md := "# Bad\n\n" +
 		"```go\ntype Notes struct{}\n\nsrv := sake.MustNew(&Notes{})\nunused := 1\n```\n\n" +
 		"<!-- continues -->\n```go\nfunc (n *Notes) Declare(d *sake.Declarations) { d.Tool(\"X\") }\n```\n\n" +
 		"<!-- fragment -->\n```go\nfunc (s *T) Name(ctx *sake.Context[, args A]) (R, error)\n```\n\n" +
-		"```go\nres := sake.NoSuchFunction()\n```\n"
+		"```go\nres := sake.NoSuchFunction()\n```\n\n" +
+		"```go\npackage main\n\ntype Greeter struct{}\n\nfunc main() {}\n```\n\n" +
+		"<!-- continues -->\n```go\nfunc greeter() any { x := 1; return Greeter{} }\n```\n"
 	blocks := goBlocks("bad.md", []byte(md))
-	if len(blocks) != 4 || !blocks[1].continues || !blocks[2].fragment {
+	if len(blocks) != 6 || !blocks[1].continues || !blocks[2].fragment || !blocks[5].continues {
 		t.Fatalf("blocks = %+v", blocks)
 	}
 	_, out, err := compileSnippets(t, repoRoot(t), blocks)
@@ -110,7 +111,7 @@ func TestSnippetCheckerCatchesBrokenSnippet(t *testing.T) {
 	if !strings.Contains(out, "bad.md:21") || !strings.Contains(out, "NoSuchFunction") {
 		t.Errorf("the failure does not name bad.md:21 and the undefined name:\n%s", out)
 	}
-	for _, line := range []string{"bad.md:4", "bad.md:6", "bad.md:7", "bad.md:12", "bad.md:17"} {
+	for _, line := range []string{"bad.md:4", "bad.md:6", "bad.md:7", "bad.md:12", "bad.md:17", "bad.md:25", "bad.md:27", "bad.md:34"} {
 		if strings.Contains(out, line+":") {
 			t.Errorf("a good block or a fragment was reported (%s):\n%s", line, out)
 		}
@@ -164,17 +165,12 @@ func compileSnippets(t *testing.T, root string, blocks []codeBlock) (int, string
 	return len(packages), string(out), err
 }
 
-// goTool is the go command of the toolchain running the test.
+// goTool is the go command: go test puts the toolchain's own first on PATH.
 func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
 	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // writeModule writes go.mod and go.sum of the snippets' module: the

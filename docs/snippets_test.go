@@ -18,9 +18,12 @@ import (
 
 // importTable resolves the package names a snippet may use without
 // importing them: the project's packages and the standard library's, by
-// their usual names.
+// their usual names. An entry is only imported by a snippet that uses the
+// name; pgstore is the tasks store (import sake/auth/server/pgstore by
+// hand).
 var importTable = map[string]string{
 	"sake":       "github.com/sakemcp/sake-go/sake",
+	"protocol":   "github.com/sakemcp/sake-go/sake/protocol",
 	"plug":       "github.com/sakemcp/sake-go/sake/plug",
 	"stdio":      "github.com/sakemcp/sake-go/sake/stdio",
 	"saketest":   "github.com/sakemcp/sake-go/sake/saketest",

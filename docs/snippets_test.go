@@ -3,6 +3,7 @@ package docs_test
 import (
 	"fmt"
 	"go/ast"
+	"go/format"
 	"go/parser"
 	"go/scanner"
 	"go/token"
@@ -528,4 +529,103 @@ func addImports(pkgName, src string) (string, error) {
 	}
 	b.WriteString(")\n")
 	return b.String() + strings.TrimPrefix(src, "package "+pkgName+"\n"), nil
+}
+
+// TestGoSnippetsAreFormatted checks that every Go block that is a file, a
+// list of declarations or a list of statements reads as gofmt writes it.
+func TestGoSnippetsAreFormatted(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	for _, f := range markdownFiles(t, root) {
+		text, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range goBlocks(f, text) {
+			if b.fragment {
+				continue
+			}
+			if want, ok := gofmtBlock(b.code); ok && want != b.code {
+				n, got, fixed := firstDifference(b.code, want)
+				t.Errorf("%s:%d: the block is not formatted as gofmt would:\n\thas    %q\n\tgofmt: %q", b.file, b.line+n, got, fixed)
+			}
+		}
+	}
+}
+
+// TestFormatCheckerCatchesUnformattedBlock feeds the format check a block
+// of each kind, formatted and not.
+func TestFormatCheckerCatchesUnformattedBlock(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		code      string
+		formatted bool
+	}{
+		{"package main\n\nfunc main() {}\n", true},
+		{"package main\nfunc main()  {}\n", false},
+		{"type T struct {\n\tA int\n}\n", true},
+		{"type T struct {\n  A int\n}\n", false},
+		{"x := 1\nif x > 0 {\n\tx++\n}\n", true},
+		{"x:=1\n", false},
+	} {
+		want, ok := gofmtBlock(tc.code)
+		if !ok {
+			t.Errorf("%q was not checked", tc.code)
+			continue
+		}
+		if (want == tc.code) != tc.formatted {
+			t.Errorf("%q: formatted = %v, want %v (gofmt gives %q)", tc.code, want == tc.code, tc.formatted, want)
+		}
+	}
+}
+
+// firstDifference returns the index of the first line where a and b differ,
+// and that line of each.
+func firstDifference(a, b string) (int, string, string) {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range max(len(al), len(bl)) {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return i, x, y
+		}
+	}
+	return 0, "", ""
+}
+
+// gofmtBlock returns the block as gofmt formats it, and whether it could
+// tell: a block that is a file, declarations alone or statements alone.
+// A block mixing declarations and statements is not checked.
+func gofmtBlock(code string) (string, bool) {
+	if packageName(code) != "" {
+		out, err := format.Source([]byte(code))
+		return string(out), err == nil
+	}
+	const declHead = "package p\n\n"
+	if out, err := format.Source([]byte(declHead + code)); err == nil {
+		return strings.TrimPrefix(string(out), declHead), true
+	}
+	const stmtHead, stmtTail = "package p\n\nfunc _() {\n", "}\n"
+	var indented strings.Builder
+	for _, line := range strings.SplitAfter(code, "\n") {
+		if strings.TrimSpace(line) != "" {
+			indented.WriteString("\t")
+		}
+		indented.WriteString(line)
+	}
+	out, err := format.Source([]byte(stmtHead + indented.String() + stmtTail))
+	if err != nil {
+		return "", false
+	}
+	body := strings.TrimSuffix(strings.TrimPrefix(string(out), stmtHead), stmtTail)
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(body, "\n") {
+		b.WriteString(strings.TrimPrefix(line, "\t"))
+	}
+	return b.String(), true
 }

@@ -383,3 +383,29 @@ func TestTokenExchangeClientConfig(t *testing.T) {
 		t.Fatalf("a dynamic registration for token exchange: %d %v", resp.StatusCode, body)
 	}
 }
+
+// The resource server revoking the token it got revokes the
+// authorization it came from, the person's token with it.
+func TestRevokingAnExchangedToken(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withExchange)
+	subject, _ := h.userTokens("notes:read", resourceA)
+	_, tok := h.exchange(exchangeForm(subject, resourceB), rsAID, rsASecret)
+	exchanged := tok["access_token"].(string)
+	// Another client's revocation has no effect (RFC 7009 §2.2).
+	if resp, _ := h.postForm(h.url(pathRevoke), url.Values{"token": {exchanged}}, rsBID, rsBSecret); resp.StatusCode != 200 {
+		t.Fatalf("revoke by another: %d", resp.StatusCode)
+	}
+	if _, err := h.verify(exchanged, resourceB); err != nil {
+		t.Fatalf("another client revoked the token: %v", err)
+	}
+	if resp, _ := h.postForm(h.url(pathRevoke), url.Values{"token": {exchanged}}, rsAID, rsASecret); resp.StatusCode != 200 {
+		t.Fatalf("revoke: %d", resp.StatusCode)
+	}
+	if _, err := h.verify(exchanged, resourceB); err == nil {
+		t.Fatal("the revoked exchanged token is accepted")
+	}
+	if _, err := h.verify(subject, resourceA); err == nil {
+		t.Fatal("the authorization it came from is still alive")
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -131,8 +132,8 @@ func (s *Server) exchangeGrant(w http.ResponseWriter, r *http.Request, client *C
 	if s.cfg.TokenExchange != nil {
 		x := &TokenExchange{Client: cloneClient(client), Subject: subject, SubjectClientID: stringOf(claims["client_id"]),
 			Actors: actors, Resource: slices.Clone(res), Scopes: slices.Clone(scopes)}
-		if err := s.cfg.TokenExchange(ctx, x); err != nil {
-			return oerr(ErrInvalidTarget, "this exchange is refused: "+err.Error())
+		if e := s.exchangePolicy(ctx, x); e != nil {
+			return e
 		}
 	}
 	if e := s.active(ctx, subject, rec.Family); e != nil {
@@ -168,6 +169,21 @@ func (s *Server) exchangeGrant(w http.ResponseWriter, r *http.Request, client *C
 	s.log.Info("authserver: token exchanged", "client_id", client.ID, "subject_client_id", stringOf(claims["client_id"]),
 		"resource", strings.Join(res, " "), "depth", len(prior)+1)
 	writeJSON(w, http.StatusOK, &resp)
+	return nil
+}
+
+// exchangePolicy asks Config.TokenExchange; a panic in it refuses the
+// exchange (500 server_error) and is logged.
+func (s *Server) exchangePolicy(ctx context.Context, x *TokenExchange) (e *oauthError) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("authserver: Config.TokenExchange panicked", "panic", fmt.Sprint(v), "client_id", x.Client.ID)
+			e = oerr(ErrServerError, "the exchange cannot be decided now")
+		}
+	}()
+	if err := s.cfg.TokenExchange(ctx, x); err != nil {
+		return oerr(ErrInvalidTarget, "this exchange is refused: "+err.Error())
+	}
 	return nil
 }
 

@@ -409,3 +409,17 @@ func TestRevokingAnExchangedToken(t *testing.T) {
 		t.Fatal("the authorization it came from is still alive")
 	}
 }
+
+func TestTokenExchangePolicyPanics(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withExchange, func(c *Config) {
+		c.TokenExchange = func(context.Context, *TokenExchange) error { panic("policy bug") }
+	})
+	subject, _ := h.userTokens("notes:read", resourceA)
+	a0, _ := h.issued()
+	resp, body := h.exchange(exchangeForm(subject, resourceB), rsAID, rsASecret)
+	h.wantError(resp, body, 500, ErrServerError)
+	if a1, _ := h.issued(); a1 != a0 {
+		t.Fatal("a token was issued when the policy panicked")
+	}
+}

@@ -95,22 +95,11 @@ func (s *Server) exchangeGrant(w http.ResponseWriter, r *http.Request, client *C
 		return oerr(ErrInvalidRequest, "requested_token_type must be "+TokenTypeAccessToken+": only access tokens are issued")
 	}
 
-	claims, rec, ok := s.ownAccessRecord(ctx, f.Get("subject_token"))
-	if !ok {
-		return oerr(ErrInvalidRequest, "the subject_token is not an active access token of this server")
+	claims, rec, prior, e := s.exchangeSubject(ctx, f.Get("subject_token"), client)
+	if e != nil {
+		return e
 	}
 	subject := rec.Grant.Subject
-	if subject == "" {
-		return oerr(ErrInvalidRequest, "the subject_token names no person: a client's own token cannot be exchanged")
-	}
-	if !slices.ContainsFunc(audienceOf(claims), func(a string) bool { return slices.Contains(client.ExchangeFrom, a) }) {
-		return oerr(ErrInvalidRequest, "the subject_token was not issued for a resource of this client")
-	}
-	// This server signs only well-formed chains: the subject token's is.
-	prior := auth.Actors(&sake.Identity{Claims: claims})
-	if len(prior)+1 > s.cfg.MaxActorDepth {
-		return oerr(ErrInvalidRequest, "the subject_token was exchanged too many times already")
-	}
 
 	targets := append(slices.Clone(f["resource"]), f["audience"]...)
 	if len(targets) == 0 {
@@ -170,6 +159,28 @@ func (s *Server) exchangeGrant(w http.ResponseWriter, r *http.Request, client *C
 		"resource", strings.Join(res, " "), "depth", len(prior)+1)
 	writeJSON(w, http.StatusOK, &resp)
 	return nil
+}
+
+// exchangeSubject checks a subject token: an active access token of
+// this server, for a person, sent to one of client's ExchangeFrom
+// resources, with room in its act chain (prior, current actor first).
+func (s *Server) exchangeSubject(ctx context.Context, token string, client *Client) (jwt.MapClaims, *Credential, []auth.Actor, *oauthError) {
+	claims, rec, ok := s.ownAccessRecord(ctx, token)
+	if !ok {
+		return nil, nil, nil, oerr(ErrInvalidRequest, "the subject_token is not an active access token of this server")
+	}
+	if rec.Grant.Subject == "" {
+		return nil, nil, nil, oerr(ErrInvalidRequest, "the subject_token names no person: a client's own token cannot be exchanged")
+	}
+	if !slices.ContainsFunc(audienceOf(claims), func(a string) bool { return slices.Contains(client.ExchangeFrom, a) }) {
+		return nil, nil, nil, oerr(ErrInvalidRequest, "the subject_token was not issued for a resource of this client")
+	}
+	// This server signs only well-formed chains: the subject token's is.
+	prior := auth.Actors(&sake.Identity{Claims: claims})
+	if len(prior)+1 > s.cfg.MaxActorDepth {
+		return nil, nil, nil, oerr(ErrInvalidRequest, "the subject_token was exchanged too many times already")
+	}
+	return claims, rec, prior, nil
 }
 
 // exchangePolicy asks Config.TokenExchange; a panic in it refuses the

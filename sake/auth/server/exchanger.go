@@ -68,8 +68,11 @@ type ExchangedToken struct {
 // invalid_request for a subject token it does not accept,
 // unauthorized_client for a client not allowed to exchange).
 type ExchangeError struct {
-	Status      int
-	Code        string
+	// Status is the HTTP status of the answer.
+	Status int
+	// Code is its OAuth error code, "" when the body had none.
+	Code string
+	// Description is its error_description.
 	Description string
 }
 

@@ -91,3 +91,22 @@ func BenchmarkVerifyDPoPES256(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkVerifyHS256Exchanged verifies a token with an act chain of
+// two, as a resource server down a token exchange does, without and with
+// keeping the token for TokenOf.
+func BenchmarkVerifyHS256Exchanged(b *testing.B) {
+	c := claimsAt(t0)
+	c["act"] = map[string]any{"sub": "rs-b", "act": map[string]any{"sub": "rs-a"}}
+	tok := sign(b, jwt.SigningMethodHS256, testSecret, "", c)
+	for _, keep := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "keep"}[keep], func(b *testing.B) {
+			v, err := NewJWTVerifier(JWTConfig{Issuer: testIssuer, Audience: []string{testResource}, HMACSecret: testSecret,
+				KeepToken: keep, Now: func() time.Time { return t0 }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchVerify(b, v, bearer(tok))
+		})
+	}
+}

@@ -39,7 +39,13 @@
 // tries again after DefaultJWKSRetry.
 //
 // Tokens are never logged, forwarded or stored; the introspection cache
-// keeps only their SHA-256.
+// keeps only their SHA-256. The one exception is opt-in: with
+// JWTConfig.KeepToken (or Introspector.KeepToken) a verified token stays
+// in memory with its identity, for [TokenOf], so that a tool can exchange
+// it (RFC 8693) to call another service as its caller. A token obtained
+// that way names the services acting for the person in its act claim:
+// [Actors] reads the chain, which verifiers bound (MaxActorDepth,
+// [DefaultMaxActorDepth]).
 //
 // # Wiring
 //

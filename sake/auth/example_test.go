@@ -104,3 +104,19 @@ func ExampleWellKnownPath() {
 	// /.well-known/oauth-protected-resource/public/mcp
 	// https://example.com/.well-known/oauth-protected-resource/public/mcp
 }
+
+// A tool sees who acts for the person: the act chain of a token obtained
+// by token exchange, the party acting now first.
+func ExampleActors() {
+	id := &sake.Identity{Subject: "ada", ClientID: "server-b", Claims: map[string]any{
+		"act": map[string]any{"sub": "server-b", "act": map[string]any{"sub": "server-a"}},
+	}}
+	for _, a := range auth.Actors(id) {
+		fmt.Println(a.Subject)
+	}
+	fmt.Println(auth.Actors(&sake.Identity{Subject: "ada"}) == nil)
+	// Output:
+	// server-b
+	// server-a
+	// true
+}

@@ -52,6 +52,10 @@ type Introspector struct {
 	// in the response), as in JWTConfig.
 	DPoPWindow time.Duration
 	Replay     ReplayCache
+	// MaxActorDepth and KeepToken are as in JWTConfig (default
+	// DefaultMaxActorDepth, and off).
+	MaxActorDepth int
+	KeepToken     bool
 	// Now returns the current time; default time.Now. For tests.
 	Now func() time.Time
 
@@ -101,11 +105,24 @@ func (in *Introspector) Verify(ctx context.Context, r *TokenRequest) (*sake.Iden
 	if err := checkBinding(r, scheme, confirmationJKT(claims), now, in.DPoPWindow, in.replayCache()); err != nil {
 		return nil, err
 	}
+	depth := in.MaxActorDepth
+	if depth <= 0 {
+		depth = DefaultMaxActorDepth
+	}
+	if err := checkActors(claims, depth); err != nil {
+		return nil, err
+	}
 	id, err := identityFromClaims(maps.Clone(claims))
 	if err != nil {
 		return nil, err
 	}
-	return resolvePrincipal(ctx, in.Principal, id)
+	if id, err = resolvePrincipal(ctx, in.Principal, id); err != nil {
+		return nil, err
+	}
+	if in.KeepToken {
+		keepToken(id, r.Token)
+	}
+	return id, nil
 }
 
 func (in *Introspector) now() time.Time {

@@ -65,6 +65,15 @@ type JWTConfig struct {
 	// from memory: the verifier of sake/auth/server sets it to that
 	// server's revocations.
 	Revoked func(ctx context.Context, claims map[string]any) (bool, error)
+	// MaxActorDepth bounds the act chain (RFC 8693 §4.1) of a token
+	// obtained by token exchange: a deeper or malformed one is refused
+	// (invalid_token). Default DefaultMaxActorDepth; see Actors.
+	MaxActorDepth int
+	// KeepToken keeps each verified token with the identity it
+	// established, for TokenOf: a tool can then exchange its caller's
+	// token (RFC 8693) to call another service as the caller. Off, a
+	// verified token is forgotten at once.
+	KeepToken bool
 	// Now returns the current time; default time.Now. For tests.
 	Now func() time.Time
 }
@@ -80,6 +89,8 @@ type JWTVerifier struct {
 	window      time.Duration
 	replay      ReplayCache
 	revoked     func(ctx context.Context, claims map[string]any) (bool, error)
+	maxActors   int
+	keepToken   bool
 	now         func() time.Time
 	parser      *jwt.Parser
 }
@@ -125,6 +136,9 @@ func NewJWTVerifier(cfg JWTConfig) (*JWTVerifier, error) {
 	if cfg.ClockSkew < 0 || cfg.DPoPWindow < 0 {
 		return nil, errors.New("auth: JWTConfig durations must not be negative")
 	}
+	if cfg.MaxActorDepth < 0 {
+		return nil, errors.New("auth: JWTConfig.MaxActorDepth must not be negative")
+	}
 	skew := cfg.ClockSkew
 	if skew == 0 {
 		skew = DefaultClockSkew
@@ -137,7 +151,12 @@ func NewJWTVerifier(cfg JWTConfig) (*JWTVerifier, error) {
 		window:      cfg.DPoPWindow,
 		replay:      cfg.Replay,
 		revoked:     cfg.Revoked,
+		maxActors:   cfg.MaxActorDepth,
+		keepToken:   cfg.KeepToken,
 		now:         cfg.Now,
+	}
+	if v.maxActors == 0 {
+		v.maxActors = DefaultMaxActorDepth
 	}
 	if v.window == 0 {
 		v.window = DefaultDPoPWindow
@@ -171,8 +190,9 @@ func (v *JWTVerifier) RequiresDPoP() bool { return v.requireDPoP }
 // from client_id, azp or cid, Scopes from scope or scp, ACR from acr,
 // AuthTime from auth_time, and Claims with all the claims. A sub equal to
 // the client id is the client acting for itself (client credentials, RFC
-// 9068 §2.2): Subject stays empty and the client id is the owner. Last,
-// JWTConfig.Revoked is asked, when set.
+// 9068 §2.2): Subject stays empty and the client id is the owner. An act
+// claim (token exchange) must be a well-formed chain no deeper than
+// MaxActorDepth (see Actors). Last, JWTConfig.Revoked is asked, when set.
 //
 // A token bound with cnf.jkt is accepted only under the DPoP scheme with a
 // valid proof for the request whose key thumbprint equals jkt; the DPoP
@@ -235,6 +255,9 @@ func (v *JWTVerifier) Verify(ctx context.Context, r *TokenRequest) (*sake.Identi
 	if err := checkBinding(r, scheme, confirmationJKT(claims), v.now(), v.window, v.replay); err != nil {
 		return nil, err
 	}
+	if err := checkActors(claims, v.maxActors); err != nil {
+		return nil, err
+	}
 	id, err := identityFromClaims(claims)
 	if err != nil {
 		return nil, err
@@ -248,7 +271,13 @@ func (v *JWTVerifier) Verify(ctx context.Context, r *TokenRequest) (*sake.Identi
 			return nil, InvalidToken(errors.New("the token was revoked"))
 		}
 	}
-	return resolvePrincipal(ctx, v.principal, id)
+	if id, err = resolvePrincipal(ctx, v.principal, id); err != nil {
+		return nil, err
+	}
+	if v.keepToken {
+		keepToken(id, r.Token)
+	}
+	return id, nil
 }
 
 // acceptedType reports whether a JWT's typ header names an access token:

@@ -44,6 +44,14 @@ type Client struct {
 	AuthMethod string `json:"token_endpoint_auth_method,omitempty"`
 	// Scopes, when not empty, bound what the client may ask for.
 	Scopes []string `json:"scopes,omitempty"`
+	// ExchangeFrom makes a pre-registered confidential client whose
+	// GrantTypes include GrantTokenExchange a resource server that may
+	// exchange its callers' tokens (RFC 8693): it lists the resources
+	// (among Config.Resources) it serves, and only an access token issued
+	// for one of them, that is, sent to it, can be exchanged. Required
+	// with that grant type; dynamically registered and metadata document
+	// clients never exchange.
+	ExchangeFrom []string `json:"exchange_from,omitempty"`
 	// ApplicationType is "native" or "web".
 	ApplicationType string `json:"application_type,omitempty"`
 	// DPoPBound requires DPoP proofs at the token endpoint: its tokens
@@ -103,7 +111,7 @@ func (s *Server) checkStaticClient(c *Client) error {
 			return fmt.Errorf("authserver: client %q: %w", c.ID, err)
 		}
 	}
-	return nil
+	return s.checkExchangeClient(c)
 }
 
 // client finds a client: pre-registered, stored, or by its metadata

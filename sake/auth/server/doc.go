@@ -59,6 +59,20 @@
 // revoked token until it expires (Config.AccessTokenTTL, 15 minutes by
 // default), or use introspection there.
 //
+// # Token exchange
+//
+// A tool that calls another resource of this server can act as its
+// caller (RFC 8693): a pre-registered confidential client whose
+// GrantTypes include [GrantTokenExchange] and whose Client.ExchangeFrom
+// names its own resource trades an access token sent to it for one for
+// another resource, with a subset of its scopes, the chain of actors in
+// the act claim (auth.Actors), no refresh token, and no longer life than
+// the token it came from, whose authorization it shares: revoking one
+// revokes the other. Config.TokenExchange may refuse an exchange,
+// Config.MaxActorDepth bounds chains. [Exchanger] is the calling side: a
+// sake/client authorizer for one caller ([Exchanger.For]), fed by
+// auth.TokenOf, which [Server.Verifier] keeps for such a resource.
+//
 // # Limits
 //
 // Dynamic registration is open to anyone, so it is bounded:

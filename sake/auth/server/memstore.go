@@ -101,6 +101,7 @@ func cloneClient(c *Client) *Client {
 	cp.RedirectURIs = slices.Clone(c.RedirectURIs)
 	cp.GrantTypes = slices.Clone(c.GrantTypes)
 	cp.Scopes = slices.Clone(c.Scopes)
+	cp.ExchangeFrom = slices.Clone(c.ExchangeFrom)
 	return &cp
 }
 

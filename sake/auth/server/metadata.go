@@ -58,7 +58,7 @@ func (s *Server) Metadata() *Metadata {
 		ScopesSupported:                            names,
 		ResponseTypesSupported:                     []string{"code"},
 		ResponseModesSupported:                     []string{"query"},
-		GrantTypesSupported:                        []string{"authorization_code", "refresh_token", "client_credentials", grantDevice},
+		GrantTypesSupported:                        []string{"authorization_code", "refresh_token", "client_credentials", grantDevice, GrantTokenExchange},
 		TokenEndpointAuthMethodsSupported:          auths,
 		RevocationEndpoint:                         s.endpoint(pathRevoke),
 		RevocationEndpointAuthMethodsSupported:     auths,

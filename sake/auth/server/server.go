@@ -127,6 +127,16 @@ type Config struct {
 	// Secret keys the CSRF tokens of the pages; at least 32 bytes, the
 	// same on every replica. Default: random at start.
 	Secret []byte
+	// TokenExchange decides on a token exchange (RFC 8693) that passed
+	// every check: return an error to refuse it (400 invalid_target, its
+	// text as error_description), for example to bound which resources
+	// each resource server may call. Nil accepts them. Which clients may
+	// exchange at all is Client.ExchangeFrom.
+	TokenExchange func(ctx context.Context, x *TokenExchange) error
+	// MaxActorDepth bounds the act chain of an exchanged token: a token
+	// exchanged this many times already is refused (default
+	// auth.DefaultMaxActorDepth, what Verifier accepts).
+	MaxActorDepth int
 	// Logger receives internal failures; default slog.Default().
 	Logger *slog.Logger
 	// Now is the clock; default time.Now. For tests.
@@ -219,6 +229,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.cfg.MaxRegistrationsPerAddress <= 0 {
 		s.cfg.MaxRegistrationsPerAddress = DefaultMaxRegistrationsPerAddress
+	}
+	if s.cfg.MaxActorDepth <= 0 {
+		s.cfg.MaxActorDepth = auth.DefaultMaxActorDepth
 	}
 	if s.cfg.UnusedClientTTL < 0 {
 		return nil, errors.New("authserver: Config.UnusedClientTTL must not be negative")
@@ -392,6 +405,10 @@ func (s *Server) ResourceMetadata(resource string, scopes ...string) *auth.Resou
 // through. A verifier built from the JWKS URL instead (another process) knows
 // nothing of revocations: it accepts a revoked token until it expires
 // (Config.AccessTokenTTL).
+//
+// When a client may exchange tokens sent to resource (Client.ExchangeFrom),
+// the verifier keeps each token with its identity, for auth.TokenOf and
+// an Exchanger.
 func (s *Server) Verifier(resource string) (*auth.JWTVerifier, error) {
 	return auth.NewJWTVerifier(auth.JWTConfig{
 		Issuer:     s.issuer,
@@ -400,6 +417,7 @@ func (s *Server) Verifier(resource string) (*auth.JWTVerifier, error) {
 		Algorithms: []string{ES256, EdDSA},
 		Revoked:    s.accessRevoked,
 		Now:        s.cfg.Now,
+		KeepToken:  s.exchangesFrom(resource),
 	})
 }
 

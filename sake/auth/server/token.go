@@ -52,6 +52,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		e = s.clientCredentials(w, r, client, jkt)
 	case grantDevice:
 		e = s.deviceGrant(w, r, client, jkt)
+	case GrantTokenExchange:
+		e = s.exchangeGrant(w, r, client, jkt)
 	case "":
 		e = oerr(ErrInvalidRequest, "grant_type is missing")
 	default:
@@ -308,7 +310,12 @@ func (s *Server) respondRefresh(w http.ResponseWriter, r *http.Request, client *
 
 // accessToken mints a JWT access token (RFC 9068) and records its jti.
 func (s *Server) accessToken(ctx context.Context, g *Grant, family string, now time.Time) (string, time.Time, error) {
-	exp := now.Add(s.cfg.AccessTokenTTL)
+	return s.mintAccessToken(ctx, g, family, now, now.Add(s.cfg.AccessTokenTTL), nil)
+}
+
+// mintAccessToken is accessToken expiring at exp, with act (RFC 8693
+// §4.1) when not nil.
+func (s *Server) mintAccessToken(ctx context.Context, g *Grant, family string, now, exp time.Time, act map[string]any) (string, time.Time, error) {
 	jti := randomToken(16)
 	claims := jwt.MapClaims{
 		"iss":       s.issuer,
@@ -343,6 +350,9 @@ func (s *Server) accessToken(ctx context.Context, g *Grant, family string, now t
 	}
 	if g.JKT != "" {
 		claims["cnf"] = map[string]any{"jkt": g.JKT}
+	}
+	if act != nil {
+		claims["act"] = act
 	}
 	tok, err := s.keys.sign(claims, "at+jwt")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -47,8 +48,14 @@ func main() {
 		defer cancel()
 		_ = hs.Shutdown(shutdown)
 	}()
+	// Listen first: once the banner is printed, the server answers.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		logger.Error("listening", "err", err)
+		os.Exit(1)
+	}
 	fmt.Print(app.Banner())
-	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Error("http", "err", err)
 		os.Exit(1)
 	}

@@ -98,16 +98,19 @@ type Login struct {
 	oauth    oauth2.Config
 	algs     []string
 	issParam bool // the provider sends iss in authorization responses (RFC 9207)
-	userinfo string
-	tokens   server.UpstreamTokenStore
-	seal     sealer
-	base     *url.URL
-	secure   bool
-	http     *http.Client
-	log      *slog.Logger
-	now      func() time.Time
-	cache    *lookupCache
-	locks    [64]sync.Mutex // by family: one refresh at a time
+	// discoveredIssuer is the issuer of the discovery document (Entra:
+	// the tenant by its id, or a {tenantid} placeholder).
+	discoveredIssuer string
+	userinfo         string
+	tokens           server.UpstreamTokenStore
+	seal             sealer
+	base             *url.URL
+	secure           bool
+	http             *http.Client
+	log              *slog.Logger
+	now              func() time.Time
+	cache            *lookupCache
+	locks            [64]sync.Mutex // by family: one refresh at a time
 }
 
 // New checks cfg and, for an OpenID provider, fetches its discovery
@@ -179,9 +182,10 @@ func New(ctx context.Context, cfg Config) (*Login, error) {
 		return l, nil
 	}
 	dctx := oidc.ClientContext(ctx, l.http)
-	if p.multiTenant() {
-		// Each tenant's tokens name their own issuer: checked per token
-		// against its tid (see verifyIDToken).
+	if p.kind == kindEntra {
+		// Entra's discovery names the tenant by its id (or, for several
+		// tenants, a placeholder): each token's issuer is checked
+		// against its tid instead (see verifyIDToken).
 		dctx = oidc.InsecureIssuerURLContext(dctx, p.Issuer)
 	}
 	op, err := oidc.NewProvider(dctx, p.Issuer)
@@ -189,6 +193,7 @@ func New(ctx context.Context, cfg Config) (*Login, error) {
 		return nil, fmt.Errorf("upstream: discovering %s: %w", p.Issuer, err)
 	}
 	var meta struct {
+		Issuer   string   `json:"issuer"`
 		Scopes   []string `json:"scopes_supported"`
 		Algs     []string `json:"id_token_signing_alg_values_supported"`
 		IssParam bool     `json:"authorization_response_iss_parameter_supported"`
@@ -210,11 +215,11 @@ func New(ctx context.Context, cfg Config) (*Login, error) {
 	if len(l.algs) == 0 {
 		l.algs = []string{oidc.RS256}
 	}
-	l.oidc, l.issParam, l.userinfo = op, meta.IssParam, op.UserInfoEndpoint()
+	l.oidc, l.issParam, l.userinfo, l.discoveredIssuer = op, meta.IssParam, op.UserInfoEndpoint(), meta.Issuer
 	l.oauth.Endpoint = op.Endpoint()
 	l.oauth.Scopes = scopes
 	l.verifier = op.VerifierContext(oidc.ClientContext(context.Background(), l.http), &oidc.Config{
-		ClientID: cfg.ClientID, SupportedSigningAlgs: l.algs, Now: l.now, SkipIssuerCheck: p.multiTenant()})
+		ClientID: cfg.ClientID, SupportedSigningAlgs: l.algs, Now: l.now, SkipIssuerCheck: p.kind == kindEntra})
 	return l, nil
 }
 

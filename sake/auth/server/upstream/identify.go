@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
@@ -76,8 +77,7 @@ func (l *Login) verifyIDToken(ctx context.Context, raw string) (*Person, error) 
 		if tid == "" || oid == "" {
 			return nil, errors.New("the Entra ID token has no tid or oid")
 		}
-		want := "https://login.microsoftonline.com/" + tid + "/v2.0"
-		if idt.Issuer != want || (!l.provider.multiTenant() && idt.Issuer != l.provider.Issuer && l.provider.tenant != tid) {
+		if !l.entraIssuer(idt.Issuer, tid) {
 			return nil, fmt.Errorf("the ID token's issuer %q is not its tenant's", idt.Issuer)
 		}
 		p.Tenant, p.ID = tid, oid
@@ -183,4 +183,17 @@ func (l *Login) stillThere(ctx context.Context, ts oauth2.TokenSource, p *Person
 		}
 	}
 	return nil
+}
+
+// entraIssuer checks an Entra issuer: the tenant's own (its tid), and for
+// an application of one tenant, that tenant's.
+func (l *Login) entraIssuer(iss, tid string) bool {
+	want := l.provider.authority + tid + "/v2.0"
+	if tid == "" || iss != want {
+		return false
+	}
+	if strings.Contains(l.discoveredIssuer, "{tenantid}") {
+		return true
+	}
+	return iss == l.discoveredIssuer
 }

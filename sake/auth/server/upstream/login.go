@@ -244,8 +244,9 @@ func (l *Login) issuerMatches(iss string) bool {
 	if iss == "" {
 		return false
 	}
-	if l.provider.multiTenant() {
-		return strings.HasPrefix(iss, "https://login.microsoftonline.com/") && strings.HasSuffix(iss, "/v2.0")
+	if l.provider.kind == kindEntra {
+		tid := strings.TrimSuffix(strings.TrimPrefix(iss, l.provider.authority), "/v2.0")
+		return !strings.Contains(tid, "/") && l.entraIssuer(iss, tid)
 	}
 	return iss == l.provider.Issuer
 }
@@ -324,7 +325,12 @@ func (l *Login) Granted(r *http.Request, subject, family string) error {
 	if err != nil {
 		return err
 	}
-	stored.Sealed = sealed // Updated stays older than the authorization's
+	// Updated stays older than the authorization's, which is the
+	// person's latest (see Lookup).
+	stored.Sealed = sealed
+	if at := l.now().Add(-time.Millisecond); !stored.Updated.Before(at) {
+		stored.Updated = at
+	}
 	return l.tokens.PutUpstreamToken(ctx, stored, l.cfg.TokensPerSubject)
 }
 

@@ -31,10 +31,10 @@ type Provider struct {
 	// access_type=offline).
 	AuthParams map[string]string
 
-	kind     kind
-	endpoint oauth2.Endpoint // GitHub
-	apiURL   string          // GitHub's API
-	tenant   string          // Entra
+	kind      kind
+	endpoint  oauth2.Endpoint // GitHub
+	apiURL    string          // GitHub's API
+	authority string          // Entra: where its tenants' issuers are
 }
 
 // OIDC is any OpenID provider, by its issuer URL (its discovery
@@ -64,13 +64,16 @@ func Entra(tenant string) Provider {
 	if tenant == "" {
 		tenant = "organizations"
 	}
-	return Provider{Name: "Microsoft", Issuer: "https://login.microsoftonline.com/" + tenant + "/v2.0",
-		Scopes: []string{"openid", "profile", "email", "offline_access"}, kind: kindEntra, tenant: tenant}
+	return entraAt(entraAuthority, tenant)
 }
 
-// multiTenant reports whether an Entra tenant names no one organisation.
-func (p *Provider) multiTenant() bool {
-	return p.kind == kindEntra && (p.tenant == "common" || p.tenant == "organizations" || p.tenant == "consumers")
+// entraAuthority is where Entra ID is.
+const entraAuthority = "https://login.microsoftonline.com/"
+
+// entraAt is Entra under authority (a stand-in in tests).
+func entraAt(authority, tenant string) Provider {
+	return Provider{Name: "Microsoft", Issuer: authority + tenant + "/v2.0",
+		Scopes: []string{"openid", "profile", "email", "offline_access"}, kind: kindEntra, authority: authority}
 }
 
 // Okta is an Okta authorization server: a domain (dev-123.okta.com,

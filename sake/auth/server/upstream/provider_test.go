@@ -54,6 +54,7 @@ func newTestProvider(t *testing.T) *testProvider {
 			"acr": "urn:mfa", "amr": []string{"pwd", "otp"}}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
+	mux.HandleFunc("GET /{tenant}/v2.0/.well-known/openid-configuration", p.discovery) // as Entra
 	mux.HandleFunc("GET /authorize", p.authorize)
 	mux.HandleFunc("POST /token", p.token)
 	mux.HandleFunc("GET /userinfo", p.userinfo)
@@ -65,12 +66,19 @@ func newTestProvider(t *testing.T) *testProvider {
 
 func (p *testProvider) issuer() string { return p.srv.URL }
 
-func (p *testProvider) discovery(w http.ResponseWriter, _ *http.Request) {
+func (p *testProvider) discovery(w http.ResponseWriter, r *http.Request) {
 	iss := p.issuer()
-	writeJSON(w, map[string]any{"issuer": iss, "authorization_endpoint": iss + "/authorize", "token_endpoint": iss + "/token",
+	named := iss
+	if t := r.PathValue("tenant"); t != "" {
+		named = iss + "/" + t + "/v2.0"
+		if t == "organizations" {
+			named = iss + "/{tenantid}/v2.0"
+		}
+	}
+	writeJSON(w, map[string]any{"issuer": named, "authorization_endpoint": iss + "/authorize", "token_endpoint": iss + "/token",
 		"userinfo_endpoint": iss + "/userinfo", "jwks_uri": iss + "/jwks", "response_types_supported": []string{"code"},
 		"id_token_signing_alg_values_supported": []string{"RS256"}, "scopes_supported": []string{"openid", "email", "profile", "offline_access"},
-		"authorization_response_iss_parameter_supported": p.sendIss})
+		"authorization_response_iss_parameter_supported": p.sendIss && r.PathValue("tenant") == ""})
 }
 
 func (p *testProvider) authorize(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -104,7 +105,7 @@ func (l *Login) saveRefreshed(ctx context.Context, key string, rec *record, ts o
 	if err != nil {
 		return nil
 	}
-	if tok.AccessToken == rec.Token.AccessToken && p == rec.Person {
+	if tok.AccessToken == rec.Token.AccessToken && reflect.DeepEqual(p, rec.Person) {
 		return nil
 	}
 	stored, err := l.tokens.UpstreamToken(ctx, key)

@@ -68,24 +68,3 @@ func (s *Server) recordGrant(r *http.Request, subject, family string) error {
 	}
 	return gr.Granted(r, subject, family)
 }
-
-// FamilyOf returns the credential family (the authorization) of the
-// access token whose jti claim is jti, for a resource server that keeps
-// something per authorization; ErrNotFound for a token this server does
-// not know or that was revoked.
-func (s *Server) FamilyOf(ctx context.Context, jti string) (family, subject string, err error) {
-	if jti == "" {
-		return "", "", ErrNotFound
-	}
-	rec, err := s.store.Credential(ctx, hashHandle(jti))
-	if err != nil {
-		return "", "", err
-	}
-	if rec.Kind != KindAccess || rec.Revoked || rec.Family == "" {
-		return "", "", ErrNotFound
-	}
-	return rec.Family, rec.Grant.Subject, nil
-}
-
-// Store returns the server's store.
-func (s *Server) Store() Store { return s.store }

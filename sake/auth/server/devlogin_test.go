@@ -60,6 +60,16 @@ func TestDevLoginFlow(t *testing.T) {
 		}
 	})
 
+	t.Run("a forged cookie signs nobody in", func(t *testing.T) {
+		req := httptest.NewRequest(http.MethodGet, loginURL, nil)
+		req.RemoteAddr = "127.0.0.1:5000"
+		req.Host = "127.0.0.1"
+		req.AddCookie(&http.Cookie{Name: devCookie, Value: "1700000000." + mac([]byte("another key of 32 bytes........."), "session", "dev", "1700000000")})
+		if a, _ := dev.Current(req); a != nil {
+			t.Fatalf("signed in with a forged cookie: %+v", a)
+		}
+	})
+
 	resp, page := h.get(loginURL)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(page, "Continue as dev") {
 		t.Fatalf("login page: %d %s", resp.StatusCode, page)

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -42,16 +44,35 @@ type harness struct {
 	resource string
 	jar      *cookiejar.Jar
 	browser  *http.Client
+	logs     *lockedBuffer
+}
+
+// lockedBuffer collects the login's logs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func newHarness(t *testing.T, mod ...func(*Config)) *harness {
 	t.Helper()
-	h := &harness{t: t, op: newTestProvider(t), store: server.NewMemoryStore()}
+	h := &harness{t: t, op: newTestProvider(t), store: server.NewMemoryStore(), logs: &lockedBuffer{}}
 	h.ts = httptest.NewUnstartedServer(nil)
 	h.issuer = "http://" + h.ts.Listener.Addr().String()
 	h.resource = h.issuer + "/mcp"
 	cfg := Config{Provider: OIDC(h.op.issuer()), ClientID: h.op.clientID, ClientSecret: h.op.secret,
-		BaseURL: h.issuer + "/login", Store: h.store, Logger: slog.New(slog.DiscardHandler)}
+		BaseURL: h.issuer + "/login", Store: h.store, Logger: slog.New(slog.NewTextHandler(h.logs, nil))}
 	for _, m := range mod {
 		m(&cfg)
 	}

@@ -22,8 +22,12 @@ const (
 	stateCookie   = "sake_upstream_login"
 )
 
-// kindState is the store's record of a login state, consumed once.
-const kindState server.Kind = "upstream_state"
+// kindState is the store's record of a login state, and kindSession of
+// a sign-in whose tokens may go to one authorization: each consumed once.
+const (
+	kindState   server.Kind = "upstream_state"
+	kindSession server.Kind = "upstream_session"
+)
 
 // Purposes of sealed values.
 const (
@@ -67,10 +71,6 @@ type session struct {
 type record struct {
 	Token  *oauth2.Token `json:"token"`
 	Person *Person       `json:"person"`
-	// Spent marks a sign-in whose tokens went to an authorization: the
-	// next authorization signs in at the provider again, so that no two
-	// share a refresh token (a provider rotating them would see reuse).
-	Spent bool `json:"spent,omitempty"`
 }
 
 func sessionKey(id string) string { return "session:" + hash(id) }
@@ -224,6 +224,12 @@ func (l *Login) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid := randomToken(32)
+	if err := l.cfg.Store.PutCredential(ctx, &server.Credential{Hash: hash("upstream-session:" + sid), Kind: kindSession,
+		Expires: l.now().Add(l.cfg.SessionTTL)}); err != nil {
+		l.log.Error("upstream: storing the sign-in", "err", err)
+		l.page(w, http.StatusServiceUnavailable, "The sign-in cannot be stored now", "Try again in a moment.")
+		return
+	}
 	if err := l.putRecord(ctx, sessionKey(sid), &record{Token: tok, Person: person}, l.now().Add(l.cfg.SessionTTL)); err != nil {
 		l.log.Error("upstream: storing the sign-in", "err", err)
 		l.page(w, http.StatusServiceUnavailable, "The sign-in cannot be stored now", "Try again in a moment.")
@@ -287,22 +293,20 @@ func (l *Login) currentSession(r *http.Request) (*session, *server.UpstreamToken
 }
 
 // Current implements server.Login: the session cookie's sign-in, while
-// it is stored (not signed out) and its tokens did not go to an
-// authorization yet.
+// it is stored: not signed out, and its tokens not yet gone to an
+// authorization (see Granted).
 func (l *Login) Current(r *http.Request) (*server.Authentication, error) {
-	s, stored := l.currentSession(r)
+	s, _ := l.currentSession(r)
 	if s == nil {
-		return nil, nil
-	}
-	var rec record
-	if l.seal.open(sealToken, stored.Key, stored.Sealed, &rec) != nil || rec.Spent {
 		return nil, nil
 	}
 	return &server.Authentication{Subject: s.Subject, ACR: s.ACR, AMR: s.AMR, AuthTime: time.Unix(s.AuthTime, 0)}, nil
 }
 
-// Granted implements server.GrantRecorder: the sign-in's upstream token
-// is kept for the new authorization (family), for its tool calls.
+// Granted implements server.GrantRecorder: the sign-in's upstream tokens
+// move to the new authorization (family), for its tool calls; the
+// sign-in is then spent, and the next authorization signs in at the
+// provider again (usually without a question there).
 func (l *Login) Granted(r *http.Request, subject, family string) error {
 	s, stored := l.currentSession(r)
 	if s == nil || s.Subject != subject {
@@ -312,26 +316,23 @@ func (l *Login) Granted(r *http.Request, subject, family string) error {
 	if err := l.seal.open(sealToken, stored.Key, stored.Sealed, &rec); err != nil {
 		return err
 	}
-	if rec.Spent || rec.Token == nil || rec.Person == nil {
-		return errors.New("upstream: the sign-in's tokens already went to another authorization")
+	if rec.Token == nil || rec.Person == nil {
+		return errors.New("upstream: the sign-in's record is incomplete")
 	}
 	ctx := r.Context()
-	if err := l.putRecord(ctx, family, &rec, l.now().Add(l.cfg.TokenTTL)); err != nil {
+	// The sign-in is spent, once (two tabs approving at the same time
+	// get it once): the next authorization signs in at the provider
+	// again, so that no two share a refresh token (a provider rotating
+	// them would see reuse).
+	once, err := l.cfg.Store.Consume(ctx, hash("upstream-session:"+s.ID))
+	if err != nil || once.Used || once.Kind != kindSession {
+		return errors.New("upstream: the sign-in's tokens already went to another authorization")
+	}
+	_ = l.cfg.Store.Delete(ctx, once.Hash)
+	if err := l.tokens.DeleteUpstreamToken(ctx, stored.Key); err != nil {
 		return err
 	}
-	// The sign-in keeps who it was, not the tokens.
-	spent := record{Token: &oauth2.Token{}, Person: rec.Person, Spent: true}
-	sealed, err := l.seal.seal(sealToken, stored.Key, &spent)
-	if err != nil {
-		return err
-	}
-	// Updated stays older than the authorization's, which is the
-	// person's latest (see Lookup).
-	stored.Sealed = sealed
-	if at := l.now().Add(-time.Millisecond); !stored.Updated.Before(at) {
-		stored.Updated = at
-	}
-	return l.tokens.PutUpstreamToken(ctx, stored, l.cfg.TokensPerSubject)
+	return l.putRecord(ctx, family, &rec, l.now().Add(l.cfg.TokenTTL))
 }
 
 // logout forgets the sign-in: its cookie no longer works, even replayed.

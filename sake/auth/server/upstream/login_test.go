@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth/server"
 )
 
@@ -77,6 +78,17 @@ func TestSignInAndUpstreamToken(t *testing.T) {
 		}
 	})
 
+	t.Run("never logged", func(t *testing.T) {
+		h.op.revokeAll() // refreshes fail from now on, and are logged
+		_, _ = h.login.Token(context.Background(), id)
+		h.login.cache.forget(wantSub)
+		_, _ = h.login.Lookup(context.Background(), wantSub)
+		logs := h.logs.String()
+		if strings.Contains(logs, "at-") || strings.Contains(logs, "rt-") || strings.Contains(logs, tok.AccessToken) {
+			t.Fatalf("a token was logged:\n%s", logs)
+		}
+	})
+
 	t.Run("revoked with the authorization", func(t *testing.T) {
 		resp, _ := h.post(h.issuer+"/oauth/revoke", url.Values{"token": {body["refresh_token"].(string)}, "client_id": {mcpClientID}})
 		if resp.StatusCode != http.StatusOK {
@@ -126,6 +138,8 @@ func TestCallbackRefusals(t *testing.T) {
 			p.spoil = func(_, h map[string]any) string { h["alg"] = "HS256"; return "HS256-public" }
 		}, nil, http.StatusForbidden},
 		{"mix-up: iss of another provider", func(p *testProvider) { p.issOverride = "https://other-idp.example" }, nil, http.StatusBadRequest},
+		{"mix-up: no iss from a provider that sends it", func(p *testProvider) { p.omitIss = true }, nil, http.StatusBadRequest},
+		{"a refused code", func(p *testProvider) { p.secret = "changed" }, nil, http.StatusBadGateway},
 		{"access_denied at the provider", func(p *testProvider) {
 			p.answer = url.Values{"error": {"access_denied"}, "error_description": {"The person said no"}}
 		}, nil, http.StatusForbidden},
@@ -319,6 +333,27 @@ func TestConfigErrors(t *testing.T) {
 	} {
 		if _, err := New(context.Background(), cfg); err == nil {
 			t.Errorf("%s: New accepted it", name)
+		}
+	}
+}
+
+func TestUpstreamTokensBoundedPerSubject(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.TokensPerSubject = 2 })
+	var ids []*sake.Identity
+	for range 3 {
+		body := h.tokens()
+		id, err := h.identity(body["access_token"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if _, err := h.login.Token(context.Background(), ids[0]); !errors.Is(err, ErrNoToken) {
+		t.Fatalf("the oldest of three authorizations with a bound of 2: %v, want ErrNoToken", err)
+	}
+	for _, id := range ids[1:] {
+		if _, err := h.login.Token(context.Background(), id); err != nil {
+			t.Fatalf("a recent authorization lost its token: %v", err)
 		}
 	}
 }

@@ -87,7 +87,7 @@ func (l *Login) Lookup(ctx context.Context, subject string) (*server.Subject, er
 	if err != nil {
 		return nil, err
 	}
-	if rec.Person.Subject != subject || rec.Spent {
+	if rec.Person.Subject != subject {
 		return inactive, nil
 	}
 	answer, err := l.check(ctx, stored.Key, rec)

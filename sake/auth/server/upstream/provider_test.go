@@ -40,7 +40,8 @@ type testProvider struct {
 	issOverride string
 	authorized  []url.Values // every authorization request seen
 	refreshed   int
-	expiresIn   int // of access tokens; default an hour
+	expiresIn   int  // of access tokens; default an hour
+	omitIss     bool // advertise iss in responses (RFC 9207) but leave it out
 }
 
 func newTestProvider(t *testing.T) *testProvider {
@@ -96,7 +97,7 @@ func (p *testProvider) authorize(w http.ResponseWriter, r *http.Request) {
 		p.codes[code] = q
 		back.Set("code", code)
 	}
-	if p.sendIss {
+	if p.sendIss && !p.omitIss {
 		back.Set("iss", p.issuer())
 		if p.issOverride != "" {
 			back.Set("iss", p.issOverride)

@@ -59,7 +59,7 @@ func (l *Login) Token(ctx context.Context, id *sake.Identity) (*oauth2.Token, er
 	if err != nil {
 		return nil, err
 	}
-	if rec.Person.Subject != id.Subject || rec.Spent {
+	if rec.Person.Subject != id.Subject {
 		return nil, ErrNoToken
 	}
 	ts := l.tokenSource(ctx, rec.Token)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"html/template"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/auth/server"
+	"github.com/sakemcp/sake-go/sake/auth/server/upstream"
 	"github.com/sakemcp/sake-go/sake/plug"
 )
 
@@ -29,21 +31,56 @@ var Scopes = []server.Scope{
 // App is the example application: accounts, authorization server, MCP
 // endpoint.
 type App struct {
+	// Accounts are the application's own users; nil when people sign in
+	// at an upstream provider (Upstream).
 	Accounts *Accounts
+	// Upstream is the sign-in at an OpenID provider, when configured.
+	Upstream *upstream.Login
 	AS       *server.Server
 	MCP      *sake.Server
 	Resource string
 	Router   http.Handler
 }
 
+// Options choose the sign-in: the application's own accounts (the zero
+// value), or an upstream OpenID provider.
+type Options struct {
+	// OIDCIssuer, OIDCClientID and OIDCClientSecret sign people in at
+	// that provider instead of the login form; its redirect URI is
+	// ISSUER/login/callback.
+	OIDCIssuer, OIDCClientID, OIDCClientSecret string
+}
+
 // NewApp builds the application for issuer (its origin, for example
-// http://127.0.0.1:8080); the MCP endpoint is issuer + "/mcp".
+// http://127.0.0.1:8080) on its own accounts; the MCP endpoint is
+// issuer + "/mcp".
 func NewApp(issuer string, logger *slog.Logger) (*App, error) {
+	return NewAppWith(context.Background(), issuer, Options{}, logger)
+}
+
+// NewAppWith builds the application with opts.
+func NewAppWith(ctx context.Context, issuer string, opts Options, logger *slog.Logger) (*App, error) {
 	resource := issuer + "/mcp"
-	accounts := NewAccounts()
+	store := server.NewMemoryStore()
+	var login server.Login
+	var accounts *Accounts
+	var up *upstream.Login
+	if opts.OIDCIssuer != "" {
+		var err error
+		up, err = upstream.New(ctx, upstream.Config{Provider: upstream.OIDC(opts.OIDCIssuer), ClientID: opts.OIDCClientID,
+			ClientSecret: opts.OIDCClientSecret, BaseURL: issuer + "/login", Store: store, Logger: logger})
+		if err != nil {
+			return nil, err
+		}
+		login = up
+	} else {
+		accounts = NewAccounts()
+		login = accounts
+	}
 	as, err := server.New(server.Config{
 		Issuer:      issuer,
-		Login:       accounts,
+		Login:       login,
+		Store:       store,
 		Resources:   []string{resource},
 		Scopes:      Scopes,
 		KeyRotation: 24 * time.Hour,
@@ -55,7 +92,9 @@ func NewApp(issuer string, logger *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	accounts.AS = as
+	if accounts != nil {
+		accounts.AS = as
+	}
 	mcp, err := sake.New(NewNotes(), sake.Name("notes", "1.0.0"), sake.Logger(logger), sake.CacheHints(0, 0, "private"))
 	if err != nil {
 		return nil, err
@@ -77,13 +116,17 @@ func NewApp(issuer string, logger *slog.Logger) (*App, error) {
 		host = u.Host
 	}
 	r.Handle("/mcp", plug.New(mcp, plug.Authorization(v, auth.MetadataURL(resource)), plug.AllowedHosts(host), plug.Logger(logger)))
-	r.Get("/login", accounts.ServeLogin)
-	r.Post("/login", accounts.ServeLogin)
+	if up != nil {
+		up.Mount(r)
+	} else {
+		r.Get("/login", accounts.ServeLogin)
+		r.Post("/login", accounts.ServeLogin)
+	}
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) {
 		pageHeaders(w)
 		_ = homeTemplate.Execute(w, map[string]string{"MCP": resource, "Issuer": issuer})
 	})
-	return &App{Accounts: accounts, AS: as, MCP: mcp, Resource: resource, Router: r}, nil
+	return &App{Accounts: accounts, Upstream: up, AS: as, MCP: mcp, Resource: resource, Router: r}, nil
 }
 
 var homeTemplate = template.Must(template.New("home").Parse(`<!doctype html>
@@ -93,6 +136,14 @@ var homeTemplate = template.Must(template.New("home").Parse(`<!doctype html>
 
 // Banner is what to paste into a client.
 func (a *App) Banner() string {
+	if a.Upstream != nil {
+		return fmt.Sprintf(`MCP endpoint:          %s
+Authorization server:  %s
+Pre-registered client: %s (public; redirect http://127.0.0.1:ANY/callback)
+Sign-in at:            %s
+Its redirect URI:      %s (register it at the provider)
+`, a.Resource, a.AS.Issuer(), DemoClientID, a.Upstream.Provider().Issuer, a.Upstream.CallbackURL())
+	}
 	return fmt.Sprintf(`MCP endpoint:          %s
 Authorization server:  %s
 Pre-registered client: %s (public; redirect http://127.0.0.1:ANY/callback)

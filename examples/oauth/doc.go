@@ -9,6 +9,11 @@
 //	-http ADDR     address to listen on (default 127.0.0.1:8080)
 //	-issuer URL    the issuer URL clients see (default http://ADDR); set it
 //	               when a proxy terminates TLS in front of the server
+//	-oidc-issuer URL, -oidc-client-id ID, -oidc-client-secret SECRET
+//	               sign people in at that OpenID provider instead of the
+//	               login form (the secret may come from $OIDC_CLIENT_SECRET);
+//	               register ISSUER/login/callback as the redirect URI
+//	               there (it is printed at start)
 //
 // The MCP endpoint is ISSUER/mcp. Point a client at it: it gets a 401
 // with the protected resource metadata, discovers the authorization server

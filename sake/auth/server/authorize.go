@@ -322,6 +322,11 @@ func (s *Server) issueCode(w http.ResponseWriter, r *http.Request, g *Grant) {
 	cred := &Credential{Hash: hashHandle(code), Kind: KindCode, Family: randomToken(16),
 		Expires: s.now().Add(s.cfg.CodeTTL), Grant: *g}
 	cred.Grant.Approved = true
+	if err := s.recordGrant(r, g.Subject, cred.Family); err != nil {
+		s.log.Error("authserver: Login.Granted", "err", err)
+		s.redirectError(w, r, g, oerr(ErrServerError, "the sign-in cannot be recorded for this authorization"))
+		return
+	}
 	if err := s.store.PutCredential(r.Context(), cred); err != nil {
 		s.storeFailure(w, r, g, err)
 		return

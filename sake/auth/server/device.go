@@ -316,6 +316,10 @@ func (s *Server) deviceDecision(w http.ResponseWriter, r *http.Request) {
 	} else if r.PostForm.Get("decision") == "allow" {
 		g.Approved = true
 		g.Subject, g.ACR, g.AMR, g.AuthTime = a.Subject, a.ACR, a.AMR, a.AuthTime
+		if err := s.recordGrant(r, a.Subject, dev.Family); err != nil {
+			s.log.Error("authserver: Login.Granted", "err", err)
+			g.Approved, g.Denied = false, true
+		}
 	} else {
 		g.Denied = true
 	}

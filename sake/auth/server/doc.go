@@ -37,6 +37,15 @@
 //	r.Handle(auth.WellKnownPath("https://example.com/mcp"), as.ResourceMetadata("https://example.com/mcp", "notes:read").Handler())
 //	r.Handle("/mcp", plug.New(srv, plug.Authorization(v, auth.MetadataURL("https://example.com/mcp"))))
 //
+// # Signing in elsewhere
+//
+// Without a login of its own, an application signs people in at its
+// identity provider with sake/auth/server/upstream (any OpenID provider,
+// Google, Entra ID, Okta, Auth0, Keycloak, GitHub), whose Login also keeps
+// the person's upstream token for tool calls in the Store
+// ([UpstreamTokenStore]). For local development, [NewDevLogin] is a
+// one-person login answering only on loopback.
+//
 // # Storage
 //
 // A [Store] keeps clients, credentials and consents; [NewMemoryStore] is

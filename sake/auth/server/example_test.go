@@ -57,3 +57,22 @@ func ExampleHashSecret() {
 	fmt.Println(c.ID, len(c.SecretHash) > 0)
 	// Output: reporting true
 }
+
+// A one-person sign-in, to try the whole OAuth path on this computer
+// without an identity provider.
+func ExampleNewDevLogin() {
+	dev := server.NewDevLogin("dev", map[string]any{"name": "Developer"})
+	as, err := server.New(server.Config{
+		Issuer:    "http://127.0.0.1:8080",
+		Login:     dev,
+		Resources: []string{"http://127.0.0.1:8080/mcp"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	r := chi.NewRouter()
+	as.Mount(r)
+	dev.Mount(r) // the sign-in page at /dev-login
+	fmt.Println(as.Metadata().AuthorizationEndpoint)
+	// Output: http://127.0.0.1:8080/oauth/authorize
+}

@@ -42,6 +42,8 @@ type MemoryStore struct {
 	revoked     map[string]time.Time           // family -> until when to remember
 	denied      map[string]time.Time           // revoked access token hash -> its expiry
 	consents    map[[2]string][]string
+	upstream    map[string]*UpstreamToken      // by key
+	upstreamOf  map[string]map[string]struct{} // subject -> keys
 	maxCreds    int
 	maxClients  int
 	maxConsents int
@@ -377,6 +379,9 @@ func (m *MemoryStore) RevokeFamily(_ context.Context, family string) error {
 		m.sweep(m.now())
 	}
 	m.revoked[family] = until
+	if u, ok := m.upstream[family]; ok {
+		m.forgetUpstream(u)
+	}
 	return nil
 }
 

@@ -54,6 +54,15 @@ var migrations = []string{
 		ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();
 	CREATE INDEX sake_oauth_clients_unused ON sake_oauth_clients (created_at) WHERE dynamic AND NOT authorized;
 	CREATE INDEX sake_oauth_clients_unused_from ON sake_oauth_clients (registered_from) WHERE dynamic AND NOT authorized;`,
+	`CREATE TABLE sake_oauth_upstream_tokens (
+		key        text PRIMARY KEY,
+		subject    text NOT NULL,
+		sealed     bytea NOT NULL,
+		updated_at timestamptz NOT NULL,
+		expires_at timestamptz NOT NULL
+	);
+	CREATE INDEX sake_oauth_upstream_tokens_by_subject ON sake_oauth_upstream_tokens (subject, updated_at);
+	CREATE INDEX sake_oauth_upstream_tokens_by_expiry ON sake_oauth_upstream_tokens (expires_at);`,
 }
 
 // sweepEvery is how many stored credentials trigger a sweep of expired
@@ -314,6 +323,9 @@ func (s *Store) RevokeFamily(ctx context.Context, family string) error {
 			}
 			return nil
 		}); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM sake_oauth_upstream_tokens WHERE key = $1`, family); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO sake_oauth_revoked_families (family, until) VALUES ($1, $2)

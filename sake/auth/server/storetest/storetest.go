@@ -20,6 +20,8 @@ func Run(t *testing.T, newStore func(t *testing.T) server.Store) {
 	ctx := context.Background()
 	future := time.Now().Add(time.Hour)
 
+	t.Run("upstream tokens", func(t *testing.T) { upstreamTokens(t, newStore(t)) })
+
 	t.Run("clients", func(t *testing.T) {
 		s := newStore(t)
 		if _, err := s.Client(ctx, "nobody"); !errors.Is(err, server.ErrNotFound) {

@@ -285,6 +285,9 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 		if def.name == "" {
 			def.name = snakeCase(m.Name)
 		}
+		if def.description == "" {
+			def.description = methodDoc(t, m.Name)
+		}
 		tl, err := compileTool(def, m.Func, true)
 		if err != nil {
 			fail("method %s: %v", m.Name, err)
@@ -299,6 +302,9 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 		}
 		if d.name == "" {
 			d.name = snakeCase(d.method)
+		}
+		if d.description == "" {
+			d.description = methodDoc(t, d.method)
 		}
 		r, err := compileResource(d, m.Func, true, resolve)
 		if err != nil {
@@ -318,6 +324,9 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 		}
 		if d.name == "" {
 			d.name = snakeCase(d.method)
+		}
+		if d.description == "" {
+			d.description = methodDoc(t, d.method)
 		}
 		p, err := compilePrompt(d, m.Func, true, resolve)
 		if err != nil {

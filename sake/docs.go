@@ -1,0 +1,74 @@
+package sake
+
+import (
+	"reflect"
+	"sync"
+)
+
+// Docs is the documentation of one Go type, as `sake gen` reads it from
+// the doc comments of a package: New uses it for descriptions that
+// Declare and struct tags leave unset.
+type Docs struct {
+	// Methods maps a method's name to its doc comment, which becomes the
+	// description of the tool, resource, resource template or prompt the
+	// method serves.
+	Methods map[string]string
+	// Fields maps a struct field's Go name to its doc comment, which
+	// becomes the description of the field's property in every JSON Schema
+	// reflected from the struct (tool arguments and results, prompt
+	// arguments).
+	Fields map[string]string
+}
+
+// RegisterDocs records the documentation of the type T (a pointer type
+// stands for the type it points to). The file `sake gen` writes calls it
+// from an init function; anything else must call it before the first New
+// of a server that uses T, because New reflects each type once and keeps
+// what it found. A description given by Declare (Description), by a
+// `jsonschema:"description=..."` tag or by a jsonschema_description tag
+// wins over the registered text. Registering T again replaces what was
+// registered for it.
+func RegisterDocs[T any](docs Docs) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	registeredDocs.Lock()
+	defer registeredDocs.Unlock()
+	if registeredDocs.m == nil {
+		registeredDocs.m = map[reflect.Type]Docs{}
+	}
+	registeredDocs.m[t] = docs
+}
+
+// registeredDocs holds what RegisterDocs recorded, by type.
+var registeredDocs struct {
+	sync.RWMutex
+	m map[reflect.Type]Docs
+}
+
+// docsOf returns what was registered for t, or for the type t points to.
+func docsOf(t reflect.Type) Docs {
+	registeredDocs.RLock()
+	defer registeredDocs.RUnlock()
+	if d, ok := registeredDocs.m[t]; ok {
+		return d
+	}
+	if t.Kind() == reflect.Pointer {
+		return registeredDocs.m[t.Elem()]
+	}
+	return Docs{}
+}
+
+// methodDoc returns the registered doc comment of t's method name.
+func methodDoc(t reflect.Type, name string) string { return docsOf(t).Methods[name] }
+
+// fieldDoc is the reflector's LookupComment: the registered doc comment of
+// a struct field (field is "" for the type itself, whose comment is not
+// used, so that an input schema's root keeps no description).
+func fieldDoc(t reflect.Type, field string) string {
+	if field == "" {
+		return ""
+	}
+	return docsOf(t).Fields[field]
+}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/internal/surface"
+	"github.com/sakemcp/sake-go/sake"
 )
 
 const inspectUsage = `usage: sake inspect [flags] CMD [ARGS...] | URL

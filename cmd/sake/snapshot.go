@@ -111,4 +111,3 @@ func runSnapshot(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stderr, "sake snapshot: the server's surface differs from %s; if the change is meant, accept it with sake snapshot -update\n", file)
 	return errSilentFail
 }
-

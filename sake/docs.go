@@ -60,8 +60,42 @@ func docsOf(t reflect.Type) Docs {
 	return Docs{}
 }
 
-// methodDoc returns the registered doc comment of t's method name.
-func methodDoc(t reflect.Type, name string) string { return docsOf(t).Methods[name] }
+// methodDoc returns the registered doc comment of t's method name, or
+// of the embedded type that method is promoted from.
+func methodDoc(t reflect.Type, name string) string {
+	for depth := 0; depth < maxEmbedDepth; depth++ {
+		if text, ok := docsOf(t).Methods[name]; ok {
+			return text
+		}
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return ""
+		}
+		var from reflect.Type
+		for i := 0; i < t.NumField() && from == nil; i++ {
+			f := t.Field(i)
+			if !f.Anonymous {
+				continue
+			}
+			ft := f.Type
+			if _, ok := ft.MethodByName(name); ok {
+				from = ft
+			} else if _, ok := reflect.PointerTo(ft).MethodByName(name); ok && ft.Kind() != reflect.Pointer {
+				from = ft
+			}
+		}
+		if from == nil {
+			return ""
+		}
+		t = from
+	}
+	return ""
+}
+
+// maxEmbedDepth bounds how deep methodDoc looks through embedded types.
+const maxEmbedDepth = 8
 
 // fieldDoc is the reflector's LookupComment: the registered doc comment of
 // a struct field (field is "" for the type itself, whose comment is not

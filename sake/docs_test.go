@@ -144,3 +144,29 @@ func properties(t *testing.T, schema json.RawMessage) map[string]schemaProperty 
 	}
 	return s.Properties
 }
+
+// embedding serves documented's methods, promoted.
+type embedding struct {
+	documented
+}
+
+func TestRegisteredDocsOfPromotedMethods(t *testing.T) {
+	t.Parallel()
+	c := saketest.Connect(t, &embedding{})
+	tools, err := c.ListTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tl := range tools {
+		if tl.Name == "lookup" {
+			found = true
+			if tl.Description != "Lookup finds the weather." {
+				t.Errorf("promoted lookup: description %q", tl.Description)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no tool lookup in %+v", tools)
+	}
+}

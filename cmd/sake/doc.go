@@ -166,6 +166,5 @@
 //
 // 0 when the command did what it was asked, 1 when it failed (the server
 // could not be reached, a tool failed, a snapshot differs, a generated file
-// is stale), 2 when the
-// command line is wrong.
+// is stale), 2 when the command line is wrong.
 package main

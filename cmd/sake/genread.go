@@ -33,7 +33,7 @@ type typeDocs struct {
 // pkgDocs is what gen found in a package.
 type pkgDocs struct {
 	name  string
-	self  bool // the package is sake itself
+	self  bool            // the package is sake itself
 	scope map[string]bool // the package-level names
 	// declared holds the named, non-generic types declared in the files
 	// read: only they are registered.

@@ -103,12 +103,14 @@
 //	sake new [-module PATH] [-replace CHECKOUT] [-tidy=false] DIR
 //
 // writes a new module into DIR (which must not exist or be empty): a server
-// with a tool, a resource and a prompt (server.go), their saketest tests in
-// both eras (server_test.go), a main serving stdio or, with -http ADDR,
-// Streamable HTTP at /mcp (main.go), a README, a Dockerfile and a GitHub
-// Actions workflow; then it runs go mod tidy there, so that go test ./...
-// passes at once. -module defaults to DIR's name; -replace makes the module
-// use a local checkout of sake-go (a replace directive).
+// with a tool, a resource and a prompt (server.go) whose doc comments are
+// their descriptions (sake_gen.go, as sake gen writes it), their saketest
+// tests in both eras (server_test.go), a main serving stdio or, with -http
+// ADDR, Streamable HTTP at /mcp (main.go), a README, a Dockerfile and a
+// GitHub Actions workflow (which runs sake gen -check); then it runs go mod
+// tidy there, so that go test ./... passes at once. -module defaults to
+// DIR's name; -replace makes the module use a local checkout of sake-go (a
+// replace directive).
 //
 // # Conformance
 //

@@ -153,13 +153,3 @@ func TestSnapshotEverythingIsDeterministic(t *testing.T) {
 		t.Error("two snapshots of the same server differ")
 	}
 }
-
-func TestLineDiff(t *testing.T) {
-	t.Parallel()
-	var b strings.Builder
-	surface.LineDiff(&b, "a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nD\ne\nf\ng\nh\n", "")
-	want := "  ...\n  b\n  c\n- d\n+ D\n  e\n  f\n  g\n+ h\n"
-	if b.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
-	}
-}

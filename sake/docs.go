@@ -1,6 +1,7 @@
 package sake
 
 import (
+	"log/slog"
 	"reflect"
 	"sync"
 )
@@ -24,14 +25,23 @@ type Docs struct {
 // stands for the type it points to). The file `sake gen` writes calls it
 // from an init function; anything else must call it before the first New
 // of a server that uses T, because New reflects each type once and keeps
-// what it found. A description given by Declare (Description), by a
-// `jsonschema:"description=..."` tag or by a jsonschema_description tag
-// wins over the registered text. Registering T again replaces what was
+// what it found. Package-level variables are initialized before init
+// functions run, so a server built in one (var srv = sake.MustNew(...))
+// misses the registered text: build it in main, a function or a test.
+// RegisterDocs logs a warning (slog.Default) when it comes too late for a
+// type already reflected. A description given by Declare (Description),
+// by a `jsonschema:"description=..."` tag or by a jsonschema_description
+// tag wins over the registered text. Registering T again replaces what was
 // registered for it.
 func RegisterDocs[T any](docs Docs) {
 	t := reflect.TypeFor[T]()
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if reflected(t) {
+		slog.Default().Warn("sake: RegisterDocs["+t.String()+"] comes after a server using "+t.String()+
+			" was built (in a package-level variable?): that type keeps no descriptions from doc comments; build the server in main, a function or a test",
+			"type", t.String())
 	}
 	registeredDocs.Lock()
 	defer registeredDocs.Unlock()
@@ -105,4 +115,18 @@ func fieldDoc(t reflect.Type, field string) string {
 		return ""
 	}
 	return docsOf(t).Fields[field]
+}
+
+// reflected reports whether New already reflected t, as a server's type
+// or as a schema's.
+func reflected(t reflect.Type) bool {
+	for _, u := range []reflect.Type{t, reflect.PointerTo(t)} {
+		if _, ok := blueprints.Load(u); ok {
+			return true
+		}
+		if _, ok := schemaCache.Load(u); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package sake_test
 
 import (
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -168,5 +169,39 @@ func TestRegisteredDocsOfPromotedMethods(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no tool lookup in %+v", tools)
+	}
+}
+
+type lateDocs struct{}
+
+type lateArgs struct {
+	Who string `json:"who"`
+}
+
+func (lateDocs) Hello(ctx *sake.Context, a lateArgs) (string, error) { return "", nil }
+
+type earlyDocs struct{}
+
+// Not parallel: it replaces the default logger.
+func TestRegisterDocsTooLateWarns(t *testing.T) {
+	var logs strings.Builder
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	defer slog.SetDefault(prev)
+
+	sake.RegisterDocs[earlyDocs](sake.Docs{})
+	sake.MustNew(lateDocs{})
+	if logs.Len() != 0 {
+		t.Fatalf("an early registration warned: %s", logs.String())
+	}
+	sake.RegisterDocs[lateDocs](sake.Docs{Methods: map[string]string{"Hello": "Hello greets."}})
+	sake.RegisterDocs[*lateArgs](sake.Docs{Fields: map[string]string{"Who": "Who is greeted."}})
+	for _, want := range []string{
+		"RegisterDocs[sake_test.lateDocs] comes after a server using sake_test.lateDocs was built",
+		"RegisterDocs[sake_test.lateArgs] comes after",
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("no warning %q: %q", want, logs.String())
+		}
 	}
 }

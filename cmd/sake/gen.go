@@ -30,7 +30,10 @@ sake.RegisterDocs, the doc comments that sake.New uses as descriptions:
     field of every struct type of the package, as the description of its
     property in the JSON Schemas reflected from the struct.
 
-A description given by Declare or by a jsonschema tag wins. Tests, files
+A description given by Declare or by a jsonschema tag wins. The file
+registers in an init function, which runs after package-level variables
+are initialized: build servers in main, a function or a test, not in a
+package-level variable. Tests, files
 with build constraints (a //go:build line, a name ending in _linux.go,
 _amd64.go, ...) and generic types are left out. Put
 

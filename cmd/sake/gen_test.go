@@ -176,6 +176,9 @@ func TestGenRefuses(t *testing.T) {
 	writeFile(t, filepath.Join(noGo, "a_test.go"), "package x\n")
 	broken := t.TempDir()
 	writeFile(t, filepath.Join(broken, "a.go"), "package x\n\nfunc {\n")
+	// A file left out by a build constraint need not parse, nor be of the
+	// package.
+	writeFile(t, filepath.Join(noGo, "tool.go"), "//go:build ignore\n\npackage main\n\nfunc {\n")
 	mixed := t.TempDir()
 	writeFile(t, filepath.Join(mixed, "a.go"), "package x\n")
 	writeFile(t, filepath.Join(mixed, "b.go"), "package y\n")

@@ -77,12 +77,17 @@ func readDocs(dir, output string) (*pkgDocs, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
+		// The header first: a file left out need not parse.
+		head, err := parser.ParseFile(fset, path, src, parser.PackageClauseOnly|parser.ParseComments)
 		if err != nil {
 			return nil, err
 		}
-		if hasBuildConstraint(f) {
+		if hasBuildConstraint(head) {
 			continue
+		}
+		f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
+		if err != nil {
+			return nil, err
 		}
 		files = append(files, f)
 		names = append(names, n)

@@ -56,6 +56,7 @@ var reflector = &jsonschema.Reflector{
 	ExpandedStruct: true,
 	DoNotReference: true,
 	Anonymous:      true,
+	LookupComment:  fieldDoc,
 }
 
 // schemaFor returns the cached schema of t, reflecting it the first time.
@@ -81,6 +82,9 @@ func reflectSchema(t reflect.Type) (ts *typeSchema, err error) {
 			err = fmt.Errorf("cannot reflect a JSON Schema from %s: %v", t, r)
 		}
 	}()
+	if err := checkSchemaTags(t); err != nil {
+		return nil, err
+	}
 	var raw []byte
 	switch t {
 	case mapAnyType, rawMessageType:

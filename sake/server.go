@@ -93,7 +93,13 @@ var blueprints sync.Map // reflect.Type -> *blueprint
 // tag says omitempty; the jsonschema tag adds description, enum, default,
 // minimum, maximum, format, pattern and the rest (for example
 // `jsonschema:"description=City name,enum=metric,enum=imperial"`);
-// unknown properties are refused (additionalProperties: false).
+// unknown properties are refused (additionalProperties: false). A
+// jsonschema tag that is not a list of these keywords (the description
+// alone, `jsonschema:"City name"`, as other libraries write it, or an
+// unknown key) is a construction error that shows the form to write.
+// Descriptions can also come from doc comments: `sake gen` writes a file
+// that registers them with RegisterDocs, and New uses them where Declare
+// and the tags give none.
 // Arguments are validated against the schema before the method runs, and
 // a violation comes back as an isError result naming the field.
 //
@@ -285,6 +291,9 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 		if def.name == "" {
 			def.name = snakeCase(m.Name)
 		}
+		if def.description == "" {
+			def.description = methodDoc(t, m.Name)
+		}
 		tl, err := compileTool(def, m.Func, true)
 		if err != nil {
 			fail("method %s: %v", m.Name, err)
@@ -299,6 +308,9 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 		}
 		if d.name == "" {
 			d.name = snakeCase(d.method)
+		}
+		if d.description == "" {
+			d.description = methodDoc(t, d.method)
 		}
 		r, err := compileResource(d, m.Func, true, resolve)
 		if err != nil {
@@ -318,6 +330,9 @@ func buildBlueprint(t reflect.Type, impl any) *blueprint {
 		}
 		if d.name == "" {
 			d.name = snakeCase(d.method)
+		}
+		if d.description == "" {
+			d.description = methodDoc(t, d.method)
 		}
 		p, err := compilePrompt(d, m.Func, true, resolve)
 		if err != nil {

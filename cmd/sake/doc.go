@@ -16,6 +16,7 @@
 //	new          create a module with a server, its tests and a main
 //	conformance  run the official MCP conformance suite against a server
 //	dev          build and run a server, rebuilding it when its files change
+//	gen          register a package's doc comments as its descriptions (go:generate)
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -102,12 +103,14 @@
 //	sake new [-module PATH] [-replace CHECKOUT] [-tidy=false] DIR
 //
 // writes a new module into DIR (which must not exist or be empty): a server
-// with a tool, a resource and a prompt (server.go), their saketest tests in
-// both eras (server_test.go), a main serving stdio or, with -http ADDR,
-// Streamable HTTP at /mcp (main.go), a README, a Dockerfile and a GitHub
-// Actions workflow; then it runs go mod tidy there, so that go test ./...
-// passes at once. -module defaults to DIR's name; -replace makes the module
-// use a local checkout of sake-go (a replace directive).
+// with a tool, a resource and a prompt (server.go) whose doc comments are
+// their descriptions (sake_gen.go, as sake gen writes it), their saketest
+// tests in both eras (server_test.go), a main serving stdio or, with -http
+// ADDR, Streamable HTTP at /mcp (main.go), a README, a Dockerfile and a
+// GitHub Actions workflow (which runs sake gen -check); then it runs go mod
+// tidy there, so that go test ./... passes at once. -module defaults to
+// DIR's name; -replace makes the module use a local checkout of sake-go (a
+// replace directive).
 //
 // # Conformance
 //
@@ -134,9 +137,38 @@
 // that fails is shown and the running server keeps serving. Ctrl-C stops
 // both.
 //
+// # Gen
+//
+//	sake gen [-check] [-o FILE] [DIR]
+//
+// reads the Go package in DIR (the current directory by default) with
+// go/parser and writes sake_gen.go (-o names another file) beside it: a
+// deterministic, gofmt'd file, marked as generated, whose init function
+// calls sake.RegisterDocs for each type with something to register. It
+// registers the doc comment of every exported method whose first parameter
+// is a context.Context or a *sake.Context, on every named type of the
+// package (the methods sake.New makes components of, whatever Declare makes
+// them: tool, resource, resource template or prompt), as the component's
+// description; and the doc comment (else the line comment) of every
+// exported field of every struct type, as the description of the field's
+// property in the JSON Schemas reflected from the struct. A description
+// from Declare or from a jsonschema tag wins; a method or field without a
+// comment keeps no description. The registration runs in init, after
+// package-level variables: a server built in one misses it (RegisterDocs
+// warns). Doc comments become plain text: doc links
+// and markup as text, paragraphs apart, lines unwrapped. Tests, generic
+// types and files with build constraints (a //go:build line, a name like
+// x_linux.go) are left out. Put
+//
+//	//go:generate sake gen
+//
+// in one file of the package. -check changes nothing and exits with 1,
+// printing what differs, when the file is missing or not what gen would
+// write now: a CI step that catches a comment changed without go generate.
+//
 // # Exit codes
 //
 // 0 when the command did what it was asked, 1 when it failed (the server
-// could not be reached, a tool failed, a snapshot differs), 2 when the
-// command line is wrong.
+// could not be reached, a tool failed, a snapshot differs, a generated file
+// is stale), 2 when the command line is wrong.
 package main

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sakemcp/sake-go/internal/surface"
 	"github.com/sakemcp/sake-go/sake"
 )
 
@@ -42,7 +43,7 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer c.Close()
-	s, err := fetchSurface(ctx, c)
+	s, err := surface.Fetch(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 }
 
 // printSurface writes the surface for a person.
-func printSurface(w io.Writer, s *surface, fullSchemas bool) {
+func printSurface(w io.Writer, s *surface.Surface, fullSchemas bool) {
 	name := s.Server.Name
 	if s.Server.Title != "" {
 		name = s.Server.Title + " (" + s.Server.Name + ")"

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/sakemcp/sake-go/internal/surface"
 )
 
 // everythingTools reads the names of examples/everything's tools from its
@@ -48,9 +50,9 @@ func snake(s string) string {
 }
 
 // decodeSurface parses inspect -json.
-func decodeSurface(t *testing.T, out string) surface {
+func decodeSurface(t *testing.T, out string) surface.Surface {
 	t.Helper()
-	var s surface
+	var s surface.Surface
 	d := json.NewDecoder(strings.NewReader(out))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&s); err != nil {

@@ -73,15 +73,6 @@ func (o *object) set(key string, v json.RawMessage) {
 	*o = append(*o, member{key, v})
 }
 
-// keys returns the names in order.
-func (o object) keys() []string {
-	out := make([]string, len(o))
-	for i, m := range o {
-		out[i] = m.Key
-	}
-	return out
-}
-
 // MarshalJSON encodes the object with its members in order.
 func (o object) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer

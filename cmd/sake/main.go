@@ -56,6 +56,7 @@ func init() {
 		{"new", "create a module with a server, its tests and a main", runNew},
 		{"conformance", "run the official MCP conformance suite against a server", runConformance},
 		{"dev", "build and run a server, rebuilding it when its files change", runDev},
+		{"gen", "register a package's doc comments as its descriptions (go:generate)", runGen},
 	}
 }
 

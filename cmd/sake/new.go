@@ -21,7 +21,8 @@ import (
 const newUsage = `usage: sake new [flags] DIR
 
 New writes a new Go module into DIR (which must not exist or be empty):
-an MCP server with a tool, a resource and a prompt (server.go), their
+an MCP server with a tool, a resource and a prompt (server.go) whose doc
+comments are their descriptions (sake_gen.go, written by sake gen), their
 tests in both protocol eras (server_test.go), a main that serves stdio or,
 with -http ADDR, Streamable HTTP (main.go), a README, a Dockerfile and a CI
 workflow. It then runs go mod tidy there, so that go test ./... passes at
@@ -104,6 +105,16 @@ func runNew(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "wrote %s\n", p)
 	}
+	// The descriptions from the doc comments, as go generate writes them.
+	src, _, err := generateDocs(dir, genOutput)
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(dir, genOutput)
+	if err := os.WriteFile(p, src, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s\n", p)
 	if *tidy {
 		cmd := exec.CommandContext(ctx, "go", "mod", "tidy")
 		cmd.Dir = dir

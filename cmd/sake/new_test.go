@@ -39,7 +39,7 @@ func TestNewModulePasses(t *testing.T) {
 		return nil
 	})
 	sort.Strings(files)
-	want := ".github/workflows/ci.yml .gitignore Dockerfile README.md go.mod go.sum main.go server.go server_test.go"
+	want := ".github/workflows/ci.yml .gitignore Dockerfile README.md go.mod go.sum main.go sake_gen.go server.go server_test.go"
 	if strings.Join(files, " ") != want {
 		t.Errorf("files %v, want %s", files, want)
 	}
@@ -57,6 +57,10 @@ func TestNewModulePasses(t *testing.T) {
 		if args[0] == "test" && !strings.Contains(string(out), "ok  \texample.com/hello-mcp") {
 			t.Errorf("go test: %s", out)
 		}
+	}
+	// sake_gen.go is fresh.
+	if r := sakeRun(t, "", nil, "gen", "-check", dir); r.code != exitOK {
+		t.Errorf("gen -check: %+v", r)
 	}
 	// Its tests run in both eras.
 	cmd := exec.Command("go", "test", "-count=1", "-v", "-run", "TestGreet", ".")

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sakemcp/sake-go/internal/surface"
 )
 
 func TestSnapshotWritesAndMatches(t *testing.T) {
@@ -23,7 +25,7 @@ func TestSnapshotWritesAndMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The file is sorted and says what clients depend on.
-	var g goldenSurface
+	var g surface.Golden
 	if err := json.Unmarshal(first, &g); err != nil {
 		t.Fatal(err)
 	}
@@ -149,15 +151,5 @@ func TestSnapshotEverythingIsDeterministic(t *testing.T) {
 	y, _ := os.ReadFile(b)
 	if len(x) == 0 || string(x) != string(y) {
 		t.Error("two snapshots of the same server differ")
-	}
-}
-
-func TestLineDiff(t *testing.T) {
-	t.Parallel()
-	var b strings.Builder
-	lineDiff(&b, "a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nD\ne\nf\ng\nh\n", "")
-	want := "  ...\n  b\n  c\n- d\n+ D\n  e\n  f\n  g\n+ h\n"
-	if b.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -25,7 +25,7 @@ type Catalog struct{}
 
 // SearchArgs are the arguments of search.
 type SearchArgs struct {
-	Query string `json:"query" jsonschema:"what to look for, for example 'kettle'"`
+	Query string `json:"query" jsonschema:"description=what to look for\\, for example 'kettle'"`
 }
 
 // Search finds products whose name contains the query.
@@ -44,7 +44,7 @@ func (Catalog) Search(ctx *sake.Context, a SearchArgs) (string, error) {
 
 // ReportArgs are the arguments of report.
 type ReportArgs struct {
-	Seconds int `json:"seconds" jsonschema:"how long the report takes to build"`
+	Seconds int `json:"seconds" jsonschema:"description=how long the report takes to build"`
 }
 
 // Report builds a report, which takes as long as asked; it stops when its

@@ -46,6 +46,10 @@
 // stack must hand the request's context on to the server, as sake/plug
 // does.
 //
+// Snapshot compares a server's surface (tools and their schemas,
+// resources, templates, prompts, capabilities) with a golden file, the one
+// `sake snapshot` writes; SAKETEST_UPDATE=1 rewrites it.
+//
 // When the test ends, Connect checks that no goroutine started during the
 // client's calls (by a tool, a task or the transport) still runs
 // (NoLeakCheck turns it off), and when it failed, prints the messages the

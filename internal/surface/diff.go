@@ -1,4 +1,4 @@
-package main
+package surface
 
 import (
 	"fmt"
@@ -13,9 +13,9 @@ const maxDiffCells = 4 << 20
 // diffContext is how many unchanged lines are shown around a change.
 const diffContext = 2
 
-// lineDiff writes the lines of a and b that differ, "-" for a's and "+"
+// LineDiff writes the lines of a and b that differ, "-" for a's and "+"
 // for b's, with a few unchanged lines around them; indent starts each line.
-func lineDiff(w io.Writer, a, b, indent string) {
+func LineDiff(w io.Writer, a, b, indent string) {
 	x := strings.Split(strings.TrimSuffix(a, "\n"), "\n")
 	y := strings.Split(strings.TrimSuffix(b, "\n"), "\n")
 	if len(x)*len(y) > maxDiffCells {

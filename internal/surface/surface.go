@@ -1,4 +1,8 @@
-package main
+// Package surface reads what an MCP server offers (its tools, resources,
+// resource templates, prompts, capabilities and extensions) and writes it
+// as a golden file that is the same for the same server, for the sake
+// command's inspect and snapshot and for saketest.Snapshot.
+package surface
 
 import (
 	"context"
@@ -10,8 +14,8 @@ import (
 	"github.com/sakemcp/sake-go/sake/client"
 )
 
-// surface is what a server offers, as inspect -json prints it.
-type surface struct {
+// Surface is what a server offers, as sake inspect -json prints it.
+type Surface struct {
 	Server            sake.Implementation         `json:"server"`
 	ProtocolVersion   string                      `json:"protocolVersion"`
 	Era               string                      `json:"era"`
@@ -26,11 +30,11 @@ type surface struct {
 	Skills            []sake.SkillInfo            `json:"skills,omitempty"`
 }
 
-// fetchSurface lists everything the server declares it has: a list
-// whose capability the server did not declare is left empty, not asked.
-func fetchSurface(ctx context.Context, c *client.Client) (*surface, error) {
+// Fetch lists everything the server declares it has: a list whose
+// capability the server did not declare is left empty, not asked.
+func Fetch(ctx context.Context, c *client.Client) (*Surface, error) {
 	info := c.Info()
-	s := &surface{
+	s := &Surface{
 		Server:            info.Server,
 		ProtocolVersion:   info.ProtocolVersion,
 		Era:               info.Era.String(),
@@ -71,6 +75,12 @@ func fetchSurface(ctx context.Context, c *client.Client) (*surface, error) {
 		}
 	}
 	return s, nil
+}
+
+// Counts says how many of each the surface has.
+func (s *Surface) Counts() string {
+	return fmt.Sprintf("%d tools, %d resources, %d resource templates, %d prompts",
+		len(s.Tools), len(s.Resources), len(s.ResourceTemplates), len(s.Prompts))
 }
 
 // extensions returns the ids of capabilities.extensions, sorted.

@@ -3,6 +3,8 @@ package sake
 import (
 	"context"
 	"sync"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // List names one of the server's component lists.
@@ -110,17 +112,17 @@ func broadcastJSON(b Broadcast, subscriptionID []byte) []byte {
 	out := []byte(`{"jsonrpc":"2.0","method":`)
 	if b.URI != "" {
 		out = append(out, `"notifications/resources/updated","params":{"uri":`...)
-		out = appendString(out, b.URI)
+		out = protocol.AppendString(out, b.URI)
 		if subscriptionID != nil {
-			out = append(out, `,"_meta":{"`+metaSubscriptionID+`":`...)
+			out = append(out, `,"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
 			out = append(out, subscriptionID...)
 			out = append(out, '}')
 		}
 		return append(out, "}}"...)
 	}
-	out = appendString(out, "notifications/"+string(b.List)+"/list_changed")
+	out = protocol.AppendString(out, "notifications/"+string(b.List)+"/list_changed")
 	if subscriptionID != nil {
-		out = append(out, `,"params":{"_meta":{"`+metaSubscriptionID+`":`...)
+		out = append(out, `,"params":{"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
 		out = append(out, subscriptionID...)
 		out = append(out, "}}"...)
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // The dispatcher decodes each message once, walking it with jsonscan:
@@ -230,7 +231,7 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 		case "progressToken":
 			switch jsonscan.Kind(raw) {
 			case jsonscan.String, jsonscan.Number:
-				if len(raw) > MaxIDBytes {
+				if len(raw) > protocol.MaxIDBytes {
 					bad = paramError("_meta.progressToken", "a string or a number of at most 256 bytes")
 					return nil
 				}
@@ -239,7 +240,7 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 			default:
 				bad = paramError("_meta.progressToken", "a string or a number")
 			}
-		case metaProtocolVersion:
+		case protocol.MetaProtocolVersion:
 			if s, ok := str(raw); ok {
 				if p, known := versionPtrs[s]; known {
 					m.ProtocolVersion = p
@@ -247,9 +248,9 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 					m.ProtocolVersion = &s
 				}
 			} else if jsonscan.Kind(raw) != jsonscan.Null {
-				bad = paramError(`_meta["`+metaProtocolVersion+`"]`, "a string")
+				bad = paramError(`_meta["`+protocol.MetaProtocolVersion+`"]`, "a string")
 			}
-		case metaClientCapabilities:
+		case protocol.MetaClientCapabilities:
 			switch {
 			case jsonscan.Kind(raw) == jsonscan.Null:
 			case isEmptyObject(raw):
@@ -257,12 +258,12 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 			default:
 				c, err := capabilitiesOf(raw)
 				if err != nil {
-					bad = paramError(`_meta["`+metaClientCapabilities+`"]`, "a ClientCapabilities object")
+					bad = paramError(`_meta["`+protocol.MetaClientCapabilities+`"]`, "a ClientCapabilities object")
 				} else {
 					m.ClientCapabilities = c
 				}
 			}
-		case metaClientInfo:
+		case protocol.MetaClientInfo:
 			if jsonscan.Kind(raw) == jsonscan.Object {
 				m.clientInfo = raw
 			}
@@ -272,12 +273,12 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 			m.TraceState, _ = str(raw)
 		case "baggage":
 			m.Baggage, _ = str(raw)
-		case metaLogLevel:
+		case protocol.MetaLogLevel:
 			if s, ok := str(raw); ok {
 				l := LogLevel(s)
 				m.LogLevel = &l
 			} else if jsonscan.Kind(raw) != jsonscan.Null {
-				bad = paramError(`_meta["`+metaLogLevel+`"]`, "a string")
+				bad = paramError(`_meta["`+protocol.MetaLogLevel+`"]`, "a string")
 			}
 		}
 		return nil
@@ -356,3 +357,7 @@ func (m *RequestMeta) info() *Implementation {
 	}
 	return m.decodedInfo
 }
+
+// supportedVersions lists every revision served, newest first, as
+// server/discover and -32022 errors report it.
+var supportedVersions = protocol.SupportedVersions()

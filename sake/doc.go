@@ -91,7 +91,7 @@
 // MaxSubscriptionURIBytes (2048 bytes) of valid UTF-8 without NUL and
 // naming a resource or template the server serves (else -32602, and
 // nothing is kept), request ids and progress tokens of at most
-// MaxIDBytes (256 bytes of JSON; longer ones get -32600 and -32602),
+// protocol.MaxIDBytes (256 bytes of JSON; longer ones get -32600 and -32602),
 // RequestStateTTL (10 minutes), MaxSingleUseStates
 // (100000) redeemed single-use states remembered, and decoded client
 // capabilities cached only for values up to 2 KiB, 256 KiB in all. A

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // outgoing is a request the server sent a legacy client, awaiting its
@@ -97,7 +99,7 @@ func (c *Context) askSession(key, method string, params any) (json.RawMessage, e
 // sendAndWait sends a request to the client and waits for its answer.
 func (c *Context) sendAndWait(sess *Session, id string, ch chan outgoing, method string, p []byte) (json.RawMessage, error) {
 	msg := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":`)
-	msg = appendString(msg, method)
+	msg = protocol.AppendString(msg, method)
 	msg = append(msg, `,"params":`...)
 	msg = append(msg, p...)
 	msg = append(msg, '}')

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"sort"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // round is the multi-round state of one modern request: the answers known
@@ -225,10 +227,10 @@ func (r *inputRequiredResult) appendResult(dst []byte, w *resultWriter) ([]byte,
 	}
 	sort.Strings(keys)
 	for i, k := range keys {
-		dst = appendKey(dst, k, i == 0)
+		dst = protocol.AppendKey(dst, k, i == 0)
 		q := r.requests[k]
 		dst = append(dst, `{"method":`...)
-		dst = appendString(dst, q.Method)
+		dst = protocol.AppendString(dst, q.Method)
 		if len(q.Params) > 0 {
 			dst = append(dst, `,"params":`...)
 			dst = append(dst, q.Params...)
@@ -236,7 +238,7 @@ func (r *inputRequiredResult) appendResult(dst []byte, w *resultWriter) ([]byte,
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `},"requestState":`...)
-	dst = appendString(dst, r.state)
+	dst = protocol.AppendString(dst, r.state)
 	return w.tail(dst, false, nil, cacheNone, "input_required")
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -127,7 +128,7 @@ func TestElicitURL(t *testing.T) {
 			t.Fatalf("url elicitation = %v %v", res, err)
 		}
 		// A client that declared form mode only cannot be asked to open a URL.
-		formOnly := saketest.Connect(t, linker{}, era, saketest.Capabilities(sake.ClientCapabilities{Elicitation: &sake.ElicitationCapability{}}))
+		formOnly := saketest.Connect(t, linker{}, era, saketest.Capabilities(sake.ClientCapabilities{Elicitation: &protocol.ElicitationCapability{}}))
 		var e *sake.Error
 		if _, err := formOnly.CallTool("connect", nil); !errors.As(err, &e) {
 			t.Errorf("URL elicitation without the url capability: %v", err)
@@ -148,7 +149,7 @@ func TestContentJSONRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := sake.DecodeContent(raw)
+		back, err := protocol.DecodeContent(raw)
 		if err != nil || back.ContentType() != b.ContentType() {
 			t.Errorf("%s: %s -> %v, %v", b.ContentType(), raw, back, err)
 		}
@@ -157,7 +158,7 @@ func TestContentJSONRoundTrip(t *testing.T) {
 			t.Errorf("round trip changed %s into %s", raw, again)
 		}
 	}
-	if _, err := sake.DecodeContent([]byte(`{"type":"video"}`)); err == nil {
+	if _, err := protocol.DecodeContent([]byte(`{"type":"video"}`)); err == nil {
 		t.Error("an unknown content type was accepted")
 	}
 	var rc sake.ResourceContents

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strconv"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Request is one JSON-RPC request as the dispatcher decoded it, what
@@ -146,14 +148,14 @@ func (c *Context) Progress(progress, total float64, message string) error {
 	b = append(b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`...)
 	b = append(b, p.Meta.ProgressToken...)
 	b = append(b, `,"progress":`...)
-	b, _ = appendAny(b, progress)
+	b, _ = protocol.AppendAny(b, progress)
 	if total > 0 {
 		b = append(b, `,"total":`...)
-		b, _ = appendAny(b, total)
+		b, _ = protocol.AppendAny(b, total)
 	}
 	if message != "" {
 		b = append(b, `,"message":`...)
-		b = appendString(b, message)
+		b = protocol.AppendString(b, message)
 	}
 	b = append(b, "}}"...)
 	c.notify(b)
@@ -171,14 +173,14 @@ func (c *Context) Log(level LogLevel, logger string, data any) {
 	}
 	b := make([]byte, 0, 128)
 	b = append(b, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":`...)
-	b = appendString(b, string(level))
+	b = protocol.AppendString(b, string(level))
 	if logger != "" {
 		b = append(b, `,"logger":`...)
-		b = appendString(b, logger)
+		b = protocol.AppendString(b, logger)
 	}
 	b = append(b, `,"data":`...)
 	var err error
-	if b, err = appendAny(b, data); err != nil {
+	if b, err = protocol.AppendAny(b, data); err != nil {
 		c.srv.logger.Warn("sake: log data is not JSON", "err", err)
 		return
 	}
@@ -215,7 +217,7 @@ func (c *Context) LogLevel() LogLevel {
 
 func (c *Context) logEnabled(level LogLevel) bool {
 	min := c.minLogLevel()
-	return min != 0 && level.severity() >= min
+	return min != 0 && level.Severity() >= min
 }
 
 // minLogLevel returns the least severity the client wants, 0 for none.
@@ -223,7 +225,7 @@ func (c *Context) minLogLevel() int {
 	switch c.req.Era {
 	case EraModern:
 		if m := c.req.Params.Meta; m != nil && m.LogLevel != nil {
-			return m.LogLevel.severity()
+			return m.LogLevel.Severity()
 		}
 		return 0
 	case EraLegacy:

@@ -2,6 +2,7 @@ package sake
 
 import (
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Clients of older handshake-era revisions get the shapes of their
@@ -76,7 +77,7 @@ func stripMembers(obj []byte, names ...string) []byte {
 				return nil
 			}
 		}
-		out = appendKey(out, string(key), first)
+		out = protocol.AppendKey(out, string(key), first)
 		out = append(out, value...)
 		first = false
 		return nil
@@ -87,7 +88,7 @@ func stripMembers(obj []byte, names ...string) []byte {
 // forRevision adapts a tool result to what an older client knows:
 // structuredContent and resource links came with 2025-06-18 (a link
 // becomes a line of text).
-func (r *ToolResult) forRevision(rev int) *ToolResult {
+func forRevision(r *ToolResult, rev int) *ToolResult {
 	if rev < rev20250326 {
 		return r
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Server is an MCP server built from a Go value: its tools, resources,
@@ -164,8 +166,8 @@ func New(impl any, opts ...Option) (*Server, error) {
 	if s.info.Version == "" {
 		s.info.Version = "0.0.0"
 	}
-	s.serverInfoMeta = appendKey(nil, metaServerInfo, true)
-	s.serverInfoMeta, _ = appendAny(s.serverInfoMeta, s.info)
+	s.serverInfoMeta = protocol.AppendKey(nil, protocol.MetaServerInfo, true)
+	s.serverInfoMeta, _ = protocol.AppendAny(s.serverInfoMeta, s.info)
 	s.handler = s.route
 	for i := len(o.middleware) - 1; i >= 0; i-- {
 		s.handler = o.middleware[i](s.handler)

@@ -24,7 +24,7 @@ type Session struct {
 	created      time.Time
 
 	initialized atomic.Bool
-	logLevel    atomic.Int32 // LogLevel.severity(); 0 = nothing
+	logLevel    atomic.Int32 // LogLevel.Severity(); 0 = nothing
 	lastUsed    atomic.Int64 // unix nanoseconds
 
 	flight inFlight
@@ -88,7 +88,7 @@ func (s *Session) Initialized() bool { return s.initialized.Load() }
 // LogLevel returns the level set with logging/setLevel, or "" if none.
 func (s *Session) LogLevel() LogLevel {
 	for _, l := range []LogLevel{LevelDebug, LevelInfo, LevelNotice, LevelWarning, LevelError, LevelCritical, LevelAlert, LevelEmergency} {
-		if int32(l.severity()) == s.logLevel.Load() {
+		if int32(l.Severity()) == s.logLevel.Load() {
 			return l
 		}
 	}

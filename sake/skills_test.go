@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -195,8 +196,8 @@ func TestSkills(t *testing.T) {
 					return "error"
 				}
 				var r struct {
-					Resources  []sake.ResourceInfo `json:"resources"`
-					NextCursor string              `json:"nextCursor"`
+					Resources  []protocol.ResourceInfo `json:"resources"`
+					NextCursor string                  `json:"nextCursor"`
 				}
 				_ = json.Unmarshal(raw, &r)
 				for _, x := range r.Resources {

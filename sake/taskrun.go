@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // taskRun is a call running as a task.
@@ -70,8 +72,8 @@ func (c *Context) TaskID() string {
 
 func missingTaskExtension() *Error {
 	return &Error{Code: CodeMissingRequiredClientCapability,
-		Message: "Server requires the " + TaskExtension + " extension for this request",
-		Data:    map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TaskExtension: map[string]any{}}}}}
+		Message: "Server requires the " + protocol.TaskExtension + " extension for this request",
+		Data:    map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{protocol.TaskExtension: map[string]any{}}}}}
 }
 
 // detached copies what a task keeps of its request: the message's buffer
@@ -103,7 +105,7 @@ func (s *Server) callTask(ctx context.Context, req *Request, t *tool) (res any, 
 	m := s.opts.tasks
 	opts := TaskOptions{Tool: t.name, TTL: t.taskTTL, PollInterval: t.taskPoll}
 	if req.Era == EraModern {
-		if !req.ClientCapabilities.HasExtension(TaskExtension) {
+		if !req.ClientCapabilities.HasExtension(protocol.TaskExtension) {
 			if t.task == TaskRequired {
 				return nil, true, missingTaskExtension()
 			}
@@ -302,18 +304,18 @@ const taskTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 // modern (ttlMs, pollIntervalMs) or legacy (ttl, pollInterval) names.
 func appendTaskFields(dst []byte, t *Task, modern bool) []byte {
 	dst = append(dst, `"taskId":`...)
-	dst = appendString(dst, t.ID)
+	dst = protocol.AppendString(dst, t.ID)
 	status := t.Status
 	if !modern && status == TaskCompleted && t.ResultIsError {
 		status = TaskFailed // 2025-11-25: a tool error fails the task
 	}
 	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, status)
-	dst = appendOptString(dst, "statusMessage", t.StatusMessage)
+	dst = protocol.AppendString(dst, status)
+	dst = protocol.AppendOptString(dst, "statusMessage", t.StatusMessage)
 	dst = append(dst, `,"createdAt":`...)
-	dst = appendString(dst, t.CreatedAt.UTC().Format(taskTimeLayout))
+	dst = protocol.AppendString(dst, t.CreatedAt.UTC().Format(taskTimeLayout))
 	dst = append(dst, `,"lastUpdatedAt":`...)
-	dst = appendString(dst, t.LastUpdatedAt.UTC().Format(taskTimeLayout))
+	dst = protocol.AppendString(dst, t.LastUpdatedAt.UTC().Format(taskTimeLayout))
 	ttlKey, pollKey := `,"ttl":`, `,"pollInterval":`
 	if modern {
 		ttlKey, pollKey = `,"ttlMs":`, `,"pollIntervalMs":`
@@ -343,7 +345,7 @@ func appendDetailed(dst []byte, t *Task) []byte {
 			dst = append(dst, `,"inputRequests":{`...)
 			first := true
 			for _, k := range slices.Sorted(maps.Keys(t.InputRequests)) {
-				dst = appendKey(dst, k, first)
+				dst = protocol.AppendKey(dst, k, first)
 				dst = append(dst, t.InputRequests[k]...)
 				first = false
 			}
@@ -400,7 +402,7 @@ func (r *legacyTaskList) appendResult(dst []byte, w *resultWriter) ([]byte, erro
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
-	dst = appendOptString(dst, "nextCursor", r.next)
+	dst = protocol.AppendOptString(dst, "nextCursor", r.next)
 	return w.tail(dst, false, nil, cacheNone, "")
 }
 
@@ -456,7 +458,7 @@ func taskError(err error) error {
 }
 
 func (s *Server) requireTaskExtension(req *Request) error {
-	if req.Era == EraModern && !req.ClientCapabilities.HasExtension(TaskExtension) {
+	if req.Era == EraModern && !req.ClientCapabilities.HasExtension(protocol.TaskExtension) {
 		return missingTaskExtension()
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // This file is everything a transport needs from the server. A transport
@@ -53,7 +55,7 @@ func ErrorBody(code int, message string) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":null,"error":{"code":`...)
 	b = strconv.AppendInt(b, int64(code), 10)
 	b = append(b, `,"message":`...)
-	b = appendString(b, message)
+	b = protocol.AppendString(b, message)
 	return append(b, "}}"...)
 }
 

@@ -8,22 +8,23 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // surface is what a server offers, as inspect -json prints it.
 type surface struct {
-	Server            sake.Implementation         `json:"server"`
-	ProtocolVersion   string                      `json:"protocolVersion"`
-	Era               string                      `json:"era"`
-	SupportedVersions []string                    `json:"supportedVersions,omitempty"`
-	Instructions      string                      `json:"instructions,omitempty"`
-	Capabilities      json.RawMessage             `json:"capabilities"`
-	Extensions        []string                    `json:"extensions"`
-	Tools             []sake.ToolInfo             `json:"tools"`
-	Resources         []sake.ResourceInfo         `json:"resources"`
-	ResourceTemplates []sake.ResourceTemplateInfo `json:"resourceTemplates"`
-	Prompts           []sake.PromptInfo           `json:"prompts"`
-	Skills            []sake.SkillInfo            `json:"skills,omitempty"`
+	Server            sake.Implementation             `json:"server"`
+	ProtocolVersion   string                          `json:"protocolVersion"`
+	Era               string                          `json:"era"`
+	SupportedVersions []string                        `json:"supportedVersions,omitempty"`
+	Instructions      string                          `json:"instructions,omitempty"`
+	Capabilities      json.RawMessage                 `json:"capabilities"`
+	Extensions        []string                        `json:"extensions"`
+	Tools             []protocol.ToolInfo             `json:"tools"`
+	Resources         []protocol.ResourceInfo         `json:"resources"`
+	ResourceTemplates []protocol.ResourceTemplateInfo `json:"resourceTemplates"`
+	Prompts           []protocol.PromptInfo           `json:"prompts"`
+	Skills            []protocol.SkillInfo            `json:"skills,omitempty"`
 }
 
 // fetchSurface lists everything the server declares it has: a list
@@ -38,10 +39,10 @@ func fetchSurface(ctx context.Context, c *client.Client) (*surface, error) {
 		Instructions:      info.Instructions,
 		Capabilities:      info.Capabilities,
 		Extensions:        extensions(info.Capabilities),
-		Tools:             []sake.ToolInfo{},
-		Resources:         []sake.ResourceInfo{},
-		ResourceTemplates: []sake.ResourceTemplateInfo{},
-		Prompts:           []sake.PromptInfo{},
+		Tools:             []protocol.ToolInfo{},
+		Resources:         []protocol.ResourceInfo{},
+		ResourceTemplates: []protocol.ResourceTemplateInfo{},
+		Prompts:           []protocol.PromptInfo{},
 	}
 	if len(s.Capabilities) == 0 {
 		s.Capabilities = json.RawMessage("{}")
@@ -65,7 +66,7 @@ func fetchSurface(ctx context.Context, c *client.Client) (*surface, error) {
 			return nil, fmt.Errorf("prompts/list: %w", err)
 		}
 	}
-	if info.HasExtension(sake.SkillsExtension) {
+	if info.HasExtension(protocol.SkillsExtension) {
 		if s.Skills, err = c.ListSkills(ctx); err != nil {
 			return nil, fmt.Errorf("skills/list: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Page is one page of a list and the cursor of the next ("" at the end).
@@ -73,8 +74,8 @@ func listAll[T any](ctx context.Context, c *Client, method, key string) ([]T, er
 // ListTools returns every tool, following the pages. In the 2026-07-28
 // era a tool whose x-mcp-header annotations break the protocol's rules is
 // left out (the protocol asks clients to drop it), and logged.
-func (c *Client) ListTools(ctx context.Context) ([]sake.ToolInfo, error) {
-	tools, err := listAll[sake.ToolInfo](ctx, c, "tools/list", "tools")
+func (c *Client) ListTools(ctx context.Context) ([]protocol.ToolInfo, error) {
+	tools, err := listAll[protocol.ToolInfo](ctx, c, "tools/list", "tools")
 	if err != nil {
 		return nil, err
 	}
@@ -82,8 +83,8 @@ func (c *Client) ListTools(ctx context.Context) ([]sake.ToolInfo, error) {
 }
 
 // ListToolsPage returns one page of tools.
-func (c *Client) ListToolsPage(ctx context.Context, cursor string) (Page[sake.ToolInfo], error) {
-	p, err := listPage[sake.ToolInfo](ctx, c, "tools/list", "tools", cursor)
+func (c *Client) ListToolsPage(ctx context.Context, cursor string) (Page[protocol.ToolInfo], error) {
+	p, err := listPage[protocol.ToolInfo](ctx, c, "tools/list", "tools", cursor)
 	if err == nil {
 		p.Items = c.learnTools(p.Items, cursor == "")
 	}
@@ -91,34 +92,34 @@ func (c *Client) ListToolsPage(ctx context.Context, cursor string) (Page[sake.To
 }
 
 // ListResources returns every resource, following the pages.
-func (c *Client) ListResources(ctx context.Context) ([]sake.ResourceInfo, error) {
-	return listAll[sake.ResourceInfo](ctx, c, "resources/list", "resources")
+func (c *Client) ListResources(ctx context.Context) ([]protocol.ResourceInfo, error) {
+	return listAll[protocol.ResourceInfo](ctx, c, "resources/list", "resources")
 }
 
 // ListResourcesPage returns one page of resources.
-func (c *Client) ListResourcesPage(ctx context.Context, cursor string) (Page[sake.ResourceInfo], error) {
-	return listPage[sake.ResourceInfo](ctx, c, "resources/list", "resources", cursor)
+func (c *Client) ListResourcesPage(ctx context.Context, cursor string) (Page[protocol.ResourceInfo], error) {
+	return listPage[protocol.ResourceInfo](ctx, c, "resources/list", "resources", cursor)
 }
 
 // ListResourceTemplates returns every resource template, following the
 // pages.
-func (c *Client) ListResourceTemplates(ctx context.Context) ([]sake.ResourceTemplateInfo, error) {
-	return listAll[sake.ResourceTemplateInfo](ctx, c, "resources/templates/list", "resourceTemplates")
+func (c *Client) ListResourceTemplates(ctx context.Context) ([]protocol.ResourceTemplateInfo, error) {
+	return listAll[protocol.ResourceTemplateInfo](ctx, c, "resources/templates/list", "resourceTemplates")
 }
 
 // ListResourceTemplatesPage returns one page of resource templates.
-func (c *Client) ListResourceTemplatesPage(ctx context.Context, cursor string) (Page[sake.ResourceTemplateInfo], error) {
-	return listPage[sake.ResourceTemplateInfo](ctx, c, "resources/templates/list", "resourceTemplates", cursor)
+func (c *Client) ListResourceTemplatesPage(ctx context.Context, cursor string) (Page[protocol.ResourceTemplateInfo], error) {
+	return listPage[protocol.ResourceTemplateInfo](ctx, c, "resources/templates/list", "resourceTemplates", cursor)
 }
 
 // ListPrompts returns every prompt, following the pages.
-func (c *Client) ListPrompts(ctx context.Context) ([]sake.PromptInfo, error) {
-	return listAll[sake.PromptInfo](ctx, c, "prompts/list", "prompts")
+func (c *Client) ListPrompts(ctx context.Context) ([]protocol.PromptInfo, error) {
+	return listAll[protocol.PromptInfo](ctx, c, "prompts/list", "prompts")
 }
 
 // ListPromptsPage returns one page of prompts.
-func (c *Client) ListPromptsPage(ctx context.Context, cursor string) (Page[sake.PromptInfo], error) {
-	return listPage[sake.PromptInfo](ctx, c, "prompts/list", "prompts", cursor)
+func (c *Client) ListPromptsPage(ctx context.Context, cursor string) (Page[protocol.PromptInfo], error) {
+	return listPage[protocol.PromptInfo](ctx, c, "prompts/list", "prompts", cursor)
 }
 
 // CallTool calls a tool with args (a map or a struct, encoded as JSON; nil
@@ -247,7 +248,7 @@ type headerParam struct {
 // learnTools records which tool arguments travel as headers
 // (x-mcp-header), and returns the tools without those whose headers are
 // invalid (2026-07-28).
-func (c *Client) learnTools(tools []sake.ToolInfo, first bool) []sake.ToolInfo {
+func (c *Client) learnTools(tools []protocol.ToolInfo, first bool) []protocol.ToolInfo {
 	modern := c.Era() == sake.EraModern
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // ErrClosed is returned by the calls of a closed client.
@@ -102,8 +103,8 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) 
 		opt(&o)
 	}
 	o.caps = o.capabilities()
-	if o.version != "" && o.version != sake.Modern && !sake.IsLegacyVersion(o.version) {
-		return nil, fmt.Errorf("client: protocol version %q is not one this client speaks (%v)", o.version, sake.SupportedVersions())
+	if o.version != "" && o.version != protocol.ModernVersion && !protocol.IsLegacyVersion(o.version) {
+		return nil, fmt.Errorf("client: protocol version %q is not one this client speaks (%v)", o.version, protocol.SupportedVersions())
 	}
 	if o.onMessage != nil {
 		t = &tapTransport{Transport: t, fn: o.onMessage}
@@ -128,8 +129,8 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) 
 // buildMeta renders the members every 2026-07-28 request carries.
 func (c *Client) buildMeta() []byte {
 	caps := c.o.caps
-	if !c.o.noTasks && !caps.HasExtension(sake.TaskExtension) {
-		ext := map[string]json.RawMessage{sake.TaskExtension: json.RawMessage(`{}`)}
+	if !c.o.noTasks && !caps.HasExtension(protocol.TaskExtension) {
+		ext := map[string]json.RawMessage{protocol.TaskExtension: json.RawMessage(`{}`)}
 		for k, v := range caps.Extensions {
 			ext[k] = v
 		}
@@ -149,7 +150,7 @@ func (c *Client) buildMeta() []byte {
 func (c *Client) renderMeta(caps sake.ClientCapabilities, level sake.LogLevel) []byte {
 	cb, _ := json.Marshal(caps)
 	ib, _ := json.Marshal(c.o.info)
-	m := []byte(`"io.modelcontextprotocol/protocolVersion":"` + sake.Modern + `","io.modelcontextprotocol/clientCapabilities":`)
+	m := []byte(`"io.modelcontextprotocol/protocolVersion":"` + protocol.ModernVersion + `","io.modelcontextprotocol/clientCapabilities":`)
 	m = append(m, cb...)
 	m = append(m, `,"io.modelcontextprotocol/clientInfo":`...)
 	m = append(m, ib...)
@@ -444,7 +445,7 @@ func decodeResponse(body []byte) (json.RawMessage, error) {
 		if err := json.Unmarshal(errRaw, &e); err != nil {
 			return nil, fmt.Errorf("client: the server's error response is malformed: %w", err)
 		}
-		return nil, sake.AuthErrorFrom(&e)
+		return nil, protocol.AuthErrorFrom(&e)
 	}
 	if result == nil {
 		return nil, fmt.Errorf("client: the server's response has neither result nor error: %.200s", body)

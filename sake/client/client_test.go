@@ -9,6 +9,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func TestConnectSettlesTheEra(t *testing.T) {
@@ -22,10 +23,10 @@ func TestConnectSettlesTheEra(t *testing.T) {
 		if info.Server.Name == "" || !info.HasCapability("tools") {
 			t.Fatalf("info = %+v", info)
 		}
-		if era == sake.EraModern && (info.ProtocolVersion != sake.Modern || !slices.Contains(info.SupportedVersions, sake.Modern)) {
+		if era == sake.EraModern && (info.ProtocolVersion != protocol.ModernVersion || !slices.Contains(info.SupportedVersions, protocol.ModernVersion)) {
 			t.Fatalf("modern info = %+v", info)
 		}
-		if era == sake.EraLegacy && info.ProtocolVersion != sake.Legacy {
+		if era == sake.EraLegacy && info.ProtocolVersion != protocol.LegacyVersion {
 			t.Fatalf("legacy version = %q", info.ProtocolVersion)
 		}
 		if err := c.Ping(t.Context()); err != nil {

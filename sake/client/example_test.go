@@ -8,6 +8,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 type greeter struct{}
@@ -45,7 +46,7 @@ func Example() {
 
 func ExampleMemory() {
 	ctx := context.Background()
-	c, err := client.Connect(ctx, client.Memory(sake.MustNew(greeter{})), client.ProtocolVersion(sake.Legacy))
+	c, err := client.Connect(ctx, client.Memory(sake.MustNew(greeter{})), client.ProtocolVersion(protocol.LegacyVersion))
 	if err != nil {
 		fmt.Println(err)
 		return

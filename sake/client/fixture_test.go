@@ -13,6 +13,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/stdio"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
@@ -221,7 +222,7 @@ var eras = []struct {
 	want sake.Era
 }{
 	{"negotiated", nil, sake.EraModern},
-	{"legacy", []client.Option{client.ProtocolVersion(sake.Legacy)}, sake.EraLegacy},
+	{"legacy", []client.Option{client.ProtocolVersion(protocol.LegacyVersion)}, sake.EraLegacy},
 }
 
 // each runs fn for every transport and era.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // HTTPOption configures a Streamable HTTP transport.
@@ -134,7 +135,7 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, m *messag
 	h.mu.Unlock()
 	switch {
 	case m != nil && m.era == sake.EraModern:
-		req.Header.Set("MCP-Protocol-Version", sake.Modern)
+		req.Header.Set("MCP-Protocol-Version", protocol.ModernVersion)
 		if m.method != "" && m.id != 0 {
 			req.Header.Set("Mcp-Method", m.method)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func TestListen(t *testing.T) {
@@ -174,7 +175,7 @@ func TestModernHeaders(t *testing.T) {
 	rec.mu.Lock()
 	h := rec.headers[len(rec.headers)-1]
 	rec.mu.Unlock()
-	if h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != "region" || h.Get("MCP-Protocol-Version") != sake.Modern ||
+	if h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != "region" || h.Get("MCP-Protocol-Version") != protocol.ModernVersion ||
 		h.Get("Mcp-Param-Region") != "=?base64?IGV1LXdlc3Qg?=" || h.Get("Mcp-Session-Id") != "" {
 		t.Fatalf("headers = %v", h)
 	}

@@ -9,13 +9,14 @@ import (
 	"slices"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // negotiate settles the era: server/discover first unless a handshake-era
 // revision is pinned, then the handshake when the server is older.
 func (c *Client) negotiate(ctx context.Context) error {
 	switch v := c.o.version; {
-	case v == sake.Modern:
+	case v == protocol.ModernVersion:
 		err := c.discover(ctx)
 		if supportsModern(err) {
 			err = c.discover(ctx) // the server lists this version after all: once more
@@ -36,7 +37,7 @@ func (c *Client) negotiate(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var version = sake.Legacy
+	var version = protocol.LegacyVersion
 	var rpc *sake.Error
 	switch {
 	case errors.As(err, &rpc) && rpc.Code == sake.CodeUnsupportedProtocolVersion:
@@ -64,7 +65,7 @@ func supportsModern(err error) bool {
 	}
 	m, _ := rpc.Data.(map[string]any)
 	list, _ := m["supported"].([]any)
-	return slices.Contains(list, any(sake.Modern))
+	return slices.Contains(list, any(protocol.ModernVersion))
 }
 
 // isNetError reports a failure to reach the server at all, which no
@@ -94,8 +95,8 @@ func isAuthError(err error) bool {
 func newestLegacy(data any) (string, bool) {
 	m, _ := data.(map[string]any)
 	list, _ := m["supported"].([]any)
-	for _, v := range sake.SupportedVersions() {
-		if v == sake.Modern {
+	for _, v := range protocol.SupportedVersions() {
+		if v == protocol.ModernVersion {
 			continue
 		}
 		if slices.Contains(list, any(v)) {
@@ -113,7 +114,7 @@ func (c *Client) setInfo(info ServerInfo) {
 
 // discover asks server/discover in the 2026-07-28 era.
 func (c *Client) discover(ctx context.Context) error {
-	c.setInfo(ServerInfo{Era: sake.EraModern, ProtocolVersion: sake.Modern})
+	c.setInfo(ServerInfo{Era: sake.EraModern, ProtocolVersion: protocol.ModernVersion})
 	raw, err := c.call(ctx, "server/discover", nil, nil)
 	if err != nil {
 		c.setInfo(ServerInfo{})
@@ -131,14 +132,14 @@ func (c *Client) discover(ctx context.Context) error {
 		c.setInfo(ServerInfo{})
 		return fmt.Errorf("client: server/discover answered something else: %w", err)
 	}
-	if len(d.SupportedVersions) > 0 && !slices.Contains(d.SupportedVersions, sake.Modern) {
+	if len(d.SupportedVersions) > 0 && !slices.Contains(d.SupportedVersions, protocol.ModernVersion) {
 		c.setInfo(ServerInfo{})
-		return &sake.Error{Code: sake.CodeUnsupportedProtocolVersion, Message: "the server does not serve " + sake.Modern,
-			Data: map[string]any{"supported": toAny(d.SupportedVersions), "requested": sake.Modern}}
+		return &sake.Error{Code: sake.CodeUnsupportedProtocolVersion, Message: "the server does not serve " + protocol.ModernVersion,
+			Data: map[string]any{"supported": toAny(d.SupportedVersions), "requested": protocol.ModernVersion}}
 	}
-	c.setInfo(ServerInfo{Era: sake.EraModern, ProtocolVersion: sake.Modern, Server: d.Meta.ServerInfo,
+	c.setInfo(ServerInfo{Era: sake.EraModern, ProtocolVersion: protocol.ModernVersion, Server: d.Meta.ServerInfo,
 		Capabilities: d.Capabilities, Instructions: d.Instructions, SupportedVersions: d.SupportedVersions})
-	c.t.established(sake.EraModern, sake.Modern)
+	c.t.established(sake.EraModern, protocol.ModernVersion)
 	return nil
 }
 
@@ -179,7 +180,7 @@ func (c *Client) initialize(ctx context.Context, version string, strict bool) er
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return fmt.Errorf("client: initialize answered something else: %w", err)
 	}
-	if !sake.IsLegacyVersion(r.ProtocolVersion) || (strict && r.ProtocolVersion != version) {
+	if !protocol.IsLegacyVersion(r.ProtocolVersion) || (strict && r.ProtocolVersion != version) {
 		return fmt.Errorf("client: the server answered initialize with protocol version %q, which this client does not accept (it asked for %s)", r.ProtocolVersion, version)
 	}
 	c.setInfo(ServerInfo{Era: sake.EraLegacy, ProtocolVersion: r.ProtocolVersion, Server: r.ServerInfo,

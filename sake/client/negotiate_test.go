@@ -17,6 +17,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // olderServer answers server/discover the way a handshake-only server
@@ -47,8 +48,8 @@ func TestFallsBackToTheHandshake(t *testing.T) {
 		name, body, version string
 		status              int
 	}{
-		{"no session", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: no valid session"}}`, sake.Legacy, 400},
-		{"empty 404", ``, sake.Legacy, 404},
+		{"no session", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: no valid session"}}`, protocol.LegacyVersion, 400},
+		{"empty 404", ``, protocol.LegacyVersion, 404},
 		{"unsupported version", `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported","data":{"supported":["2025-03-26"],"requested":"2026-07-28"}}}`, "2025-03-26", 400},
 	}
 	for _, tc := range cases {
@@ -74,7 +75,7 @@ func TestRefusedConnections(t *testing.T) {
 	t.Parallel()
 	// A pinned modern era does not fall back.
 	url := olderServer(t, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request"}}`)
-	_, err := client.Connect(t.Context(), client.HTTP(url, nil), client.ProtocolVersion(sake.Modern))
+	_, err := client.Connect(t.Context(), client.HTTP(url, nil), client.ProtocolVersion(protocol.ModernVersion))
 	var he *client.HTTPError
 	if !errors.As(err, &he) || he.Status != 400 || he.RPC == nil || he.RPC.Code != -32000 {
 		t.Fatalf("pinned modern against an older server: %v", err)
@@ -113,7 +114,7 @@ func TestChallengeWithoutAuthorizer(t *testing.T) {
 		w.WriteHeader(http.StatusForbidden)
 	}))
 	defer ts.Close()
-	_, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(sake.Modern))
+	_, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(protocol.ModernVersion))
 	var se *sake.InsufficientScopeError
 	if !errors.As(err, &se) || len(se.Scopes) != 2 || se.Challenge == "" {
 		t.Fatalf("challenge = %v", err)
@@ -233,7 +234,7 @@ func TestNewSessionRefusingASubscription(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(func() { ts.Close(); h.Close() })
-	c, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(sake.Legacy))
+	c, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(protocol.LegacyVersion))
 	if err != nil {
 		t.Fatal(err)
 	}

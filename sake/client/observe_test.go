@@ -9,6 +9,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // answering are handlers that answer every question of the kit's Ask.
@@ -81,7 +82,7 @@ func TestDeclaredCapabilitiesWinOverTheHandlers(t *testing.T) {
 			srv, _ := newKitServer(t)
 			var mu sync.Mutex
 			var first string
-			form := &sake.ElicitationCapability{Form: json.RawMessage(`{}`)}
+			form := &protocol.ElicitationCapability{Form: json.RawMessage(`{}`)}
 			opts := append(append([]client.Option{}, e.opts...), answering...)
 			opts = append(opts, client.Capabilities(sake.ClientCapabilities{Elicitation: form}),
 				client.OnMessage(func(out bool, msg []byte) {
@@ -123,7 +124,7 @@ func TestRawSendsTheMessageAsItIs(t *testing.T) {
 		c := connect(t, tr, srv, opts...)
 		meta := ""
 		if era == sake.EraModern {
-			meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + sake.Modern + `","io.modelcontextprotocol/clientCapabilities":{}},`
+			meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + protocol.ModernVersion + `","io.modelcontextprotocol/clientCapabilities":{}},`
 		}
 		call := []byte(`{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{` + meta + `"name":"echo","arguments":{"text":"raw"}}}`)
 		body, err := c.Raw(t.Context(), call)

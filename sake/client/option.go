@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Option configures a Client.
@@ -55,7 +56,7 @@ func ClientInfo(name, version string) Option {
 	return func(o *options) { o.info = sake.Implementation{Name: name, Version: version} }
 }
 
-// ProtocolVersion pins the protocol revision: sake.Modern (2026-07-28,
+// ProtocolVersion pins the protocol revision: protocol.ModernVersion (2026-07-28,
 // no fallback) or a handshake-era revision from 2025-11-25 down to
 // 2024-11-05 (initialize asks for it and accepts no other). Without it
 // Connect negotiates.
@@ -82,13 +83,13 @@ func Capabilities(c sake.ClientCapabilities) Option {
 func (o *options) capabilities() sake.ClientCapabilities {
 	caps := o.caps
 	if o.elicit != nil && caps.Elicitation == nil {
-		caps.Elicitation = &sake.ElicitationCapability{Form: json.RawMessage(`{}`), URL: json.RawMessage(`{}`)}
+		caps.Elicitation = &protocol.ElicitationCapability{Form: json.RawMessage(`{}`), URL: json.RawMessage(`{}`)}
 	}
 	if o.sample != nil && caps.Sampling == nil {
-		caps.Sampling = &sake.SamplingCapability{}
+		caps.Sampling = &protocol.SamplingCapability{}
 	}
 	if o.roots != nil && caps.Roots == nil {
-		caps.Roots = &sake.RootsCapability{}
+		caps.Roots = &protocol.RootsCapability{}
 	}
 	return caps
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
@@ -17,8 +18,8 @@ type ProxyOption func(*proxyConfig)
 
 type proxyConfig struct {
 	prefix     string
-	tools      func(sake.ToolInfo) bool
-	prompts    func(sake.PromptInfo) bool
+	tools      func(protocol.ToolInfo) bool
+	prompts    func(protocol.PromptInfo) bool
 	resources  func(uri string) bool
 	serverOpts []sake.Option
 }
@@ -29,12 +30,12 @@ type proxyConfig struct {
 func Prefix(prefix string) ProxyOption { return func(p *proxyConfig) { p.prefix = prefix } }
 
 // FilterTools keeps only the remote tools keep accepts.
-func FilterTools(keep func(sake.ToolInfo) bool) ProxyOption {
+func FilterTools(keep func(protocol.ToolInfo) bool) ProxyOption {
 	return func(p *proxyConfig) { p.tools = keep }
 }
 
 // FilterPrompts keeps only the remote prompts keep accepts.
-func FilterPrompts(keep func(sake.PromptInfo) bool) ProxyOption {
+func FilterPrompts(keep func(protocol.PromptInfo) bool) ProxyOption {
 	return func(p *proxyConfig) { p.prompts = keep }
 }
 
@@ -95,7 +96,7 @@ func Proxy(ctx context.Context, remote *Client, opts ...ProxyOption) (*sake.Serv
 	if err != nil {
 		return nil, err
 	}
-	remoteTasks := info.Era == sake.EraModern && info.HasExtension(sake.TaskExtension)
+	remoteTasks := info.Era == sake.EraModern && info.HasExtension(protocol.TaskExtension)
 	if remoteTasks && srv.Tasks() == nil {
 		// The remote server's tasks become the proxy's own, kept per
 		// caller by a task manager of the proxy's.

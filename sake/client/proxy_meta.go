@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // envelope is what a forwarded call declares to a 2026-07-28 server in
@@ -64,11 +65,11 @@ func callerEnvelope(c *sake.Context) *envelope {
 		env.caps.Tasks = nil
 		env.caps.Extensions = maps.Clone(caps.Extensions)
 	}
-	if (c.TaskID() != "" || c.Era() == sake.EraLegacy) && !env.caps.HasExtension(sake.TaskExtension) {
+	if (c.TaskID() != "" || c.Era() == sake.EraLegacy) && !env.caps.HasExtension(protocol.TaskExtension) {
 		if env.caps.Extensions == nil {
 			env.caps.Extensions = map[string]json.RawMessage{}
 		}
-		env.caps.Extensions[sake.TaskExtension] = json.RawMessage(`{}`)
+		env.caps.Extensions[protocol.TaskExtension] = json.RawMessage(`{}`)
 	}
 	return env
 }

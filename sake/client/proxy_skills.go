@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // MaxProxiedSkillBytes bounds the bytes of all the skills a proxy copies
@@ -25,7 +26,7 @@ const skillScheme = "skill://"
 // no skills.
 func remoteSkills(ctx context.Context, remote *Client) ([]sake.Option, error) {
 	info := remote.Info()
-	if !info.HasExtension(sake.SkillsExtension) {
+	if !info.HasExtension(protocol.SkillsExtension) {
 		return nil, nil
 	}
 	var settings struct {
@@ -34,7 +35,7 @@ func remoteSkills(ctx context.Context, remote *Client) ([]sake.Option, error) {
 		} `json:"extensions"`
 	}
 	_ = json.Unmarshal(info.Capabilities, &settings)
-	var skills []sake.SkillInfo
+	var skills []protocol.SkillInfo
 	cursor := ""
 	for page := 0; ; page++ {
 		if page >= maxPages {
@@ -49,8 +50,8 @@ func remoteSkills(ctx context.Context, remote *Client) ([]sake.Option, error) {
 			return nil, fmt.Errorf("client: proxying the remote server's skills: %w", err)
 		}
 		var l struct {
-			Skills     []sake.SkillInfo `json:"skills"`
-			NextCursor string           `json:"nextCursor"`
+			Skills     []protocol.SkillInfo `json:"skills"`
+			NextCursor string               `json:"nextCursor"`
 		}
 		if err := json.Unmarshal(raw, &l); err != nil {
 			return nil, fmt.Errorf("client: the remote server's skills/list: %w", err)
@@ -100,7 +101,7 @@ func remoteSkills(ctx context.Context, remote *Client) ([]sake.Option, error) {
 		}
 	}
 	var opts []sake.SkillsOption
-	if !settings.Extensions[sake.SkillsExtension].DirectoryRead {
+	if !settings.Extensions[protocol.SkillsExtension].DirectoryRead {
 		opts = append(opts, sake.WithoutDirectoryRead())
 	}
 	return []sake.Option{sake.Skills(fsys, opts...)}, nil

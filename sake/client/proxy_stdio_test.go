@@ -13,6 +13,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // waitFor bounds a wait on something that never comes when the code is
@@ -114,7 +115,7 @@ func TestProxyRefusesQuestionsOfSeveralStdioCalls(t *testing.T) {
 	url := serveProxyOf(t, pyRemote(t, &pyWire{}, srv))
 	var mu sync.Mutex
 	var asked []string
-	local, err := client.Connect(t.Context(), client.HTTP(url, nil), append([]client.Option{client.ProtocolVersion(sake.Legacy)}, askOptions(&asked, &mu)...)...)
+	local, err := client.Connect(t.Context(), client.HTTP(url, nil), append([]client.Option{client.ProtocolVersion(protocol.LegacyVersion)}, askOptions(&asked, &mu)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +236,7 @@ func waitToolGone(t *testing.T, local *client.Client, change func(), names ...st
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.ContainsFunc(tools, func(ti sake.ToolInfo) bool { return slices.Contains(names, ti.Name) }) {
+		if !slices.ContainsFunc(tools, func(ti protocol.ToolInfo) bool { return slices.Contains(names, ti.Name) }) {
 			return
 		}
 	}
@@ -295,7 +296,7 @@ func TestProxyPassesAnUpdateOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	url := serveProxyOf(t, connect(t, transports[0], srv, client.ProtocolVersion(sake.Legacy), client.ForwardQuestions()))
+	url := serveProxyOf(t, connect(t, transports[0], srv, client.ProtocolVersion(protocol.LegacyVersion), client.ForwardQuestions()))
 	for _, e := range eras {
 		t.Run(e.name, func(t *testing.T) {
 			local, err := client.Connect(t.Context(), client.HTTP(url, nil), e.opts...)

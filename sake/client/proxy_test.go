@@ -13,6 +13,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func TestProxy(t *testing.T) {
@@ -30,7 +31,7 @@ func TestProxy(t *testing.T) {
 				defer remote.Close()
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
-				proxySrv, err := client.Proxy(ctx, remote, client.Prefix("up_"), client.FilterTools(func(ti sake.ToolInfo) bool { return ti.Name != "admin" }))
+				proxySrv, err := client.Proxy(ctx, remote, client.Prefix("up_"), client.FilterTools(func(ti protocol.ToolInfo) bool { return ti.Name != "admin" }))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -46,7 +47,7 @@ func TestProxy(t *testing.T) {
 				defer local.Close()
 
 				tools, err := local.ListTools(t.Context())
-				if err != nil || len(tools) != 10 || !slices.ContainsFunc(tools, func(ti sake.ToolInfo) bool { return ti.Name == "up_echo" }) {
+				if err != nil || len(tools) != 10 || !slices.ContainsFunc(tools, func(ti protocol.ToolInfo) bool { return ti.Name == "up_echo" }) {
 					t.Fatalf("tools = %d, %v", len(tools), err)
 				}
 				if res, err := local.CallTool(t.Context(), "up_echo", map[string]string{"text": "through"}); err != nil || res.Text() != "through" {
@@ -107,7 +108,7 @@ func TestProxy(t *testing.T) {
 				remoteSrv.RemoveTool("echo")
 				<-changed
 				tools, _ = local.ListTools(t.Context())
-				for slices.ContainsFunc(tools, func(ti sake.ToolInfo) bool { return ti.Name == "up_echo" }) {
+				for slices.ContainsFunc(tools, func(ti protocol.ToolInfo) bool { return ti.Name == "up_echo" }) {
 					<-changed
 					tools, _ = local.ListTools(t.Context())
 				}

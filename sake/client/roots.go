@@ -13,7 +13,7 @@ import (
 // asks for the roots within each request that needs them: there is
 // nothing to send, and RootsChanged returns nil. Declare that the client
 // sends it with Capabilities(sake.ClientCapabilities{Roots:
-// &sake.RootsCapability{ListChanged: true}}).
+// &protocol.RootsCapability{ListChanged: true}}).
 func (c *Client) RootsChanged(ctx context.Context) error {
 	if c.o.roots == nil {
 		return errors.New("client: RootsChanged without roots: give the client Roots or OnRoots")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func TestRootsChanged(t *testing.T) {
@@ -44,7 +45,7 @@ func TestRootsChanged(t *testing.T) {
 		}
 
 		c := connect(t, tr, srv, append(opts, watch, client.Roots(sake.Root{URI: "file:///w"}),
-			client.Capabilities(sake.ClientCapabilities{Roots: &sake.RootsCapability{ListChanged: true}}))...)
+			client.Capabilities(sake.ClientCapabilities{Roots: &protocol.RootsCapability{ListChanged: true}}))...)
 		if err := c.RootsChanged(t.Context()); err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // askingServer is a 2025-11-25 session whose GET stream sends the client
@@ -57,7 +58,7 @@ func (a *askingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case m.Method == "initialize":
 		w.Header().Set("Mcp-Session-Id", "s1")
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{},"serverInfo":{"name":"asking","version":"1"}}}`, m.ID, sake.Legacy)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{},"serverInfo":{"name":"asking","version":"1"}}}`, m.ID, protocol.LegacyVersion)
 	case m.Method == "":
 		a.answers <- json.RawMessage(b)
 		w.WriteHeader(http.StatusAccepted)
@@ -116,7 +117,7 @@ func TestServerRequestsInFlightAreBounded(t *testing.T) {
 				}
 				return []sake.Root{{URI: "file:///r"}}, nil
 			})
-			opts := append([]client.Option{client.ProtocolVersion(sake.Legacy), roots}, tc.opts...)
+			opts := append([]client.Option{client.ProtocolVersion(protocol.LegacyVersion), roots}, tc.opts...)
 			c, err := client.Connect(t.Context(), client.HTTP(url, nil), opts...)
 			if err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Task is a task as the server reports it (tasks/get).
@@ -307,7 +308,7 @@ const defaultPoll = time.Second
 // the wait.
 func (c *Client) AwaitTask(ctx context.Context, id string) (*Task, error) {
 	var wake chan struct{}
-	if c.Era() == sake.EraModern && c.Info().HasExtension(sake.TaskExtension) {
+	if c.Era() == sake.EraModern && c.Info().HasExtension(protocol.TaskExtension) {
 		wake = make(chan struct{}, 1)
 		sub, err := c.Listen(ctx, Filter{TaskIDs: []string{id}}, func(n Notification) {
 			if n.Method == "notifications/tasks" || n.Method == "notifications/tasks/status" {

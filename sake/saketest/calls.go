@@ -6,6 +6,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // CallTool calls a tool with args (a map or a struct, encoded as JSON;
@@ -44,34 +45,34 @@ func call[T any](c *Client, fn func(cl *client.Client, ctx context.Context) (T, 
 }
 
 // ListTools lists every tool, following pages.
-func (c *Client) ListTools() ([]sake.ToolInfo, error) {
+func (c *Client) ListTools() ([]protocol.ToolInfo, error) {
 	c.t.Helper()
 	return call(c, (*client.Client).ListTools)
 }
 
 // ListToolsPage returns one page of tools/list ("" for the first).
-func (c *Client) ListToolsPage(cursor string) (Page[sake.ToolInfo], error) {
+func (c *Client) ListToolsPage(cursor string) (Page[protocol.ToolInfo], error) {
 	c.t.Helper()
-	p, err := call(c, func(cl *client.Client, ctx context.Context) (client.Page[sake.ToolInfo], error) {
+	p, err := call(c, func(cl *client.Client, ctx context.Context) (client.Page[protocol.ToolInfo], error) {
 		return cl.ListToolsPage(ctx, cursor)
 	})
-	return Page[sake.ToolInfo](p), err
+	return Page[protocol.ToolInfo](p), err
 }
 
 // ListResources lists every static resource, following pages.
-func (c *Client) ListResources() ([]sake.ResourceInfo, error) {
+func (c *Client) ListResources() ([]protocol.ResourceInfo, error) {
 	c.t.Helper()
 	return call(c, (*client.Client).ListResources)
 }
 
 // ListResourceTemplates lists every resource template, following pages.
-func (c *Client) ListResourceTemplates() ([]sake.ResourceTemplateInfo, error) {
+func (c *Client) ListResourceTemplates() ([]protocol.ResourceTemplateInfo, error) {
 	c.t.Helper()
 	return call(c, (*client.Client).ListResourceTemplates)
 }
 
 // ListPrompts lists every prompt, following pages.
-func (c *Client) ListPrompts() ([]sake.PromptInfo, error) {
+func (c *Client) ListPrompts() ([]protocol.PromptInfo, error) {
 	c.t.Helper()
 	return call(c, (*client.Client).ListPrompts)
 }

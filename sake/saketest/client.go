@@ -12,6 +12,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
@@ -150,7 +151,7 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 // clientOptions are the options of the client underneath.
 func (c *Client) clientOptions() []client.Option {
 	o := &c.opts
-	version := sake.Modern
+	version := protocol.ModernVersion
 	if o.legacy {
 		version = o.version
 	}
@@ -339,7 +340,7 @@ func (c *Client) fix(err error) error {
 		}
 		if he.RPC != nil && json.Unmarshal(he.Body, &id) == nil && len(id.ID) > 0 && string(id.ID) != "null" {
 			// The server's JSON-RPC answer, sent with an HTTP error status.
-			return withChallenge(sake.AuthErrorFrom(he.RPC), challenge)
+			return withChallenge(protocol.AuthErrorFrom(he.RPC), challenge)
 		}
 		return &HTTPError{StatusCode: he.Status, Challenge: challenge, Body: string(he.Body)}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
@@ -187,7 +188,7 @@ func BaseURL(u string) Option { return func(o *options) { o.baseURL = u } }
 
 // Legacy makes the client run the initialize handshake and speak the
 // 2025-11-25 protocol in a session.
-func Legacy() Option { return LegacyVersion(sake.Legacy) }
+func Legacy() Option { return LegacyVersion(protocol.LegacyVersion) }
 
 // LegacyVersion is Legacy with another handshake-era version to ask for
 // (2025-06-18, 2025-03-26, 2024-11-05).

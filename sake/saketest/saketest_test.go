@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -226,7 +227,7 @@ func firstRound(t *testing.T, c *saketest.Client, name string) (requestState str
 }
 
 func modernMeta(caps map[string]any) map[string]any {
-	return map[string]any{"io.modelcontextprotocol/protocolVersion": sake.Modern, "io.modelcontextprotocol/clientCapabilities": caps}
+	return map[string]any{"io.modelcontextprotocol/protocolVersion": protocol.ModernVersion, "io.modelcontextprotocol/clientCapabilities": caps}
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
@@ -253,7 +254,7 @@ func TestClientWithoutTheExtension(t *testing.T) {
 	// A required one is refused with -32021 naming the extension.
 	_, err = c.CallTool("broken", nil)
 	var e *sake.Error
-	if !errors.As(err, &e) || e.Code != sake.CodeMissingRequiredClientCapability || !strings.Contains(e.Error(), sake.TaskExtension) {
+	if !errors.As(err, &e) || e.Code != sake.CodeMissingRequiredClientCapability || !strings.Contains(e.Error(), protocol.TaskExtension) {
 		t.Fatalf("required without the extension: %v", err)
 	}
 	// tasks/* are refused too.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // The TypeScript reference server, @modelcontextprotocol/server-everything
@@ -209,7 +210,7 @@ func runEverything(t *testing.T, transport, pin, dist string, mk func() client.T
 			return &sake.SamplingResult{Role: sake.RoleAssistant, Content: sake.Text("reply to: " + prompt), Model: "test-model"}, nil
 		}),
 		client.OnRoots(roots.get),
-		client.Capabilities(sake.ClientCapabilities{Roots: &sake.RootsCapability{ListChanged: true}}),
+		client.Capabilities(sake.ClientCapabilities{Roots: &protocol.RootsCapability{ListChanged: true}}),
 		client.OnNotification(n.add),
 		client.LogLevel(sake.LevelInfo),
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // What the Go SDK's conformance everything-server returns, from its source
@@ -101,7 +102,7 @@ func (e interopEnv) connect(t *testing.T, opts ...client.Option) *client.Client 
 	return connect(t, e.mk(), opts...)
 }
 
-func (e interopEnv) modern() bool { return e.version == sake.Modern }
+func (e interopEnv) modern() bool { return e.version == protocol.ModernVersion }
 
 // interopHandlers are the client's answers to the server's questions,
 // chosen so that every tool's result says which answer it got.
@@ -249,7 +250,7 @@ func runGoSDK(t *testing.T, transport, pin string, mk func() client.Transport) {
 		// server/discover: negotiation settles on the newest of them.
 		want = legacyRevisions[0]
 	case pin == "":
-		want = sake.Modern // the server offers 2026-07-28: negotiation must find it
+		want = protocol.ModernVersion // the server offers 2026-07-28: negotiation must find it
 	}
 	if info.ProtocolVersion != want {
 		t.Fatalf("protocol version = %q, want %q", info.ProtocolVersion, want)

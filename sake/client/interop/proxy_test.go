@@ -10,6 +10,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // TestGoSDKBehindTheProxy puts client.Proxy in front of the Go SDK's
@@ -38,7 +39,7 @@ func TestGoSDKBehindTheProxy(t *testing.T) {
 			ph := plug.New(srv)
 			ts := httptest.NewServer(ph)
 			t.Cleanup(func() { ts.Close(); ph.Close() })
-			for _, pin := range []string{"", sake.Legacy} {
+			for _, pin := range []string{"", protocol.LegacyVersion} {
 				name := pin
 				if name == "" {
 					name = "negotiated"

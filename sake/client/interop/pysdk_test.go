@@ -14,6 +14,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // standInEnv makes the test binary serve as the Python SDK 1.x stand-in
@@ -185,7 +186,7 @@ func TestPythonSDKStandInBehindTheProxy(t *testing.T) {
 	if !connected {
 		t.Error("the proxy did not say it connected to the server at 2025-06-18")
 	}
-	for _, pin := range []string{"", sake.Legacy} {
+	for _, pin := range []string{"", protocol.LegacyVersion} {
 		name := pin
 		if name == "" {
 			name = "negotiated"

@@ -109,9 +109,9 @@ func (s *Server) deliver(b Broadcast) {
 // broadcastJSON renders a broadcast as a notification, tagged with a
 // subscription id when one is given.
 func broadcastJSON(b Broadcast, subscriptionID []byte) []byte {
-	out := []byte(`{"jsonrpc":"2.0","method":`)
 	if b.URI != "" {
-		out = append(out, `"notifications/resources/updated","params":{"uri":`...)
+		out := protocol.AppendNotificationHead(nil, "notifications/resources/updated")
+		out = append(out, `{"uri":`...)
 		out = protocol.AppendString(out, b.URI)
 		if subscriptionID != nil {
 			out = append(out, `,"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
@@ -120,11 +120,12 @@ func broadcastJSON(b Broadcast, subscriptionID []byte) []byte {
 		}
 		return append(out, "}}"...)
 	}
-	out = protocol.AppendString(out, "notifications/"+string(b.List)+"/list_changed")
-	if subscriptionID != nil {
-		out = append(out, `,"params":{"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
-		out = append(out, subscriptionID...)
-		out = append(out, "}}"...)
+	method := "notifications/" + string(b.List) + "/list_changed"
+	if subscriptionID == nil {
+		return protocol.AppendNotification(nil, method, nil)
 	}
-	return append(out, '}')
+	out := protocol.AppendNotificationHead(nil, method)
+	out = append(out, `{"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
+	out = append(out, subscriptionID...)
+	return append(out, "}}}"...)
 }

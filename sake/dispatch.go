@@ -25,7 +25,7 @@ func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 		return
 	}
 	if batchAllowed(in) && isArray(msg) {
-		m.kind, m.era = KindBatch, EraLegacy
+		m.kind, m.era = protocol.KindBatch, EraLegacy
 		return
 	}
 	env := &m.env
@@ -40,7 +40,7 @@ func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 	}
 	if env.Method == nil {
 		if env.ID != nil && (env.Result != nil || env.Error != nil) {
-			m.kind, m.era = KindResponse, EraLegacy
+			m.kind, m.era = protocol.KindResponse, EraLegacy
 			if in.SessionErr != nil {
 				m.unavailable(nil, in.SessionErr)
 			}
@@ -63,10 +63,10 @@ func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 		return
 	}
 	if env.ID == nil {
-		m.kind = KindNotification
+		m.kind = protocol.KindNotification
 		return
 	}
-	m.kind = KindRequest
+	m.kind = protocol.KindRequest
 	if m.paramsErr != nil || *env.Method == "initialize" {
 		return
 	}
@@ -130,9 +130,9 @@ func (m *Message) handle(ctx context.Context, buf *[]byte) Reply {
 		return r
 	}
 	switch m.kind {
-	case KindBatch:
+	case protocol.KindBatch:
 		return s.handleBatch(ctx, m.msg, in)
-	case KindResponse:
+	case protocol.KindResponse:
 		// An answer to a server-initiated request.
 		if in.Session != nil && !in.Session.deliver(env.ID, env.Result, env.Error) && in.Session.shared {
 			s.relay(RelayAnswer, in.Session.id, m.msg)
@@ -498,25 +498,10 @@ func (s *Server) errorReply(id json.RawMessage, era Era, err error) Reply {
 		}
 	}
 	bp := bufPool.Get().(*[]byte)
-	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
-	if id == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, id...)
+	b, encErr := protocol.AppendError((*bp)[:0], id, e)
+	if encErr != nil {
+		s.logger.Error("sake: cannot encode error data", "err", encErr)
 	}
-	b = append(b, `,"error":{"code":`...)
-	b = strconv.AppendInt(b, int64(e.Code), 10)
-	b = append(b, `,"message":`...)
-	b = protocol.AppendString(b, e.Message)
-	if e.Data != nil {
-		b = append(b, `,"data":`...)
-		var encErr error
-		if b, encErr = protocol.AppendAny(b, e.Data); encErr != nil {
-			s.logger.Error("sake: cannot encode error data", "err", encErr)
-			b = append(b, "null"...)
-		}
-	}
-	b = append(b, "}}"...)
 	body := append([]byte(nil), b...)
 	*bp = b
 	putBuf(bp)
@@ -530,9 +515,7 @@ func (s *Server) resultReply(req *Request, res any) Reply {
 	if !lent {
 		bp = bufPool.Get().(*[]byte)
 	}
-	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
-	b = append(b, req.ID...)
-	b = append(b, `,"result":`...)
+	b := protocol.AppendResultHead((*bp)[:0], req.ID)
 	w := resultWriter{s: s, era: req.Era, rev: revisionOf(req)}
 	b, err := w.appendResult(b, res)
 	if err != nil {

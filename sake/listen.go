@@ -92,7 +92,8 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 		})
 		defer stopTasks()
 	}
-	ack := []byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"` + protocol.MetaSubscriptionID + `":`)
+	ack := protocol.AppendNotificationHead(nil, "notifications/subscriptions/acknowledged")
+	ack = append(ack, `{"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
 	ack = append(ack, req.ID...)
 	ack = append(ack, `},"notifications":`...)
 	fj, _ := json.Marshal(f)
@@ -108,7 +109,8 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 		case b := <-events:
 			notify(broadcastJSON(b, req.ID))
 		case t := <-taskEvents:
-			msg := []byte(`{"jsonrpc":"2.0","method":"notifications/tasks","params":{`)
+			msg := protocol.AppendNotificationHead(nil, "notifications/tasks")
+			msg = append(msg, '{')
 			msg = appendDetailed(msg, t)
 			msg = append(msg, `,"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
 			msg = append(msg, req.ID...)

@@ -18,7 +18,7 @@ import (
 type round struct {
 	answers map[string]json.RawMessage
 	kept    map[string]json.RawMessage
-	asked   map[string]inputRequest
+	asked   map[string]protocol.InputRequest
 	waiting []func(error) // Hooks.Input of the questions asked this round
 }
 
@@ -26,9 +26,9 @@ type round struct {
 func (c *Context) question(key, method string, params []byte) {
 	r := c.round()
 	if r.asked == nil {
-		r.asked = map[string]inputRequest{}
+		r.asked = map[string]protocol.InputRequest{}
 	}
-	r.asked[key] = inputRequest{Method: method, Params: params}
+	r.asked[key] = protocol.InputRequest{Method: method, Params: params}
 	if h := c.srv.opts.hooks; h != nil && h.Input != nil {
 		if done := h.Input(c.Context, Question{Method: method, Key: key}); done != nil {
 			r.waiting = append(r.waiting, done)
@@ -42,11 +42,6 @@ func (r *round) settle(err error) {
 		done(err)
 	}
 	r.waiting = nil
-}
-
-type inputRequest struct {
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params,omitempty"`
 }
 
 // statePayload is what a requestState carries, signed.
@@ -215,7 +210,7 @@ func (s *Server) verifyState(token string, st *statePayload) error {
 
 // inputRequiredResult is the interim result of MRTR.
 type inputRequiredResult struct {
-	requests map[string]inputRequest
+	requests map[string]protocol.InputRequest
 	state    string
 }
 

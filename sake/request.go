@@ -145,7 +145,8 @@ func (c *Context) Progress(progress, total float64, message string) error {
 		return nil
 	}
 	b := make([]byte, 0, 128)
-	b = append(b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`...)
+	b = protocol.AppendNotificationHead(b, "notifications/progress")
+	b = append(b, `{"progressToken":`...)
 	b = append(b, p.Meta.ProgressToken...)
 	b = append(b, `,"progress":`...)
 	b, _ = protocol.AppendAny(b, progress)
@@ -172,7 +173,8 @@ func (c *Context) Log(level LogLevel, logger string, data any) {
 		return
 	}
 	b := make([]byte, 0, 128)
-	b = append(b, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":`...)
+	b = protocol.AppendNotificationHead(b, "notifications/message")
+	b = append(b, `{"level":`...)
 	b = protocol.AppendString(b, string(level))
 	if logger != "" {
 		b = append(b, `,"logger":`...)

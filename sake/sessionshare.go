@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // SessionStore shares legacy sessions between the replicas of a server, so
@@ -234,12 +236,7 @@ func (s *Server) onRelay(r SessionRelay) {
 	case RelaySend:
 		_ = sess.sendLocal(r.Message)
 	case RelayAnswer:
-		var env struct {
-			ID     json.RawMessage `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		if json.Unmarshal(r.Message, &env) == nil {
+		if env, err := protocol.Peek(r.Message); err == nil {
 			sess.deliver(env.ID, env.Result, env.Error)
 		}
 	case RelayCancel:

@@ -561,10 +561,7 @@ func (s *Server) tasksResult(ctx context.Context, req *Request, _ *registry) (an
 		}
 		answers := map[string]json.RawMessage{}
 		for key, raw := range t.InputRequests {
-			var q struct {
-				Method string          `json:"method"`
-				Params json.RawMessage `json:"params"`
-			}
+			var q protocol.InputRequest
 			if json.Unmarshal(raw, &q) != nil {
 				continue
 			}

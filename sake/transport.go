@@ -3,7 +3,6 @@ package sake
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,12 +50,8 @@ import (
 // (a body too large or unreadable, a line over the limit, a request its
 // HTTP checks turn away). Everything else the server answers itself.
 func ErrorBody(code int, message string) []byte {
-	b := make([]byte, 0, 64+len(message))
-	b = append(b, `{"jsonrpc":"2.0","id":null,"error":{"code":`...)
-	b = strconv.AppendInt(b, int64(code), 10)
-	b = append(b, `,"message":`...)
-	b = protocol.AppendString(b, message)
-	return append(b, "}}"...)
+	b, _ := protocol.AppendError(make([]byte, 0, 64+len(message)), nil, &Error{Code: code, Message: message})
+	return b
 }
 
 // Stream is where the server sends the messages that belong to one
@@ -212,31 +207,13 @@ type Reply struct {
 	RetryAfter time.Duration
 }
 
-// MessageKind is what a decoded message is.
-type MessageKind uint8
-
-// The kinds of message.
-const (
-	// KindInvalid is a message the server cannot read; Handle answers it
-	// with an error.
-	KindInvalid MessageKind = iota
-	// KindRequest has a method and an id and gets a response.
-	KindRequest
-	// KindNotification has a method and no id.
-	KindNotification
-	// KindResponse answers a request the server sent the client.
-	KindResponse
-	// KindBatch is a JSON-RPC batch (2025-03-26 only).
-	KindBatch
-)
-
 // Message is one incoming message, decoded once. The transport may look at
 // it, then calls Handle exactly once.
 type Message struct {
 	srv  *Server
 	in   *Inbound
 	msg  []byte
-	kind MessageKind
+	kind protocol.Kind
 	era  Era
 	fail *Reply // the answer, when decoding decided it
 
@@ -254,7 +231,7 @@ type Message struct {
 }
 
 // Kind returns what the message is.
-func (m *Message) Kind() MessageKind { return m.kind }
+func (m *Message) Kind() protocol.Kind { return m.kind }
 
 // ID returns the id of a request or a response, as sent.
 func (m *Message) ID() json.RawMessage { return m.env.ID }
@@ -276,7 +253,7 @@ func (m *Message) Session() *Session {
 // LongLived reports a request that runs until it is cancelled or the
 // server shuts down (subscriptions/listen).
 func (m *Message) LongLived() bool {
-	return m.kind == KindRequest && m.fail == nil && m.env.method == "subscriptions/listen"
+	return m.kind == protocol.KindRequest && m.fail == nil && m.env.method == "subscriptions/listen"
 }
 
 // Concurrent reports a request that may run beside others. Everything else
@@ -285,13 +262,13 @@ func (m *Message) LongLived() bool {
 // connection is decoded: a cancellation takes effect before what follows
 // it, and the messages after an initialize belong to its session.
 func (m *Message) Concurrent() bool {
-	return m.kind == KindRequest && m.fail == nil && m.env.method != "initialize"
+	return m.kind == protocol.KindRequest && m.fail == nil && m.env.method != "initialize"
 }
 
 // Cancels returns the id of the request a notifications/cancelled names,
 // or nil.
 func (m *Message) Cancels() json.RawMessage {
-	if m.kind == KindNotification && m.env.method == "notifications/cancelled" {
+	if m.kind == protocol.KindNotification && m.env.method == "notifications/cancelled" {
 		return m.params.RequestID
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 type hello struct{}
@@ -26,7 +27,7 @@ func ExampleServer_Connect() {
 	} {
 		m := conn.Decode([]byte(line))
 		r := m.Handle(context.Background()) // a real transport runs Concurrent messages on a worker
-		fmt.Println(m.Kind() == sake.KindRequest, m.Concurrent(), m.Era(), r.Body != nil)
+		fmt.Println(m.Kind() == protocol.KindRequest, m.Concurrent(), m.Era(), r.Body != nil)
 	}
 	fmt.Println(conn.Session() != nil)
 	// Output:

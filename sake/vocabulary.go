@@ -222,3 +222,6 @@ const (
 	TaskFailed        = protocol.TaskFailed
 	TaskCancelled     = protocol.TaskCancelled
 )
+
+// Identity is who is calling, as the transport established it.
+type Identity = protocol.Identity

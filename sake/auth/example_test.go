@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // A server whose authorization server publishes a JWKS.
@@ -23,7 +23,7 @@ func ExampleNewJWTVerifier() {
 		Issuer:   md.Issuer,
 		Audience: []string{resource},
 		Keys:     auth.NewJWKS(md.JWKSURI, nil),
-		Principal: func(ctx context.Context, id *sake.Identity) (any, error) {
+		Principal: func(ctx context.Context, id *protocol.Identity) (any, error) {
 			return "user:" + id.Subject, nil // load the host's user here
 		},
 	})

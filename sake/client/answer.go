@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // ElicitRequest is a question the server asks the user
@@ -162,19 +163,13 @@ func (c *Client) answerAll(ctx context.Context, requests map[string]json.RawMess
 			// Every question is still put to the handlers, so that one
 			// that must be asked elsewhere (a proxy's caller) asks them all
 			// at once.
-			var q struct {
-				Method string          `json:"method"`
-				Params json.RawMessage `json:"params"`
-			}
+			var q protocol.InputRequest
 			if json.Unmarshal(raw, &q) == nil {
 				_, _ = c.answer(context.WithValue(ctx, inputKey{}, key), q.Method, q.Params)
 			}
 			continue
 		}
-		var q struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
+		var q protocol.InputRequest
 		if err := json.Unmarshal(raw, &q); err != nil {
 			return nil, fmt.Errorf("client: input request %q is malformed: %w", key, err)
 		}
@@ -230,17 +225,12 @@ func (c *Client) serveRequest(callCtx context.Context, id json.RawMessage, metho
 // respond sends the client's answer to the server's request id: its result
 // res, or the error e.
 func (c *Client) respond(id json.RawMessage, method string, res json.RawMessage, e *sake.Error) {
-	msg := []byte(`{"jsonrpc":"2.0","id":`)
-	msg = append(msg, id...)
+	var msg []byte
 	if e != nil {
-		eb, _ := json.Marshal(e)
-		msg = append(msg, `,"error":`...)
-		msg = append(msg, eb...)
+		msg, _ = protocol.AppendError(nil, id, e)
 	} else {
-		msg = append(msg, `,"result":`...)
-		msg = append(msg, res...)
+		msg = protocol.AppendResult(nil, id, res)
 	}
-	msg = append(msg, '}')
 	info := c.Info()
 	if err := c.t.send(c.ctx, &message{body: msg, era: info.Era, version: info.ProtocolVersion}); err != nil {
 		c.o.logger.Warn("client: answering the server failed", "method", method, "err", err)

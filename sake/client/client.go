@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/sakemcp/sake-go/sake"
-	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -361,17 +360,16 @@ func (c *Client) encode(id int64, method string, p, extra []byte, token bool, er
 // encodeMeta is encode with the given 2026-07-28 _meta members.
 func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token bool, era sake.Era, meta []byte) []byte {
 	b := make([]byte, 0, 96+len(p)+len(extra)+len(meta))
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, `,"method":`...)
-	b = strconv.AppendQuote(b, method)
+	var idText [20]byte
+	rid := strconv.AppendInt(idText[:0], id, 10)
 	modern := era == sake.EraModern
 	hasMeta := modern || token
 	members := len(p) > 2 || len(extra) > 0
 	if !hasMeta && !members {
-		return append(b, '}')
+		return protocol.AppendRequest(b, rid, method, nil)
 	}
-	b = append(b, `,"params":{`...)
+	b = protocol.AppendRequestHead(b, rid, method)
+	b = append(b, '{')
 	sep := false
 	if hasMeta {
 		b = append(b, `"_meta":{`...)
@@ -414,29 +412,18 @@ func (c *Client) notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
-	b := []byte(`{"jsonrpc":"2.0","method":`)
-	b = strconv.AppendQuote(b, method)
-	if len(p) > 0 {
-		b = append(b, `,"params":`...)
-		b = append(b, p...)
+	if len(p) == 0 {
+		p = nil
 	}
-	b = append(b, '}')
+	b := protocol.AppendNotification(nil, method, p)
 	info := c.Info()
 	return c.t.send(ctx, &message{method: method, body: b, era: info.Era, version: info.ProtocolVersion})
 }
 
 // decodeResponse returns the result of a response, or its error.
 func decodeResponse(body []byte) (json.RawMessage, error) {
-	var result, errRaw []byte
-	err := jsonscan.Members(body, func(key, v []byte) error {
-		switch string(key) {
-		case "result":
-			result = v
-		case "error":
-			errRaw = v
-		}
-		return nil
-	})
+	env, err := protocol.Peek(body)
+	result, errRaw := env.Result, env.Error
 	if err != nil {
 		return nil, fmt.Errorf("client: the server's response is not JSON-RPC: %w", err)
 	}
@@ -455,20 +442,18 @@ func decodeResponse(body []byte) (json.RawMessage, error) {
 
 // incoming receives every message the server sends besides responses.
 func (c *Client) incoming(ctx context.Context, msg []byte) {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if err := json.Unmarshal(msg, &m); err != nil {
+	m, err := protocol.Peek(msg)
+	if err != nil {
 		c.o.logger.Warn("client: the server sent a message that is not JSON", "err", err)
 		return
 	}
 	if m.Method == "" {
 		return // a response nobody waits for (a cancelled call)
 	}
+	// What the handlers keep must not share the transport's buffer.
+	m.Params = bytes.Clone(m.Params)
 	if m.ID != nil {
-		c.serveRequest(ctx, m.ID, m.Method, m.Params)
+		c.serveRequest(ctx, bytes.Clone(m.ID), m.Method, m.Params)
 		return
 	}
 	n := Notification{Method: m.Method, Params: m.Params}

@@ -463,11 +463,8 @@ func (h *httpTransport) events(ctx context.Context, sr *sseReader, key string) (
 // routeResponse hands a response that arrived on the GET stream to the
 // request waiting for it; it reports whether msg was a response.
 func (h *httpTransport) routeResponse(msg []byte) bool {
-	var peek struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-	}
-	if json.Unmarshal(msg, &peek) != nil || peek.Method != nil || peek.ID == nil {
+	peek, err := protocol.Peek(msg)
+	if err != nil || peek.Kind() != protocol.KindResponse {
 		return false
 	}
 	key := string(peek.ID)
@@ -489,11 +486,8 @@ func (h *httpTransport) routeResponse(msg []byte) bool {
 // isResponseTo reports whether msg is the response to the request whose
 // id is key.
 func isResponseTo(msg []byte, key string) bool {
-	var peek struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-	}
-	if json.Unmarshal(msg, &peek) != nil || peek.Method != nil || peek.ID == nil {
+	peek, err := protocol.Peek(msg)
+	if err != nil || peek.Kind() != protocol.KindResponse {
 		return false
 	}
 	id := string(peek.ID)

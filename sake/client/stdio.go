@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Stream connects to a server that reads newline-delimited JSON-RPC from
@@ -170,15 +170,12 @@ func (t *streamTransport) read() {
 		if len(line) == 0 {
 			continue
 		}
-		var peek struct {
-			ID     json.RawMessage `json:"id"`
-			Method *string         `json:"method"`
-		}
-		if json.Unmarshal(line, &peek) != nil {
+		peek, err := protocol.Peek(line)
+		if err != nil {
 			t.logger.Warn("client: the server wrote a line that is not JSON", "line", string(line[:min(len(line), 200)]))
 			continue
 		}
-		if peek.Method == nil && peek.ID != nil {
+		if peek.Kind() == protocol.KindResponse {
 			t.mu.Lock()
 			ch := t.pending[string(peek.ID)]
 			delete(t.pending, string(peek.ID))
@@ -191,13 +188,13 @@ func (t *streamTransport) read() {
 		}
 		var ctx context.Context
 		switch {
-		case peek.Method != nil && *peek.Method == "notifications/message":
+		case peek.Kind() == protocol.KindNotification && peek.Method == "notifications/message":
 			// A log message belongs to the one request that asked for logs
 			// (see takeLogSlot); stdio does not say which request it is.
 			t.mu.Lock()
 			ctx = t.logCtx
 			t.mu.Unlock()
-		case peek.Method != nil && peek.ID != nil:
+		case peek.Kind() == protocol.KindRequest:
 			// Nor does a request of the server (a session's question).
 			ctx = t.callOf()
 		}

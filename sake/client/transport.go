@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Transport carries the client's messages to one server. HTTP, Command,
@@ -54,7 +55,8 @@ type message struct {
 
 // cancelled is the notification that cancels request id.
 func cancelled(id int64, reason string) []byte {
-	b := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`)
+	b := protocol.AppendNotificationHead(nil, "notifications/cancelled")
+	b = append(b, `{"requestId":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"reason":`...)
 	b = strconv.AppendQuote(b, reason)

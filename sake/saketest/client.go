@@ -335,10 +335,7 @@ func (c *Client) fix(err error) error {
 	var he *client.HTTPError
 	if errors.As(err, &he) {
 		challenge := he.Header.Get("WWW-Authenticate")
-		var id struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if he.RPC != nil && json.Unmarshal(he.Body, &id) == nil && len(id.ID) > 0 && string(id.ID) != "null" {
+		if env, err := protocol.Peek(he.Body); he.RPC != nil && err == nil && len(env.ID) > 0 && string(env.ID) != "null" {
 			// The server's JSON-RPC answer, sent with an HTTP error status.
 			return withChallenge(protocol.AuthErrorFrom(he.RPC), challenge)
 		}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -124,9 +123,9 @@ func (c *Client) ListPromptsPage(ctx context.Context, cursor string) (Page[proto
 
 // CallTool calls a tool with args (a map or a struct, encoded as JSON; nil
 // for none) and returns its result. A tool that answered with isError
-// returns its result and a *sake.ToolError; a JSON-RPC error is a
-// *sake.Error. A tool the server runs as a task is awaited.
-func (c *Client) CallTool(ctx context.Context, name string, args any) (*sake.ToolResult, error) {
+// returns its result and a *protocol.ToolError; a JSON-RPC error is a
+// *protocol.Error. A tool the server runs as a task is awaited.
+func (c *Client) CallTool(ctx context.Context, name string, args any) (*protocol.ToolResult, error) {
 	res, task, err := c.StartTool(ctx, name, args)
 	if err != nil || task == nil {
 		return res, err
@@ -142,25 +141,25 @@ type callParams struct {
 }
 
 // toolResult decodes a tools/call result.
-func toolResult(raw []byte) (*sake.ToolResult, error) {
-	var res sake.ToolResult
+func toolResult(raw []byte) (*protocol.ToolResult, error) {
+	var res protocol.ToolResult
 	if err := res.UnmarshalJSON(raw); err != nil {
 		return nil, fmt.Errorf("client: tools/call result: %w", err)
 	}
 	if res.IsError {
-		return &res, &sake.ToolError{Result: &res}
+		return &res, &protocol.ToolError{Result: &res}
 	}
 	return &res, nil
 }
 
 // ReadResource reads a resource and returns its contents.
-func (c *Client) ReadResource(ctx context.Context, uri string) ([]sake.ResourceContents, error) {
+func (c *Client) ReadResource(ctx context.Context, uri string) ([]protocol.ResourceContents, error) {
 	raw, err := c.call(ctx, "resources/read", map[string]string{"uri": uri}, &callOpts{name: uri, hasName: true})
 	if err != nil {
 		return nil, err
 	}
 	var r struct {
-		Contents []sake.ResourceContents `json:"contents"`
+		Contents []protocol.ResourceContents `json:"contents"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("client: resources/read result: %w", err)
@@ -169,7 +168,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string) ([]sake.ResourceC
 }
 
 // GetPrompt gets a prompt with its arguments.
-func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*sake.PromptResult, error) {
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*protocol.PromptResult, error) {
 	params := map[string]any{"name": name}
 	if args != nil {
 		params["arguments"] = args
@@ -178,7 +177,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	if err != nil {
 		return nil, err
 	}
-	var r sake.PromptResult
+	var r protocol.PromptResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("client: prompts/get result: %w", err)
 	}
@@ -200,7 +199,7 @@ func ResourceRef(uriTemplate string) Ref { return Ref{Type: "ref/resource", URI:
 
 // Complete asks for completions of argument, whose value so far is value;
 // context holds the other arguments already chosen (nil for none).
-func (c *Client) Complete(ctx context.Context, ref Ref, argument, value string, context map[string]string) (*sake.Completion, error) {
+func (c *Client) Complete(ctx context.Context, ref Ref, argument, value string, context map[string]string) (*protocol.Completion, error) {
 	params := map[string]any{"ref": ref, "argument": map[string]string{"name": argument, "value": value}}
 	if len(context) > 0 {
 		params["context"] = map[string]any{"arguments": context}
@@ -210,7 +209,7 @@ func (c *Client) Complete(ctx context.Context, ref Ref, argument, value string, 
 		return nil, err
 	}
 	var r struct {
-		Completion sake.Completion `json:"completion"`
+		Completion protocol.Completion `json:"completion"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("client: completion/complete result: %w", err)
@@ -222,7 +221,7 @@ func (c *Client) Complete(ctx context.Context, ref Ref, argument, value string, 
 // asks server/discover instead.
 func (c *Client) Ping(ctx context.Context) error {
 	method := "ping"
-	if c.Era() == sake.EraModern {
+	if c.Era() == protocol.EraModern {
 		method = "server/discover"
 	}
 	_, err := c.call(ctx, method, nil, nil)
@@ -232,8 +231,8 @@ func (c *Client) Ping(ctx context.Context) error {
 // SetLogLevel sets the level of the log messages the server sends
 // (logging/setLevel). In the 2026-07-28 era the level travels on every
 // request instead: use the LogLevel option.
-func (c *Client) SetLogLevel(ctx context.Context, level sake.LogLevel) error {
-	if c.Era() == sake.EraModern {
+func (c *Client) SetLogLevel(ctx context.Context, level protocol.LogLevel) error {
+	if c.Era() == protocol.EraModern {
 		return fmt.Errorf("client: the 2026-07-28 era has no logging/setLevel; connect with the LogLevel option")
 	}
 	_, err := c.call(ctx, "logging/setLevel", map[string]any{"level": level}, nil)
@@ -249,7 +248,7 @@ type headerParam struct {
 // (x-mcp-header), and returns the tools without those whose headers are
 // invalid (2026-07-28).
 func (c *Client) learnTools(tools []protocol.ToolInfo, first bool) []protocol.ToolInfo {
-	modern := c.Era() == sake.EraModern
+	modern := c.Era() == protocol.EraModern
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	kept := tools[:0:0]

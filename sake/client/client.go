@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -45,12 +44,12 @@ type Client struct {
 // ServerInfo is what the client learned about the server when it
 // connected.
 type ServerInfo struct {
-	// Era is sake.EraModern (2026-07-28) or sake.EraLegacy (the handshake).
-	Era sake.Era
+	// Era is protocol.EraModern (2026-07-28) or protocol.EraLegacy (the handshake).
+	Era protocol.Era
 	// ProtocolVersion is the revision in use.
 	ProtocolVersion string
 	// Server names the server (serverInfo).
-	Server sake.Implementation
+	Server protocol.Implementation
 	// Capabilities is the server's capabilities object, as sent.
 	Capabilities json.RawMessage
 	// Instructions is the server's guidance for the model.
@@ -146,7 +145,7 @@ func (c *Client) buildMeta() []byte {
 
 // renderMeta renders the _meta members of a 2026-07-28 request declaring
 // caps and asking for log messages at level and above ("" for none).
-func (c *Client) renderMeta(caps sake.ClientCapabilities, level sake.LogLevel) []byte {
+func (c *Client) renderMeta(caps protocol.ClientCapabilities, level protocol.LogLevel) []byte {
 	cb, _ := json.Marshal(caps)
 	ib, _ := json.Marshal(c.o.info)
 	m := []byte(`"io.modelcontextprotocol/protocolVersion":"` + protocol.ModernVersion + `","io.modelcontextprotocol/clientCapabilities":`)
@@ -168,7 +167,7 @@ func (c *Client) Info() ServerInfo {
 }
 
 // Era returns the protocol era in use.
-func (c *Client) Era() sake.Era { return c.Info().Era }
+func (c *Client) Era() protocol.Era { return c.Info().Era }
 
 // Close ends the client: subscriptions end, a legacy session is deleted,
 // a command's process is stopped. Calls after it return ErrClosed.
@@ -324,7 +323,7 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 		token = true
 	}
 	meta := c.meta
-	if env := envelopeOf(ctx); env != nil && info.Era == sake.EraModern {
+	if env := forwardOf(ctx); env != nil && info.Era == protocol.EraModern {
 		var release func()
 		meta, release = c.envelopeMeta(ctx, env, co != nil && co.long)
 		defer release()
@@ -338,7 +337,7 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 		}
 	}
 	body, err := c.t.roundTrip(ctx, m)
-	if errors.Is(err, errSessionGone) && info.Era == sake.EraLegacy {
+	if errors.Is(err, ErrSessionGone) && info.Era == protocol.EraLegacy {
 		// The server forgot the session: start a new one and try once more.
 		if rerr := c.relink(ctx, info.ProtocolVersion); rerr != nil {
 			return nil, fmt.Errorf("client: the server ended the session and refused a new one: %w", rerr)
@@ -353,16 +352,16 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 
 // encode builds a request: the 2026-07-28 _meta (and, with token, the
 // progress token "p<id>") spliced before the params' own members.
-func (c *Client) encode(id int64, method string, p, extra []byte, token bool, era sake.Era) []byte {
+func (c *Client) encode(id int64, method string, p, extra []byte, token bool, era protocol.Era) []byte {
 	return c.encodeMeta(id, method, p, extra, token, era, c.meta)
 }
 
 // encodeMeta is encode with the given 2026-07-28 _meta members.
-func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token bool, era sake.Era, meta []byte) []byte {
+func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token bool, era protocol.Era, meta []byte) []byte {
 	b := make([]byte, 0, 96+len(p)+len(extra)+len(meta))
 	var idText [20]byte
 	rid := strconv.AppendInt(idText[:0], id, 10)
-	modern := era == sake.EraModern
+	modern := era == protocol.EraModern
 	hasMeta := modern || token
 	members := len(p) > 2 || len(extra) > 0
 	if !hasMeta && !members {
@@ -428,7 +427,7 @@ func decodeResponse(body []byte) (json.RawMessage, error) {
 		return nil, fmt.Errorf("client: the server's response is not JSON-RPC: %w", err)
 	}
 	if errRaw != nil {
-		var e sake.Error
+		var e protocol.Error
 		if err := json.Unmarshal(errRaw, &e); err != nil {
 			return nil, fmt.Errorf("client: the server's error response is malformed: %w", err)
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
-	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 type greeter struct{}
@@ -42,17 +41,4 @@ func Example() {
 	}
 	fmt.Println(c.Era(), res.Text())
 	// Output: modern Hello, Ada!
-}
-
-func ExampleMemory() {
-	ctx := context.Background()
-	c, err := client.Connect(ctx, client.Memory(sake.MustNew(greeter{})), client.ProtocolVersion(protocol.LegacyVersion))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer c.Close()
-	res, _ := c.CallTool(ctx, "greet", map[string]string{"name": "Grace"})
-	fmt.Println(c.Info().ProtocolVersion, res.Text())
-	// Output: 2025-11-25 Hello, Grace!
 }

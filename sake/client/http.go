@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
@@ -94,7 +93,7 @@ type httpTransport struct {
 	mu        sync.Mutex
 	session   string
 	version   string // the negotiated handshake-era revision
-	era       sake.Era
+	era       protocol.Era
 	getCancel context.CancelFunc
 	getDone   chan struct{}
 	getReady  chan struct{} // closed once the GET stream answered
@@ -111,7 +110,7 @@ func (h *httpTransport) bind(_ context.Context, incoming func(context.Context, [
 	return nil
 }
 
-func (h *httpTransport) established(era sake.Era, version string) {
+func (h *httpTransport) established(era protocol.Era, version string) {
 	h.mu.Lock()
 	h.era, h.version = era, version
 	h.mu.Unlock()
@@ -134,7 +133,7 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, m *messag
 	session, version := h.session, h.version
 	h.mu.Unlock()
 	switch {
-	case m != nil && m.era == sake.EraModern:
+	case m != nil && m.era == protocol.EraModern:
 		req.Header.Set("MCP-Protocol-Version", protocol.ModernVersion)
 		if m.method != "" && m.id != 0 {
 			req.Header.Set("Mcp-Method", m.method)
@@ -236,9 +235,9 @@ func challengeError(resp *http.Response) error {
 	ch := ParseChallenge(www)
 	switch ch.Error {
 	case "insufficient_scope":
-		return &sake.InsufficientScopeError{Scopes: ch.Scopes, Challenge: www, ResourceMetadata: ch.ResourceMetadata}
+		return &protocol.InsufficientScopeError{Scopes: ch.Scopes, Challenge: www, ResourceMetadata: ch.ResourceMetadata}
 	case "insufficient_user_authentication":
-		e := &sake.InsufficientAuthenticationError{ACRValues: ch.ACRValues, Challenge: www, ResourceMetadata: ch.ResourceMetadata}
+		e := &protocol.InsufficientAuthenticationError{ACRValues: ch.ACRValues, Challenge: www, ResourceMetadata: ch.ResourceMetadata}
 		if ch.MaxAge != nil {
 			d := *ch.MaxAge
 			e.MaxAge = &d
@@ -253,7 +252,7 @@ func httpError(resp *http.Response) *HTTPError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 	e := &HTTPError{Status: resp.StatusCode, Header: resp.Header, Body: body}
 	var env struct {
-		Error *sake.Error `json:"error"`
+		Error *protocol.Error `json:"error"`
 	}
 	if json.Unmarshal(body, &env) == nil && env.Error != nil {
 		e.RPC = env.Error
@@ -319,13 +318,13 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 			return nil, err
 		}
 		return body, nil
-	case resp.StatusCode == http.StatusNotFound && m.era == sake.EraLegacy && !m.handshake && h.hasSession():
+	case resp.StatusCode == http.StatusNotFound && m.era == protocol.EraLegacy && !m.handshake && h.hasSession():
 		drain(resp)
 		h.mu.Lock()
 		h.session = ""
 		h.mu.Unlock()
 		h.stopGET()
-		return nil, errSessionGone
+		return nil, ErrSessionGone
 	}
 	defer drain(resp)
 	return nil, httpError(resp)
@@ -352,7 +351,7 @@ func (h *httpTransport) isClosed() bool {
 // cancelRequest tells a session's server that the client gave up on m. A
 // 2026-07-28 request is cancelled by closing its stream, which is done.
 func (h *httpTransport) cancelRequest(m *message) {
-	if m.era != sake.EraLegacy || m.id == 0 || m.handshake {
+	if m.era != protocol.EraLegacy || m.id == 0 || m.handshake {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -372,7 +371,7 @@ func (h *httpTransport) readStream(ctx context.Context, m *message, resp *http.R
 		return body, err
 	}
 	var tooLarge *tooLargeError
-	if m.era != sake.EraLegacy || sr.lastID == "" || errors.As(err, &tooLarge) {
+	if m.era != protocol.EraLegacy || sr.lastID == "" || errors.As(err, &tooLarge) {
 		if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			err = fmt.Errorf("client: the server's stream for %s ended without an answer", m.method)
 		}
@@ -559,7 +558,7 @@ func (h *httpTransport) send(ctx context.Context, m *message) error {
 	defer drain(resp)
 	if resp.StatusCode/100 != 2 {
 		if resp.StatusCode == http.StatusNotFound && h.hasSession() {
-			return errSessionGone
+			return ErrSessionGone
 		}
 		return httpError(resp)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Filter says which notifications a subscription wants.
@@ -51,7 +51,7 @@ func (c *Client) Listen(ctx context.Context, filter Filter, fn func(Notification
 		fn = func(Notification) {}
 	}
 	s := &Subscription{c: c, filter: filter, fn: fn, ack: make(chan struct{}), done: make(chan struct{})}
-	if c.Era() != sake.EraModern {
+	if c.Era() != protocol.EraModern {
 		return s, c.listenLegacy(ctx, s)
 	}
 	sctx, cancel := context.WithCancel(c.ctx)

@@ -16,7 +16,7 @@ import (
 )
 
 func TestListen(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
 		got := make(chan client.Notification, 16)
@@ -185,4 +185,13 @@ func TestModernHeaders(t *testing.T) {
 	if rec.count(http.MethodDelete)+rec.count(http.MethodGet) != 0 {
 		t.Fatal("a modern client sent GET or DELETE")
 	}
+}
+
+// httpKitFor serves srv over HTTP through a recorder.
+func httpKitFor(t *testing.T, srv *sake.Server) (*sake.Server, *recorder, string) {
+	h := plug.New(srv)
+	rec := &recorder{h: h}
+	ts := httptest.NewServer(rec)
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	return srv, rec, ts.URL
 }

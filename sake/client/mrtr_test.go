@@ -7,6 +7,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/client/memory"
 )
 
 // rounds asks two questions one after the other.
@@ -39,7 +40,7 @@ func TestInputRounds(t *testing.T) {
 		}
 		return client.Accept(map[string]string{"color": "blue"}), nil
 	})
-	c, err := client.Connect(t.Context(), client.Memory(srv), answer)
+	c, err := client.Connect(t.Context(), memory.Transport(srv), answer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestInputRounds(t *testing.T) {
 		t.Fatalf("interview = %v, %v", res, err)
 	}
 	// A bound on the rounds stops a server that keeps asking.
-	c2, err := client.Connect(t.Context(), client.Memory(srv), answer, client.MaxInputRounds(2))
+	c2, err := client.Connect(t.Context(), memory.Transport(srv), answer, client.MaxInputRounds(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestInputRounds(t *testing.T) {
 		t.Fatalf("bounded rounds: %v", err)
 	}
 	// A handler's failure reaches the caller.
-	c3, err := client.Connect(t.Context(), client.Memory(srv), client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+	c3, err := client.Connect(t.Context(), memory.Transport(srv), client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
 		return nil, context.DeadlineExceeded
 	}))
 	if err != nil {

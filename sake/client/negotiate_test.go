@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/protocol"
@@ -61,7 +60,7 @@ func TestFallsBackToTheHandshake(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			if info := c.Info(); info.Era != sake.EraLegacy || info.ProtocolVersion != tc.version {
+			if info := c.Info(); info.Era != protocol.EraLegacy || info.ProtocolVersion != tc.version {
 				t.Fatalf("info = %+v", info)
 			}
 			if res, err := c.CallTool(t.Context(), "echo", map[string]string{"text": "old"}); err != nil || res.Text() != "old" {
@@ -82,7 +81,7 @@ func TestRefusedConnections(t *testing.T) {
 	}
 	// No versions in common.
 	url = olderServer(t, 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported","data":{"supported":["2030-01-01"],"requested":"2026-07-28"}}}`)
-	if _, err := client.Connect(t.Context(), client.HTTP(url, nil)); !isCode(err, sake.CodeUnsupportedProtocolVersion) {
+	if _, err := client.Connect(t.Context(), client.HTTP(url, nil)); !isCode(err, protocol.CodeUnsupportedProtocolVersion) {
 		t.Fatalf("no common version: %v", err)
 	}
 	// A version this client does not speak.
@@ -115,7 +114,7 @@ func TestChallengeWithoutAuthorizer(t *testing.T) {
 	}))
 	defer ts.Close()
 	_, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(protocol.ModernVersion))
-	var se *sake.InsufficientScopeError
+	var se *protocol.InsufficientScopeError
 	if !errors.As(err, &se) || len(se.Scopes) != 2 || se.Challenge == "" {
 		t.Fatalf("challenge = %v", err)
 	}
@@ -150,18 +149,18 @@ func TestLogLevelWithoutLoggingCapability(t *testing.T) {
 		setLevel int
 	}{
 		{"undeclared", &pyWire{}, 0},
-		{"declared but refused", &pyWire{logging: true, setLevelCode: sake.CodeInternalError}, 1},
+		{"declared but refused", &pyWire{logging: true, setLevelCode: protocol.CodeInternalError}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, _ := newKitServer(t)
 			logs := &warnings{}
-			c, err := client.Connect(t.Context(), tc.wire.transport(t, srv), client.LogLevel(sake.LevelDebug), client.Logger(slog.New(logs)))
+			c, err := client.Connect(t.Context(), tc.wire.transport(t, srv), client.LogLevel(protocol.LevelDebug), client.Logger(slog.New(logs)))
 			if err != nil {
 				t.Fatalf("connect: %v", err)
 			}
 			defer c.Close()
-			if info := c.Info(); info.Era != sake.EraLegacy || info.ProtocolVersion != "2025-06-18" || info.HasCapability("logging") != tc.wire.logging {
+			if info := c.Info(); info.Era != protocol.EraLegacy || info.ProtocolVersion != "2025-06-18" || info.HasCapability("logging") != tc.wire.logging {
 				t.Fatalf("info = %+v", info)
 			}
 			if n := tc.wire.sent("logging/setLevel"); n != tc.setLevel {
@@ -227,7 +226,7 @@ func TestNewSessionRefusingASubscription(t *testing.T) {
 			}
 			if json.Unmarshal(b, &m) == nil && m.Method == "resources/subscribe" && subscribes.Add(1) > 1 {
 				w.Header().Set("Content-Type", "application/json")
-				_, _ = w.Write(pyError(m.ID, sake.CodeInvalidParams, "no subscriptions in this session"))
+				_, _ = w.Write(pyError(m.ID, protocol.CodeInvalidParams, "no subscriptions in this session"))
 				return
 			}
 		}

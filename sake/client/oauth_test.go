@@ -370,7 +370,7 @@ func TestOAuthRefusals(t *testing.T) {
 		}))
 		defer ts.Close()
 		_, err := oauthClient(t, ts.URL+"/mcp", client.OAuthConfig{MaxReauthorizations: 2}, client.ProtocolVersion(protocol.ModernVersion))
-		var se *sake.InsufficientScopeError
+		var se *protocol.InsufficientScopeError
 		if !errors.As(err, &se) || challenges.Load() != 3 {
 			t.Fatalf("err = %v after %d challenges", err, challenges.Load())
 		}

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -14,15 +13,15 @@ import (
 type Option func(*options)
 
 type options struct {
-	info           sake.Implementation
+	info           protocol.Implementation
 	version        string // pinned revision; "" negotiates
-	logLevel       sake.LogLevel
-	caps           sake.ClientCapabilities // as declared with Capabilities
+	logLevel       protocol.LogLevel
+	caps           protocol.ClientCapabilities // as declared with Capabilities
 	noTasks        bool
 	forwarding     bool // ForwardQuestions: 2026-07-28 requests carry their caller's log level only
 	elicit         func(context.Context, *ElicitRequest) (*ElicitResult, error)
-	sample         func(context.Context, *sake.SamplingRequest) (*sake.SamplingResult, error)
-	roots          func(context.Context) ([]sake.Root, error)
+	sample         func(context.Context, *protocol.SamplingRequest) (*protocol.SamplingResult, error)
+	roots          func(context.Context) ([]protocol.Root, error)
 	onNotification func(Notification)
 	observe        func(Notification)
 	onProgress     func(Progress)
@@ -37,7 +36,7 @@ type options struct {
 
 func defaultOptions() options {
 	return options{
-		info:          sake.Implementation{Name: "sake-client", Version: "1.0.0"},
+		info:          protocol.Implementation{Name: "sake-client", Version: "1.0.0"},
 		logger:        slog.New(slog.DiscardHandler),
 		maxRounds:     10,
 		probeTimeout:  10 * time.Second,
@@ -53,7 +52,7 @@ const DefaultMaxMessageBytes = 16 << 20
 // ClientInfo names the client to the server (clientInfo). The default is
 // sake-client 1.0.0.
 func ClientInfo(name, version string) Option {
-	return func(o *options) { o.info = sake.Implementation{Name: name, Version: version} }
+	return func(o *options) { o.info = protocol.Implementation{Name: name, Version: version} }
 }
 
 // ProtocolVersion pins the protocol revision: protocol.ModernVersion (2026-07-28,
@@ -68,19 +67,19 @@ func ProtocolVersion(v string) Option { return func(o *options) { o.version = v 
 // only when it declares the logging capability, and its refusal does not
 // fail Connect (the Logger hears of it): the server then sends the log
 // messages it chooses. They arrive as notifications/message.
-func LogLevel(level sake.LogLevel) Option { return func(o *options) { o.logLevel = level } }
+func LogLevel(level protocol.LogLevel) Option { return func(o *options) { o.logLevel = level } }
 
 // Capabilities sets the capabilities the client declares (extensions,
 // experimental members). OnElicit, OnSample and Roots add theirs, in any
 // order of the options, unless c declares that capability itself (an
 // elicitation capability with the form mode only, say).
-func Capabilities(c sake.ClientCapabilities) Option {
+func Capabilities(c protocol.ClientCapabilities) Option {
 	return func(o *options) { o.caps = c }
 }
 
 // capabilities are the declared capabilities with those of the handlers
 // added.
-func (o *options) capabilities() sake.ClientCapabilities {
+func (o *options) capabilities() protocol.ClientCapabilities {
 	caps := o.caps
 	if o.elicit != nil && caps.Elicitation == nil {
 		caps.Elicitation = &protocol.ElicitationCapability{Form: json.RawMessage(`{}`), URL: json.RawMessage(`{}`)}
@@ -107,19 +106,19 @@ func OnElicit(fn func(ctx context.Context, req *ElicitRequest) (*ElicitResult, e
 
 // OnSample answers the server's requests for a model completion
 // (sampling/createMessage) and declares the sampling capability.
-func OnSample(fn func(ctx context.Context, req *sake.SamplingRequest) (*sake.SamplingResult, error)) Option {
+func OnSample(fn func(ctx context.Context, req *protocol.SamplingRequest) (*protocol.SamplingResult, error)) Option {
 	return func(o *options) { o.sample = fn }
 }
 
 // Roots answers roots/list with roots and declares the roots capability.
-func Roots(roots ...sake.Root) Option {
-	list := append([]sake.Root{}, roots...)
-	return OnRoots(func(context.Context) ([]sake.Root, error) { return list, nil })
+func Roots(roots ...protocol.Root) Option {
+	list := append([]protocol.Root{}, roots...)
+	return OnRoots(func(context.Context) ([]protocol.Root, error) { return list, nil })
 }
 
 // OnRoots answers roots/list with what fn returns and declares the roots
 // capability.
-func OnRoots(fn func(ctx context.Context) ([]sake.Root, error)) Option {
+func OnRoots(fn func(ctx context.Context) ([]protocol.Root, error)) Option {
 	return func(o *options) { o.roots = fn }
 }
 
@@ -215,7 +214,7 @@ const DefaultMaxServerRequests = 256
 // a handshake-era session, on any of its streams) the client answers at
 // once, each on a goroutine of its own (default DefaultMaxServerRequests).
 // A request beyond the bound is refused at once with a -32000 error
-// (sake.CodeServerBusy, "too many requests in flight"), sent before the
+// (protocol.CodeServerBusy, "too many requests in flight"), sent before the
 // client reads the next message of that stream.
 func MaxServerRequests(n int) Option {
 	return func(o *options) {

@@ -107,16 +107,6 @@ func deref(s *string) string {
 	return *s
 }
 
-func (m *memoryTransport) raw(ctx context.Context, msg *message, _ string) ([]byte, error) {
-	m.mu.Lock()
-	closed := m.closed
-	m.mu.Unlock()
-	if closed {
-		return nil, ErrClosed
-	}
-	return m.srv.Handle(ctx, msg.body, m.inbound()).Body, nil
-}
-
 func (h *httpTransport) raw(ctx context.Context, m *message, key string) ([]byte, error) {
 	resp, err := h.do(ctx, http.MethodPost, m, nil)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
@@ -109,13 +108,13 @@ func TestServerRequestsInFlightAreBounded(t *testing.T) {
 			t.Parallel()
 			a, url := newAskingServer(t)
 			entered, release := make(chan struct{}, tc.bound+1), make(chan struct{})
-			roots := client.OnRoots(func(ctx context.Context) ([]sake.Root, error) {
+			roots := client.OnRoots(func(ctx context.Context) ([]protocol.Root, error) {
 				entered <- struct{}{}
 				select {
 				case <-release:
 				case <-ctx.Done():
 				}
-				return []sake.Root{{URI: "file:///r"}}, nil
+				return []protocol.Root{{URI: "file:///r"}}, nil
 			})
 			opts := append([]client.Option{client.ProtocolVersion(protocol.LegacyVersion), roots}, tc.opts...)
 			c, err := client.Connect(t.Context(), client.HTTP(url, nil), opts...)

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -252,7 +251,7 @@ func (t *streamTransport) roundTrip(ctx context.Context, m *message) ([]byte, er
 		return nil, ErrClosed
 	}
 	t.pending[key] = ch
-	if ctx.Value(callerKey{}) != nil {
+	if forwardOf(ctx) != nil {
 		t.forwarded[key] = ctx
 	}
 	t.mu.Unlock()
@@ -298,7 +297,7 @@ func (t *streamTransport) send(_ context.Context, m *message) error {
 	return t.write(m.body)
 }
 
-func (t *streamTransport) established(sake.Era, string) {}
+func (t *streamTransport) established(protocol.Era, string) {}
 
 func (t *streamTransport) ready(context.Context) error { return nil }
 

@@ -4,12 +4,12 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Transport carries the client's messages to one server. HTTP, Command,
-// Stream and Memory build one; a Transport serves one Client.
+// Stream and InProcess (sake/client/memory.Transport) build one; a
+// Transport serves one Client.
 type Transport interface {
 	// bind hands the transport the function that receives every message
 	// the server sends besides the responses to the client's requests (with
@@ -24,7 +24,7 @@ type Transport interface {
 	send(ctx context.Context, m *message) error
 	// established says the era is settled (after the handshake, or
 	// server/discover).
-	established(era sake.Era, version string)
+	established(era protocol.Era, version string)
 	// ready waits until the server can reach the client outside its
 	// requests (a session's GET stream is open, or was refused).
 	ready(ctx context.Context) error
@@ -38,7 +38,7 @@ type message struct {
 	id      int64 // 0: a notification or a response
 	method  string
 	body    []byte
-	era     sake.Era
+	era     protocol.Era
 	version string
 	// name is the Mcp-Name header (tools/call, prompts/get,
 	// resources/read, tasks/*) when hasName.

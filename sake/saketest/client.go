@@ -12,6 +12,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/client/memory"
 	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
@@ -130,7 +131,7 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 			t.Fatalf("saketest: %v", err)
 		}
 	} else {
-		tr = client.Memory(srv, c.memoryOptions()...)
+		tr = memory.Transport(srv, c.memoryOptions()...)
 	}
 	var err error
 	c.run(func(ctx context.Context) {
@@ -209,17 +210,17 @@ func errNoHandler(capability, option string) error {
 
 // memoryOptions are the options of the in-memory transport: the
 // simulated caller, the endpoint URL, the panics of user code.
-func (c *Client) memoryOptions() []client.MemoryOption {
+func (c *Client) memoryOptions() []memory.Option {
 	o := &c.opts
-	opts := []client.MemoryOption{client.MemoryBaseURL(o.baseURL)}
+	opts := []memory.Option{memory.BaseURL(o.baseURL)}
 	switch {
 	case o.principalVaries:
-		opts = append(opts, client.IdentityFunc(c.identity))
+		opts = append(opts, memory.IdentityFunc(c.identity))
 	case o.principal != nil || o.withToken:
-		opts = append(opts, client.AsIdentity(c.identity()))
+		opts = append(opts, memory.AsIdentity(c.identity()))
 	}
 	if !o.returnPanics {
-		opts = append(opts, client.OnPanic(c.notePanic))
+		opts = append(opts, memory.OnPanic(c.notePanic))
 	}
 	return opts
 }

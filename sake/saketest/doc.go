@@ -1,7 +1,7 @@
 // Package saketest connects a test client to a sake server in memory.
 //
 // The client is sake/client's Client, the project's one MCP client, whose
-// transport is the server itself (client.Memory): every request is
+// transport is the server itself (sake/client/memory): every request is
 // encoded as JSON and handed to the same dispatcher that sake/plug and
 // sake/stdio use, so argument validation, errors, results and
 // notifications are the production ones. Calls return what a client would

@@ -11,6 +11,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/protocol"
+	"github.com/sakemcp/sake-go/sake/proxy"
 )
 
 // TestGoSDKBehindTheProxy puts client.Proxy in front of the Go SDK's
@@ -32,7 +33,7 @@ func TestGoSDKBehindTheProxy(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(testCtx(t))
 			defer cancel()
-			srv, err := client.Proxy(ctx, remote)
+			srv, err := proxy.New(ctx, remote)
 			if err != nil {
 				t.Fatal(err)
 			}

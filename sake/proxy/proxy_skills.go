@@ -1,4 +1,4 @@
-package client
+package proxy
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -24,7 +25,7 @@ const skillScheme = "skill://"
 // resources/directory/read when the remote offers it, and their files
 // with resources/read). It returns nil options when the remote server has
 // no skills.
-func remoteSkills(ctx context.Context, remote *Client) ([]sake.Option, error) {
+func remoteSkills(ctx context.Context, remote *client.Client) ([]sake.Option, error) {
 	info := remote.Info()
 	if !info.HasExtension(protocol.SkillsExtension) {
 		return nil, nil
@@ -106,3 +107,7 @@ func remoteSkills(ctx context.Context, remote *Client) ([]sake.Option, error) {
 	}
 	return []sake.Option{sake.Skills(fsys, opts...)}, nil
 }
+
+// maxPages bounds the pages of skills/list the proxy follows: a remote
+// server whose cursors never end cannot hold it forever.
+const maxPages = 1000

@@ -1,12 +1,10 @@
-package client_test
+package proxy_test
 
 import (
 	"context"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/protocol"
+	"github.com/sakemcp/sake-go/sake/proxy"
 )
 
 func TestProxy(t *testing.T) {
@@ -31,7 +30,7 @@ func TestProxy(t *testing.T) {
 				defer remote.Close()
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
-				proxySrv, err := client.Proxy(ctx, remote, client.Prefix("up_"), client.FilterTools(func(ti protocol.ToolInfo) bool { return ti.Name != "admin" }))
+				proxySrv, err := proxy.New(ctx, remote, proxy.Prefix("up_"), proxy.FilterTools(func(ti protocol.ToolInfo) bool { return ti.Name != "admin" }))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -115,24 +114,4 @@ func TestProxy(t *testing.T) {
 			})
 		}
 	}
-}
-
-// httpKitFor serves srv over HTTP through a recorder.
-func httpKitFor(t *testing.T, srv *sake.Server) (*sake.Server, *recorder, string) {
-	h := plug.New(srv)
-	rec := &recorder{h: h}
-	ts := httptest.NewServer(rec)
-	t.Cleanup(func() { ts.Close(); h.Close() })
-	return srv, rec, ts.URL
-}
-
-func TestQuestionsOutsideAForwardedCall(t *testing.T) {
-	t.Parallel()
-	srv, _ := newKitServer(t)
-	c := connect(t, transports[0], srv, client.ForwardQuestions())
-	_, err := c.CallTool(t.Context(), "ask", nil)
-	if err == nil || !strings.Contains(err.Error(), "outside any forwarded call") {
-		t.Fatalf("err = %v", err)
-	}
-	_ = http.StatusOK
 }

@@ -1,4 +1,4 @@
-package client_test
+package proxy_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/protocol"
+	"github.com/sakemcp/sake-go/sake/proxy"
 )
 
 // waitFor bounds a wait on something that never comes when the code is
@@ -24,7 +25,7 @@ const waitFor = 20 * time.Second
 func serveProxyOf(t *testing.T, remote *client.Client) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := client.Proxy(ctx, remote)
+	srv, err := proxy.New(ctx, remote)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

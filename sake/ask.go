@@ -55,13 +55,13 @@ func (c *Context) ElicitSchema(key, message string, schema json.RawMessage, answ
 	return c.elicitForm(key, message, schema, answers)
 }
 
-func (c *Context) elicitForm(key, message string, schema, answers any) (ElicitAction, error) {
+func (c *Context) elicitForm(key, message string, schema json.RawMessage, answers any) (ElicitAction, error) {
 	if caps := c.req.ClientCapabilities; caps == nil || !caps.Elicitation.SupportsForm() {
 		return "", missingCapability(c.req.Era, "elicitation", map[string]any{"elicitation": map[string]any{}})
 	}
-	params := map[string]any{"mode": "form", "message": message, "requestedSchema": schema}
+	params := &protocol.ElicitRequest{Mode: "form", Message: message, RequestedSchema: schema}
 	if c.req.Era != EraModern && c.req.ProtocolVersion < "2025-11-25" {
-		delete(params, "mode") // the mode came with 2025-11-25
+		params.Mode = "" // the mode came with 2025-11-25
 	}
 	raw, err := c.ask(key, "elicitation/create", params)
 	if err != nil {
@@ -88,9 +88,9 @@ func (c *Context) ElicitURL(key, message, url string) (ElicitAction, error) {
 	if caps := c.req.ClientCapabilities; caps == nil || !caps.Elicitation.SupportsURL() {
 		return "", missingCapability(c.req.Era, "URL elicitation", map[string]any{"elicitation": map[string]any{"url": map[string]any{}}})
 	}
-	params := map[string]any{"mode": "url", "message": message, "url": url}
+	params := &protocol.ElicitRequest{Mode: "url", Message: message, URL: url}
 	if c.req.Era != EraModern {
-		params["elicitationId"] = key + "-" + newSessionID()
+		params.ElicitationID = key + "-" + newSessionID()
 	}
 	raw, err := c.ask(key, "elicitation/create", params)
 	if err != nil {

@@ -117,11 +117,11 @@ func (linker) Connect(ctx *sake.Context) (string, error) {
 func TestElicitURL(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, era saketest.Option) {
-		c := saketest.Connect(t, linker{}, era, saketest.OnInput(func(p saketest.ElicitParams) saketest.Answer {
+		c := saketest.Connect(t, linker{}, era, saketest.OnInput(func(p protocol.ElicitRequest) protocol.ElicitResult {
 			if p.Mode != "url" || p.URL != "https://example.com/connect" {
 				return saketest.Decline()
 			}
-			return saketest.Answer{Action: sake.Accept}
+			return protocol.ElicitResult{Action: sake.Accept}
 		}))
 		res, err := c.CallTool("connect", nil)
 		if err != nil || res.Text() != "user said accept" {

@@ -59,7 +59,7 @@ func run(ctx context.Context, scenario, url string, sc map[string]any) error {
 	opts := []client.Option{
 		client.ClientInfo("sake-conformance-client", "1.0.0"),
 		client.Logger(logger),
-		client.OnElicit(func(_ context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
+		client.OnElicit(func(_ context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			content := r.Defaults()
 			if scenario == "sep-2322-client-request-state" {
 				content["confirmed"] = true

@@ -274,7 +274,7 @@ func TestLogsReachTheirCaller(t *testing.T) {
 				var mu sync.Mutex
 				var got []string
 				opts := append([]client.Option{}, era.opts...)
-				opts = append(opts, client.OnNotification(func(n client.Notification) {
+				opts = append(opts, client.OnNotification(func(n protocol.Notification) {
 					if n.Method != "notifications/message" {
 						return
 					}
@@ -432,7 +432,7 @@ func TestTaskQuestions(t *testing.T) {
 		t.Run(era.name, func(t *testing.T) {
 			var asked []string
 			var mu sync.Mutex
-			alice := connect(t, f.url, "alice-secret-token", append(era.opts, client.OnElicit(func(_ context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
+			alice := connect(t, f.url, "alice-secret-token", append(era.opts, client.OnElicit(func(_ context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 				mu.Lock()
 				asked = append(asked, r.Message)
 				mu.Unlock()

@@ -11,37 +11,16 @@ import (
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
-// ElicitRequest is a question the server asks the user
-// (elicitation/create).
-type ElicitRequest struct {
-	// Mode is "form" or "url".
-	Mode    string `json:"mode"`
-	Message string `json:"message"`
-	// RequestedSchema is the form's JSON Schema (form mode).
-	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
-	// URL is the page to open (URL mode).
-	URL string `json:"url,omitempty"`
-	// ElicitationID names a URL-mode question of the handshake era.
-	ElicitationID string `json:"elicitationId,omitempty"`
-}
-
-// ElicitResult is the user's answer.
-type ElicitResult struct {
-	Action protocol.ElicitAction `json:"action"`
-	// Content is the filled-in form (a map or a struct) on accept.
-	Content any `json:"content,omitempty"`
-}
-
 // Accept answers a form with content.
-func Accept(content any) *ElicitResult {
-	return &ElicitResult{Action: protocol.Accept, Content: content}
+func Accept(content any) *protocol.ElicitResult {
+	return &protocol.ElicitResult{Action: protocol.Accept, Content: content}
 }
 
 // Decline says the user refused.
-func Decline() *ElicitResult { return &ElicitResult{Action: protocol.Decline} }
+func Decline() *protocol.ElicitResult { return &protocol.ElicitResult{Action: protocol.Decline} }
 
 // Cancel says the user dismissed the question.
-func Cancel() *ElicitResult { return &ElicitResult{Action: protocol.Cancel} }
+func Cancel() *protocol.ElicitResult { return &protocol.ElicitResult{Action: protocol.Cancel} }
 
 // handlerError is the JSON-RPC error the server gets when a handler of
 // the client's fails: a *protocol.Error it returned (or wrapped) as it is, any
@@ -66,7 +45,7 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 		if c.o.elicit == nil {
 			return fail(protocol.CodeMethodNotFound, "this client does not answer elicitations")
 		}
-		var req ElicitRequest
+		var req protocol.ElicitRequest
 		if len(params) > 0 {
 			if err := json.Unmarshal(params, &req); err != nil {
 				return fail(protocol.CodeInvalidParams, "elicitation/create: %v", err)
@@ -284,31 +263,6 @@ func (c *Client) deliverProgress(params json.RawMessage) bool {
 	}
 	fn(Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
 	return true
-}
-
-// Defaults returns the default value of every field of the form that
-// declares one (requestedSchema.properties.*.default): a client fills the
-// form with them before the user edits it.
-func (r *ElicitRequest) Defaults() map[string]any {
-	var s struct {
-		Properties map[string]struct {
-			Default json.RawMessage `json:"default"`
-		} `json:"properties"`
-	}
-	out := map[string]any{}
-	if json.Unmarshal(r.RequestedSchema, &s) != nil {
-		return out
-	}
-	for name, p := range s.Properties {
-		if len(p.Default) == 0 {
-			continue
-		}
-		var v any
-		if json.Unmarshal(p.Default, &v) == nil {
-			out[name] = v
-		}
-	}
-	return out
 }
 
 // mergeCancel returns a context with the values of values that also ends

@@ -11,38 +11,32 @@ import (
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
-// Page is one page of a list and the cursor of the next ("" at the end).
-type Page[T any] struct {
-	Items      []T
-	NextCursor string
-}
-
 // maxPages bounds the pages ListTools and its kind follow: a server whose
 // cursors never end cannot hold the client forever.
 const maxPages = 1000
 
-func listPage[T any](ctx context.Context, c *Client, method, key, cursor string) (Page[T], error) {
+func listPage[T any](ctx context.Context, c *Client, method, key, cursor string) (protocol.Page[T], error) {
 	var params any
 	if cursor != "" {
 		params = map[string]string{"cursor": cursor}
 	}
 	raw, err := c.call(ctx, method, params, nil)
 	if err != nil {
-		return Page[T]{}, err
+		return protocol.Page[T]{}, err
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return Page[T]{}, fmt.Errorf("client: %s result: %w", method, err)
+		return protocol.Page[T]{}, fmt.Errorf("client: %s result: %w", method, err)
 	}
-	var page Page[T]
+	var page protocol.Page[T]
 	if items := m[key]; len(items) > 0 {
 		if err := json.Unmarshal(items, &page.Items); err != nil {
-			return Page[T]{}, fmt.Errorf("client: %s result: %w", method, err)
+			return protocol.Page[T]{}, fmt.Errorf("client: %s result: %w", method, err)
 		}
 	}
 	if nc := m["nextCursor"]; len(nc) > 0 && string(nc) != "null" {
 		if err := json.Unmarshal(nc, &page.NextCursor); err != nil {
-			return Page[T]{}, fmt.Errorf("client: %s nextCursor: %w", method, err)
+			return protocol.Page[T]{}, fmt.Errorf("client: %s nextCursor: %w", method, err)
 		}
 	}
 	return page, nil
@@ -82,7 +76,7 @@ func (c *Client) ListTools(ctx context.Context) ([]protocol.ToolInfo, error) {
 }
 
 // ListToolsPage returns one page of tools.
-func (c *Client) ListToolsPage(ctx context.Context, cursor string) (Page[protocol.ToolInfo], error) {
+func (c *Client) ListToolsPage(ctx context.Context, cursor string) (protocol.Page[protocol.ToolInfo], error) {
 	p, err := listPage[protocol.ToolInfo](ctx, c, "tools/list", "tools", cursor)
 	if err == nil {
 		p.Items = c.learnTools(p.Items, cursor == "")
@@ -96,7 +90,7 @@ func (c *Client) ListResources(ctx context.Context) ([]protocol.ResourceInfo, er
 }
 
 // ListResourcesPage returns one page of resources.
-func (c *Client) ListResourcesPage(ctx context.Context, cursor string) (Page[protocol.ResourceInfo], error) {
+func (c *Client) ListResourcesPage(ctx context.Context, cursor string) (protocol.Page[protocol.ResourceInfo], error) {
 	return listPage[protocol.ResourceInfo](ctx, c, "resources/list", "resources", cursor)
 }
 
@@ -107,7 +101,7 @@ func (c *Client) ListResourceTemplates(ctx context.Context) ([]protocol.Resource
 }
 
 // ListResourceTemplatesPage returns one page of resource templates.
-func (c *Client) ListResourceTemplatesPage(ctx context.Context, cursor string) (Page[protocol.ResourceTemplateInfo], error) {
+func (c *Client) ListResourceTemplatesPage(ctx context.Context, cursor string) (protocol.Page[protocol.ResourceTemplateInfo], error) {
 	return listPage[protocol.ResourceTemplateInfo](ctx, c, "resources/templates/list", "resourceTemplates", cursor)
 }
 
@@ -117,7 +111,7 @@ func (c *Client) ListPrompts(ctx context.Context) ([]protocol.PromptInfo, error)
 }
 
 // ListPromptsPage returns one page of prompts.
-func (c *Client) ListPromptsPage(ctx context.Context, cursor string) (Page[protocol.PromptInfo], error) {
+func (c *Client) ListPromptsPage(ctx context.Context, cursor string) (protocol.Page[protocol.PromptInfo], error) {
 	return listPage[protocol.PromptInfo](ctx, c, "prompts/list", "prompts", cursor)
 }
 
@@ -184,22 +178,9 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	return &r, nil
 }
 
-// Ref names what a completion is for: a prompt or a resource template.
-type Ref struct {
-	Type string `json:"type"`
-	Name string `json:"name,omitempty"`
-	URI  string `json:"uri,omitempty"`
-}
-
-// PromptRef refers to a prompt's argument.
-func PromptRef(name string) Ref { return Ref{Type: "ref/prompt", Name: name} }
-
-// ResourceRef refers to a resource template's variable.
-func ResourceRef(uriTemplate string) Ref { return Ref{Type: "ref/resource", URI: uriTemplate} }
-
 // Complete asks for completions of argument, whose value so far is value;
 // context holds the other arguments already chosen (nil for none).
-func (c *Client) Complete(ctx context.Context, ref Ref, argument, value string, context map[string]string) (*protocol.Completion, error) {
+func (c *Client) Complete(ctx context.Context, ref protocol.CompleteRef, argument, value string, context map[string]string) (*protocol.Completion, error) {
 	params := map[string]any{"ref": ref, "argument": map[string]string{"name": argument, "value": value}}
 	if len(context) > 0 {
 		params["context"] = map[string]any{"arguments": context}

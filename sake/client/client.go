@@ -86,12 +86,6 @@ func (s ServerInfo) HasExtension(id string) bool {
 	return ok
 }
 
-// Notification is a notification the server sent.
-type Notification struct {
-	Method string
-	Params json.RawMessage
-}
-
 // Connect opens t and settles the protocol era with the server (see the
 // package documentation). ctx bounds the connection's setup only; Close
 // ends the client.
@@ -455,7 +449,7 @@ func (c *Client) incoming(ctx context.Context, msg []byte) {
 		c.serveRequest(ctx, bytes.Clone(m.ID), m.Method, m.Params)
 		return
 	}
-	n := Notification{Method: m.Method, Params: m.Params}
+	n := protocol.Notification{Method: m.Method, Params: m.Params}
 	if fn := c.o.observe; fn != nil {
 		fn(n)
 	}

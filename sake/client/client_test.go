@@ -109,7 +109,7 @@ func TestCallsAndErrors(t *testing.T) {
 		if err != nil || p.Text() != "Hello, Ada" {
 			t.Fatalf("prompt = %+v, %v", p, err)
 		}
-		comp, err := c.Complete(ctx, client.ResourceRef("kit://items/{id}"), "id", "ap", nil)
+		comp, err := c.Complete(ctx, protocol.ResourceRef("kit://items/{id}"), "id", "ap", nil)
 		if err != nil || !slices.Equal(comp.Values, []string{"apple", "apricot"}) {
 			t.Fatalf("complete = %+v, %v", comp, err)
 		}
@@ -127,8 +127,8 @@ func TestProgressAndLogs(t *testing.T) {
 	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		var mu sync.Mutex
-		var logs []client.Notification
-		opts = append(opts, client.LogLevel(protocol.LevelDebug), client.OnNotification(func(n client.Notification) {
+		var logs []protocol.Notification
+		opts = append(opts, client.LogLevel(protocol.LevelDebug), client.OnNotification(func(n protocol.Notification) {
 			mu.Lock()
 			logs = append(logs, n)
 			mu.Unlock()
@@ -172,7 +172,7 @@ func askOptions(asked *[]string, mu *sync.Mutex) []client.Option {
 		mu.Unlock()
 	}
 	return []client.Option{
-		client.OnElicit(func(_ context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
+		client.OnElicit(func(_ context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			note("elicit " + r.Mode + " " + r.Message)
 			return client.Accept(map[string]any{"name": "Ada"}), nil
 		}),

@@ -27,7 +27,7 @@ type Forward struct {
 // Caller is the party a forwarded call is made for.
 type Caller interface {
 	// Elicit asks the party's user (elicitation/create).
-	Elicit(ctx context.Context, r *ElicitRequest) (*ElicitResult, error)
+	Elicit(ctx context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error)
 	// Sample asks the party's model (sampling/createMessage).
 	Sample(ctx context.Context, r *protocol.SamplingRequest) (*protocol.SamplingResult, error)
 	// ListRoots asks the party for its roots (roots/list).
@@ -112,7 +112,7 @@ func ForwardQuestions() Option {
 		if o.logLevel == "" {
 			o.logLevel = protocol.LevelDebug
 		}
-		OnElicit(func(ctx context.Context, r *ElicitRequest) (*ElicitResult, error) {
+		OnElicit(func(ctx context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			c, err := callerOf(ctx)
 			if err != nil {
 				return nil, err

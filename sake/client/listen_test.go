@@ -19,8 +19,8 @@ func TestListen(t *testing.T) {
 	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
-		got := make(chan client.Notification, 16)
-		sub, err := c.Listen(t.Context(), client.Filter{ToolsListChanged: true, Resources: []string{"kit://readme"}}, func(n client.Notification) { got <- n })
+		got := make(chan protocol.Notification, 16)
+		sub, err := c.Listen(t.Context(), client.Filter{ToolsListChanged: true, Resources: []string{"kit://readme"}}, func(n protocol.Notification) { got <- n })
 		if err != nil {
 			t.Fatalf("listen: %v", err)
 		}

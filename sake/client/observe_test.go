@@ -13,7 +13,7 @@ import (
 
 // answering are handlers that answer every question of the kit's Ask.
 var answering = []client.Option{
-	client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+	client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 		return client.Accept(map[string]any{"name": "Ana"}), nil
 	}),
 	client.OnSample(func(context.Context, *protocol.SamplingRequest) (*protocol.SamplingResult, error) {
@@ -168,7 +168,7 @@ func TestRawSendsTheMessageAsItIs(t *testing.T) {
 func TestTaskResultFinishesAStartedTask(t *testing.T) {
 	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
-		opts = append(opts, client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+		opts = append(opts, client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			return client.Accept(map[string]any{"ok": true}), nil
 		}))
 		c := connect(t, tr, srv, opts...)
@@ -227,7 +227,7 @@ func TestObserveNotificationsSeesProgressToo(t *testing.T) {
 		var mu sync.Mutex
 		var observed []string
 		delivered := 0
-		opts = append(opts, client.ObserveNotifications(func(n client.Notification) {
+		opts = append(opts, client.ObserveNotifications(func(n protocol.Notification) {
 			mu.Lock()
 			defer mu.Unlock()
 			observed = append(observed, n.Method)

@@ -19,11 +19,11 @@ type options struct {
 	caps           protocol.ClientCapabilities // as declared with Capabilities
 	noTasks        bool
 	forwarding     bool // ForwardQuestions: 2026-07-28 requests carry their caller's log level only
-	elicit         func(context.Context, *ElicitRequest) (*ElicitResult, error)
+	elicit         func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error)
 	sample         func(context.Context, *protocol.SamplingRequest) (*protocol.SamplingResult, error)
 	roots          func(context.Context) ([]protocol.Root, error)
-	onNotification func(Notification)
-	observe        func(Notification)
+	onNotification func(protocol.Notification)
+	observe        func(protocol.Notification)
 	onProgress     func(Progress)
 	onMessage      func(sent bool, msg []byte)
 	onQuestion     func(method string, params json.RawMessage)
@@ -100,7 +100,7 @@ func WithoutTasks() Option { return func(o *options) { o.noTasks = true } }
 // OnElicit answers the server's questions to the user
 // (elicitation/create), in form and URL modes, and declares the
 // elicitation capability.
-func OnElicit(fn func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)) Option {
+func OnElicit(fn func(ctx context.Context, req *protocol.ElicitRequest) (*protocol.ElicitResult, error)) Option {
 	return func(o *options) { o.elicit = fn }
 }
 
@@ -126,7 +126,7 @@ func OnRoots(fn func(ctx context.Context) ([]protocol.Root, error)) Option {
 // nor a subscription's: log messages, list changes and resource updates
 // of the handshake era, and anything else a server sends. It runs on the
 // client's reading goroutine: keep it short.
-func OnNotification(fn func(Notification)) Option {
+func OnNotification(fn func(protocol.Notification)) Option {
 	return func(o *options) { o.onNotification = fn }
 }
 
@@ -135,7 +135,7 @@ func OnNotification(fn func(Notification)) Option {
 // a subscription, a forwarded log, or OnNotification): for tests and
 // tracing. It observes only, runs on the client's reading goroutine (keep
 // it short), and must not change n.Params.
-func ObserveNotifications(fn func(n Notification)) Option {
+func ObserveNotifications(fn func(n protocol.Notification)) Option {
 	return func(o *options) { o.observe = fn }
 }
 

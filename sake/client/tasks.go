@@ -309,7 +309,7 @@ func (c *Client) AwaitTask(ctx context.Context, id string) (*Task, error) {
 	var wake chan struct{}
 	if c.Era() == protocol.EraModern && c.Info().HasExtension(protocol.TaskExtension) {
 		wake = make(chan struct{}, 1)
-		sub, err := c.Listen(ctx, Filter{TaskIDs: []string{id}}, func(n Notification) {
+		sub, err := c.Listen(ctx, Filter{TaskIDs: []string{id}}, func(n protocol.Notification) {
 			if n.Method == "notifications/tasks" || n.Method == "notifications/tasks/status" {
 				select {
 				case wake <- struct{}{}:
@@ -330,7 +330,7 @@ func (c *Client) AwaitTask(ctx context.Context, id string) (*Task, error) {
 		}
 	} else if c.Era() == protocol.EraLegacy {
 		wake = make(chan struct{}, 1)
-		sub, err := c.Listen(ctx, Filter{TaskIDs: []string{id}}, func(Notification) {
+		sub, err := c.Listen(ctx, Filter{TaskIDs: []string{id}}, func(protocol.Notification) {
 			select {
 			case wake <- struct{}{}:
 			default:

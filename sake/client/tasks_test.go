@@ -81,7 +81,7 @@ func TestTaskByHand(t *testing.T) {
 func TestTaskAsks(t *testing.T) {
 	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
-		answer := client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+		answer := client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			return client.Accept(map[string]any{"ok": true}), nil
 		})
 		c := connect(t, tr, srv, append(opts, answer)...)
@@ -97,7 +97,7 @@ func TestTaskInputByHand(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			srv, _ := newKitServer(t)
-			c := connect(t, tr, srv, client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+			c := connect(t, tr, srv, client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 				return nil, errors.New("not asked here")
 			}))
 			_, task, err := c.StartTool(t.Context(), "confirm", nil)

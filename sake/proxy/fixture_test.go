@@ -307,7 +307,7 @@ func askOptions(asked *[]string, mu *sync.Mutex) []client.Option {
 		mu.Unlock()
 	}
 	return []client.Option{
-		client.OnElicit(func(_ context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
+		client.OnElicit(func(_ context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			note("elicit " + r.Mode + " " + r.Message)
 			return client.Accept(map[string]any{"name": "Ada"}), nil
 		}),

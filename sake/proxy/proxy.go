@@ -289,7 +289,7 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 			argName := a.Name
 			def.Complete(argName, func(c *sake.Context, r sake.CompleteRequest) (*sake.Completion, error) {
 				fctx, done := forward(c)
-				comp, err := p.remote.Complete(fctx, client.PromptRef(remoteName), argName, r.Value, r.Arguments)
+				comp, err := p.remote.Complete(fctx, protocol.PromptRef(remoteName), argName, r.Value, r.Arguments)
 				if err = done(err); err != nil {
 					return nil, err
 				}
@@ -431,14 +431,14 @@ func (c *caller) key(ctx context.Context, kind string) string {
 }
 
 // Elicit asks the proxy's caller's user (client.Caller).
-func (c *caller) Elicit(ctx context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
+func (c *caller) Elicit(ctx context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 	if r.Mode == "url" {
 		key := c.key(ctx, "url")
 		action, err := ask(ctx, c, func() (sake.ElicitAction, error) { return c.ctx.ElicitURL(key, r.Message, r.URL) })
 		if err != nil {
 			return nil, err
 		}
-		return &client.ElicitResult{Action: action}, nil
+		return &protocol.ElicitResult{Action: action}, nil
 	}
 	key := c.key(ctx, "form")
 	var answers map[string]any
@@ -448,7 +448,7 @@ func (c *caller) Elicit(ctx context.Context, r *client.ElicitRequest) (*client.E
 	if err != nil {
 		return nil, err
 	}
-	return &client.ElicitResult{Action: action, Content: answers}, nil
+	return &protocol.ElicitResult{Action: action, Content: answers}, nil
 }
 
 // Sample asks the proxy's caller's model (client.Caller).

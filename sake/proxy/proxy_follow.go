@@ -7,6 +7,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // follow keeps the lists in step with the remote server's, and passes on
@@ -28,7 +29,7 @@ func (p *proxy) follow(ctx context.Context) {
 		p.mu.Unlock()
 	}
 	changes := make(chan string, 8)
-	onChange := func(n client.Notification) {
+	onChange := func(n protocol.Notification) {
 		select {
 		case changes <- n.Method:
 		default: // a change is pending already: the next sync takes it in
@@ -40,7 +41,7 @@ func (p *proxy) follow(ctx context.Context) {
 		f.Resources = uris
 		uris = nil
 	}
-	sub, err := p.remote.Listen(ctx, f, func(n client.Notification) {
+	sub, err := p.remote.Listen(ctx, f, func(n protocol.Notification) {
 		if n.Method == "notifications/resources/updated" {
 			p.updated(n.Params, "")
 			return
@@ -95,7 +96,7 @@ func (p *proxy) subscribeEach(ctx context.Context, uris []string) []*client.Subs
 		}
 		p.followed[uri] = true
 		p.mu.Unlock()
-		s, err := p.remote.Listen(ctx, client.Filter{Resources: []string{uri}}, func(n client.Notification) {
+		s, err := p.remote.Listen(ctx, client.Filter{Resources: []string{uri}}, func(n protocol.Notification) {
 			if n.Method == "notifications/resources/updated" {
 				p.updated(n.Params, uri)
 			}

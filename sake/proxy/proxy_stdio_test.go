@@ -183,7 +183,7 @@ func TestProxyOutlivesARefusedSubscription(t *testing.T) {
 	}
 	defer local.Close()
 	updated := make(chan string, 4)
-	sub, err := local.Listen(t.Context(), client.Filter{Resources: []string{"kit://notes"}}, func(n client.Notification) {
+	sub, err := local.Listen(t.Context(), client.Filter{Resources: []string{"kit://notes"}}, func(n protocol.Notification) {
 		var u struct {
 			URI string `json:"uri"`
 		}
@@ -215,7 +215,7 @@ func TestProxyOutlivesARefusedSubscription(t *testing.T) {
 func waitToolGone(t *testing.T, local *client.Client, change func(), names ...string) {
 	t.Helper()
 	changed := make(chan struct{}, 1)
-	sub, err := local.Listen(t.Context(), client.Filter{ToolsListChanged: true}, func(client.Notification) {
+	sub, err := local.Listen(t.Context(), client.Filter{ToolsListChanged: true}, func(protocol.Notification) {
 		select {
 		case changed <- struct{}{}:
 		default:
@@ -261,7 +261,7 @@ func TestProxyForwardsLogsOfACall(t *testing.T) {
 					url := serveProxyOf(t, remote)
 					logs := make(chan string, 8)
 					local, err := client.Connect(t.Context(), client.HTTP(url, nil), append(le.opts, client.LogLevel(sake.LevelInfo),
-						client.OnNotification(func(n client.Notification) {
+						client.OnNotification(func(n protocol.Notification) {
 							if n.Method == "notifications/message" {
 								logs <- string(n.Params)
 							}
@@ -306,7 +306,7 @@ func TestProxyPassesAnUpdateOnce(t *testing.T) {
 			}
 			defer local.Close()
 			updated := make(chan string, 8)
-			sub, err := local.Listen(t.Context(), client.Filter{Resources: []string{"kit://dir/file", "kit://last"}}, func(n client.Notification) {
+			sub, err := local.Listen(t.Context(), client.Filter{Resources: []string{"kit://dir/file", "kit://last"}}, func(n protocol.Notification) {
 				var u struct {
 					URI string `json:"uri"`
 				}

@@ -94,7 +94,7 @@ func TestProxy(t *testing.T) {
 				rec.mu.Unlock()
 				// A change of the remote list reaches the proxy's callers.
 				changed := make(chan struct{}, 1)
-				sub, err := local.Listen(t.Context(), client.Filter{ToolsListChanged: true}, func(n client.Notification) {
+				sub, err := local.Listen(t.Context(), client.Filter{ToolsListChanged: true}, func(n protocol.Notification) {
 					select {
 					case changed <- struct{}{}:
 					default:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Match reports whether actual (JSON) matches pattern by partial
@@ -149,7 +150,7 @@ func notified(c *Client, method string, pattern any) bool {
 	return false
 }
 
-func listNotifications(ns []Notification) string {
+func listNotifications(ns []protocol.Notification) string {
 	if len(ns) == 0 {
 		return " nothing"
 	}

@@ -22,12 +22,6 @@ func (c *Client) CallTool(name string, args any) (*sake.ToolResult, error) {
 	return c.TaskResult(task.ID)
 }
 
-// Page is one page of a list.
-type Page[T any] struct {
-	Items      []T
-	NextCursor string
-}
-
 // call runs one call of the client underneath and reports the panics it
 // caused at the test's line.
 func call[T any](c *Client, fn func(cl *client.Client, ctx context.Context) (T, error)) (T, error) {
@@ -51,12 +45,12 @@ func (c *Client) ListTools() ([]protocol.ToolInfo, error) {
 }
 
 // ListToolsPage returns one page of tools/list ("" for the first).
-func (c *Client) ListToolsPage(cursor string) (Page[protocol.ToolInfo], error) {
+func (c *Client) ListToolsPage(cursor string) (protocol.Page[protocol.ToolInfo], error) {
 	c.t.Helper()
-	p, err := call(c, func(cl *client.Client, ctx context.Context) (client.Page[protocol.ToolInfo], error) {
+	p, err := call(c, func(cl *client.Client, ctx context.Context) (protocol.Page[protocol.ToolInfo], error) {
 		return cl.ListToolsPage(ctx, cursor)
 	})
-	return Page[protocol.ToolInfo](p), err
+	return protocol.Page[protocol.ToolInfo](p), err
 }
 
 // ListResources lists every static resource, following pages.
@@ -93,27 +87,14 @@ func (c *Client) GetPrompt(name string, args map[string]string) (*sake.PromptRes
 	})
 }
 
-// Ref names what Complete completes: PromptRef or ResourceRef.
-type Ref struct {
-	Type string `json:"type"`
-	Name string `json:"name,omitempty"`
-	URI  string `json:"uri,omitempty"`
-}
-
-// PromptRef refers to a prompt's arguments.
-func PromptRef(name string) Ref { return Ref(client.PromptRef(name)) }
-
-// ResourceRef refers to a resource template's variables.
-func ResourceRef(uriTemplate string) Ref { return Ref(client.ResourceRef(uriTemplate)) }
-
 // Complete asks for completions of argument, whose value so far is value.
 // context holds arguments already filled in (nil for none).
-func (c *Client) Complete(ref Ref, argument, value string, context map[string]string) (*sake.Completion, error) {
+func (c *Client) Complete(ref protocol.CompleteRef, argument, value string, context map[string]string) (*sake.Completion, error) {
 	c.t.Helper()
-	return c.complete(client.Ref(ref), argument, value, context)
+	return c.complete(protocol.CompleteRef(ref), argument, value, context)
 }
 
-func (c *Client) complete(ref client.Ref, argument, value string, known map[string]string) (*sake.Completion, error) {
+func (c *Client) complete(ref protocol.CompleteRef, argument, value string, known map[string]string) (*sake.Completion, error) {
 	c.t.Helper()
 	return call(c, func(cl *client.Client, ctx context.Context) (*sake.Completion, error) {
 		return cl.Complete(ctx, ref, argument, value, known)

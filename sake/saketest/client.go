@@ -38,19 +38,13 @@ type state struct {
 	info SessionInfo
 
 	mu            sync.Mutex
-	notifications []Notification
+	notifications []protocol.Notification
 	asked         []Ask
 	panics        []string // panics of user code not reported yet
 	wire          traceRing
 	label         string // goroutine label of what the client starts; "" with NoLeakCheck
 	labels        pprof.LabelSet
 	ownsTasks     bool // Connect made the server's task manager (Tasks)
-}
-
-// Notification is a notification the server sent during a call.
-type Notification struct {
-	Method string
-	Params json.RawMessage
 }
 
 // SessionInfo is what the client learned when it connected.
@@ -174,12 +168,12 @@ func (c *Client) clientOptions() []client.Option {
 		opts = append(opts, client.WithoutTasks())
 	}
 	if fn := o.onInput; fn != nil {
-		opts = append(opts, client.OnElicit(func(_ context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
-			a := fn(ElicitParams{Mode: r.Mode, Message: r.Message, RequestedSchema: r.RequestedSchema, URL: r.URL})
-			return &client.ElicitResult{Action: a.Action, Content: a.Content}, nil
+		opts = append(opts, client.OnElicit(func(_ context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
+			a := fn(protocol.ElicitRequest{Mode: r.Mode, Message: r.Message, RequestedSchema: r.RequestedSchema, URL: r.URL})
+			return &protocol.ElicitResult{Action: a.Action, Content: a.Content}, nil
 		}))
 	} else if o.capabilities.Elicitation != nil {
-		opts = append(opts, client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+		opts = append(opts, client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			return nil, errNoHandler("elicitation", "saketest.OnInput")
 		}))
 	}
@@ -236,11 +230,11 @@ func (c *Client) onMessage(sent bool, msg []byte) {
 
 // onNotification records a notification the server sent, as the client
 // read it.
-func (c *Client) onNotification(n client.Notification) {
+func (c *Client) onNotification(n protocol.Notification) {
 	if bytes.Contains(n.Params, []byte(`"io.modelcontextprotocol/subscriptionId"`)) {
 		return // the client's own subscription (awaiting a task)
 	}
-	note := Notification{Method: n.Method, Params: n.Params}
+	note := protocol.Notification{Method: n.Method, Params: n.Params}
 	c.mu.Lock()
 	c.notifications = append(c.notifications, note)
 	c.mu.Unlock()
@@ -272,10 +266,10 @@ func (c *Client) Close() {
 
 // Notifications returns every notification the server sent during this
 // client's calls, in order.
-func (c *Client) Notifications() []Notification {
+func (c *Client) Notifications() []protocol.Notification {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]Notification(nil), c.notifications...)
+	return append([]protocol.Notification(nil), c.notifications...)
 }
 
 // Request sends any request and returns its raw result: the escape hatch

@@ -24,7 +24,7 @@ type options struct {
 	returnPanics bool
 	logLevel     sake.LogLevel
 	serverOpts   []sake.Option
-	onInput      func(ElicitParams) Answer
+	onInput      func(protocol.ElicitRequest) protocol.ElicitResult
 	sampling     func(sake.SamplingRequest) (*sake.SamplingResult, error)
 	roots        []sake.Root
 
@@ -56,13 +56,13 @@ type options struct {
 	noLeakCheck bool
 	noTrace     bool
 
-	onNotification func(Notification)
+	onNotification func(protocol.Notification)
 }
 
 // OnNotification calls fn with every notification the server sends during
 // the client's calls (progress, log messages), as it arrives; they are
 // recorded for Notifications and AssertNotification as well.
-func OnNotification(fn func(Notification)) Option {
+func OnNotification(fn func(protocol.Notification)) Option {
 	return func(o *options) { o.onNotification = fn }
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -24,7 +25,7 @@ func TestOptionsComposeInAnyOrder(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, era saketest.Option) {
 		c := saketest.Connect(t, interview{}, era,
-			saketest.OnInput(func(saketest.ElicitParams) saketest.Answer {
+			saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
 				return saketest.Accept(map[string]any{"name": "Rui"})
 			}),
 			saketest.SamplingText("Paris"),
@@ -43,7 +44,7 @@ func (sampler) Ask(ctx *sake.Context) (string, error) {
 	temp := 0.25
 	res, err := ctx.Sample("q", sake.SamplingRequest{
 		Messages:         []sake.SamplingMessage{{Role: sake.RoleUser, Content: sake.Text("Capital of France?")}},
-		SystemPrompt:     "Answer in one word.",
+		SystemPrompt:     "protocol.ElicitResult in one word.",
 		MaxTokens:        7,
 		Temperature:      &temp,
 		StopSequences:    []string{"\n"},
@@ -74,7 +75,7 @@ func TestSamplingHandlerSeesTheWholeRequest(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if got.SystemPrompt != "Answer in one word." || got.MaxTokens != 7 || got.Temperature == nil || *got.Temperature != 0.25 ||
+		if got.SystemPrompt != "protocol.ElicitResult in one word." || got.MaxTokens != 7 || got.Temperature == nil || *got.Temperature != 0.25 ||
 			len(got.StopSequences) != 1 || got.IncludeContext != "none" ||
 			!strings.Contains(string(got.ModelPreferences), "small") || !strings.Contains(string(got.Metadata), `"v"`) {
 			t.Errorf("the handler got %+v", got)

@@ -96,7 +96,7 @@ func TestTaskInputRequired(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, era saketest.Option) {
 		srv, _, _ := taskServer(t)
-		c := saketest.Connect(t, srv, era, saketest.OnInput(func(saketest.ElicitParams) saketest.Answer {
+		c := saketest.Connect(t, srv, era, saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
 			return saketest.Accept(map[string]any{"ok": true})
 		}))
 		res, err := c.CallTool("confirmed", nil)
@@ -110,7 +110,7 @@ func TestTaskInputRequired(t *testing.T) {
 func TestTaskInputRequiredByHand(t *testing.T) {
 	t.Parallel()
 	srv, _, _ := taskServer(t)
-	c := saketest.Connect(t, srv, saketest.OnInput(func(saketest.ElicitParams) saketest.Answer { return saketest.Decline() }))
+	c := saketest.Connect(t, srv, saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult { return saketest.Decline() }))
 	_, task, err := c.CallToolAsync("confirmed", nil)
 	if err != nil || task == nil {
 		t.Fatalf("%+v %v", task, err)

@@ -55,7 +55,7 @@ func TestGoSDKBehindTheProxy(t *testing.T) {
 					ctx := testCtx(t)
 					wantText(t, ctx, c, "test_tool_with_logging", nil, "Tool with logging executed successfully")
 					for _, want := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
-						if _, err := n.wait(ctx, func(x client.Notification) bool {
+						if _, err := n.wait(ctx, func(x protocol.Notification) bool {
 							return x.Method == "notifications/message" && strings.Contains(string(x.Params), want)
 						}); err != nil {
 							t.Fatalf("no log message %q reached the caller: %v", want, err)

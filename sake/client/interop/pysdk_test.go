@@ -70,12 +70,12 @@ func TestPythonSDKStandIn(t *testing.T) {
 			checkPyServer(t, ctx, c, n)
 			// Everything the client sent is in the stand-in's standard
 			// error by now, in order: logging/setLevel never was.
-			if _, err := logs.wait(ctx, func(x client.Notification) bool {
+			if _, err := logs.wait(ctx, func(x protocol.Notification) bool {
 				return strings.Contains(x.Method, "stand-in received prompts/get")
 			}); err != nil {
 				t.Fatal(err)
 			}
-			if got := logs.all(func(x client.Notification) bool {
+			if got := logs.all(func(x protocol.Notification) bool {
 				return strings.Contains(x.Method, "stand-in received logging/setLevel")
 			}); len(got) > 0 {
 				t.Errorf("the client sent logging/setLevel to a server without logging: %v", got)
@@ -120,7 +120,7 @@ func checkPyServer(t *testing.T, ctx context.Context, c *client.Client, n *notes
 	}
 	if n != nil {
 		wantText(t, ctx, c, "log_steps", nil, "logged")
-		if _, err := n.wait(ctx, func(x client.Notification) bool {
+		if _, err := n.wait(ctx, func(x protocol.Notification) bool {
 			return x.Method == "notifications/message" && strings.Contains(string(x.Params), "step one")
 		}); err != nil {
 			t.Fatalf("no log message: %v", err)

@@ -40,7 +40,7 @@ func (r records) Handle(_ context.Context, rec slog.Record) error {
 		b.WriteString(" " + a.Key + "=" + a.Value.String())
 		return true
 	})
-	r.n.add(client.Notification{Method: b.String()})
+	r.n.add(protocol.Notification{Method: b.String()})
 	return nil
 }
 func (r records) WithAttrs([]slog.Attr) slog.Handler { return r }
@@ -64,7 +64,7 @@ var everythingSessionChecks = []everythingCheck{
 			// goes to the client's logger, line by line.
 			logged := newNotes()
 			c := env.connect(t, client.Logger(slog.New(records{logged})))
-			if _, err := logged.wait(ctx, func(x client.Notification) bool {
+			if _, err := logged.wait(ctx, func(x protocol.Notification) bool {
 				return strings.Contains(x.Method, "Starting default (STDIO) server...")
 			}); err != nil {
 				t.Fatalf("the server's standard error did not reach the logger: %v", err)

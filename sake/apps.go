@@ -153,7 +153,7 @@ func (t *ToolDef) AppOnly() *ToolDef { return t.Visibility(VisibleToApp) }
 // may tailor its content to a host that renders its view.
 func (c *Context) SupportsApps() bool { return supportsApps(c.req.ClientCapabilities) }
 
-func supportsApps(caps *ClientCapabilities) bool {
+func supportsApps(caps *protocol.ClientCapabilities) bool {
 	if caps == nil {
 		return false
 	}
@@ -470,7 +470,7 @@ func viewsDeclared(tools []*tool, p *changes, base *registry) error {
 
 // toolsFor returns the tools a client lists: without the app-only ones
 // when it does not declare MCP Apps.
-func (r *registry) toolsFor(caps *ClientCapabilities) []*tool {
+func (r *registry) toolsFor(caps *protocol.ClientCapabilities) []*tool {
 	if !r.apps.hasAppOnly || caps.HasExtension(protocol.AppsExtension) {
 		return r.tools
 	}

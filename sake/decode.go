@@ -222,7 +222,7 @@ func decodeParams(v []byte, p *Params, meta *RequestMeta) *decodeError {
 }
 
 // emptyCapabilities is shared by every request that declares none ({}).
-var emptyCapabilities = &ClientCapabilities{}
+var emptyCapabilities = &protocol.ClientCapabilities{}
 
 func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 	var bad *decodeError
@@ -258,7 +258,7 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 			default:
 				c, err := capabilitiesOf(raw)
 				if err != nil {
-					bad = paramError(`_meta["`+protocol.MetaClientCapabilities+`"]`, "a ClientCapabilities object")
+					bad = paramError(`_meta["`+protocol.MetaClientCapabilities+`"]`, "a protocol.ClientCapabilities object")
 				} else {
 					m.ClientCapabilities = c
 				}
@@ -294,7 +294,7 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 // it never holds more than that (plus the decoded values of those bytes).
 var capsCache struct {
 	sync.RWMutex
-	m     map[string]*ClientCapabilities
+	m     map[string]*protocol.ClientCapabilities
 	bytes int
 }
 
@@ -306,7 +306,7 @@ const (
 	maxCapabilityCacheBytes = 256 << 10
 )
 
-func capabilitiesOf(raw []byte) (*ClientCapabilities, error) {
+func capabilitiesOf(raw []byte) (*protocol.ClientCapabilities, error) {
 	cacheable := len(raw) <= maxCachedCapabilityBytes
 	if cacheable {
 		capsCache.RLock()
@@ -316,7 +316,7 @@ func capabilitiesOf(raw []byte) (*ClientCapabilities, error) {
 			return c, nil
 		}
 	}
-	c := &ClientCapabilities{}
+	c := &protocol.ClientCapabilities{}
 	if err := json.Unmarshal(raw, c); err != nil {
 		return nil, err
 	}
@@ -325,7 +325,7 @@ func capabilitiesOf(raw []byte) (*ClientCapabilities, error) {
 	}
 	capsCache.Lock()
 	if capsCache.m == nil || capsCache.bytes+len(raw) > maxCapabilityCacheBytes {
-		capsCache.m = make(map[string]*ClientCapabilities)
+		capsCache.m = make(map[string]*protocol.ClientCapabilities)
 		capsCache.bytes = 0
 	}
 	if _, ok := capsCache.m[string(raw)]; !ok {
@@ -345,12 +345,12 @@ func isEmptyObject(raw []byte) bool {
 }
 
 // info decodes the client's self-description from _meta, on demand.
-func (m *RequestMeta) info() *Implementation {
+func (m *RequestMeta) info() *protocol.Implementation {
 	if m == nil || m.clientInfo == nil {
 		return nil
 	}
 	if m.decodedInfo == nil {
-		var impl Implementation
+		var impl protocol.Implementation
 		if json.Unmarshal(m.clientInfo, &impl) == nil {
 			m.decodedInfo = &impl
 		}

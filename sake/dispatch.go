@@ -270,7 +270,7 @@ func (s *Server) prepare(req *Request, in *Inbound) error {
 	if req.Method == "initialize" {
 		req.ClientCapabilities = p.Capabilities
 		if req.ClientCapabilities == nil {
-			req.ClientCapabilities = &ClientCapabilities{}
+			req.ClientCapabilities = &protocol.ClientCapabilities{}
 		}
 		req.clientInfo = p.ClientInfo
 		req.ProtocolVersion = p.ProtocolVersion
@@ -293,7 +293,7 @@ func (s *Server) prepare(req *Request, in *Inbound) error {
 	if h := in.Headers; h != nil && h.ProtocolVersion != "" {
 		req.ProtocolVersion = strings.TrimSpace(h.ProtocolVersion)
 	}
-	req.ClientCapabilities = &ClientCapabilities{}
+	req.ClientCapabilities = &protocol.ClientCapabilities{}
 	return nil
 }
 

@@ -74,8 +74,8 @@
 // stdio and in memory the host vouches for its caller: there only
 // identities from an access token (Identity.FromToken) are checked. A call
 // that fails them returns
-// *InsufficientScopeError (every scope the component needs, so that one
-// new authorization covers them) or *InsufficientAuthenticationError
+// *protocol.InsufficientScopeError (every scope the component needs, so that one
+// new authorization covers them) or *protocol.InsufficientAuthenticationError
 // (RFC 9470 acr_values and max_age), which sake/plug turns into 403 and
 // 401 challenges. Lists show every component, whatever the caller's
 // scopes, so that a client can discover a tool and step up when it calls

@@ -199,22 +199,22 @@ func (s *Server) listTools(_ context.Context, req *Request, reg *registry) (any,
 	if rev == rev20251125 && s.opts.tasks != nil {
 		return s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].legacyJSON }, req.Params.Cursor)
 	}
-	return s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].views[rev] }, req.Params.Cursor)
+	return s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].byRevision[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) listResources(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	return s.page(kindResources, "resources", len(reg.resources), func(i int) []byte { return reg.resources[i].views[rev] }, req.Params.Cursor)
+	return s.page(kindResources, "resources", len(reg.resources), func(i int) []byte { return reg.resources[i].byRevision[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) listTemplates(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	return s.page(kindTemplates, "resourceTemplates", len(reg.templates), func(i int) []byte { return reg.templates[i].views[rev] }, req.Params.Cursor)
+	return s.page(kindTemplates, "resourceTemplates", len(reg.templates), func(i int) []byte { return reg.templates[i].byRevision[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) listPrompts(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	return s.page(kindPrompts, "prompts", len(reg.prompts), func(i int) []byte { return reg.prompts[i].views[rev] }, req.Params.Cursor)
+	return s.page(kindPrompts, "prompts", len(reg.prompts), func(i int) []byte { return reg.prompts[i].byRevision[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any, error) {

@@ -91,11 +91,11 @@ func TestServerOptions(t *testing.T) {
 func TestServerWideRequirements(t *testing.T) {
 	t.Parallel()
 	s := sake.MustNew(described{}, sake.RequireScopes("studio"), sake.RequireAuthentication([]string{"urn:mfa"}, 0))
-	var se *sake.InsufficientScopeError
+	var se *protocol.InsufficientScopeError
 	if _, err := saketest.Connect(t, s, saketest.Scopes()).CallTool("paint", nil); !errors.As(err, &se) || se.Scopes[0] != "studio" {
 		t.Errorf("default scopes: %v", err)
 	}
-	var ae *sake.InsufficientAuthenticationError
+	var ae *protocol.InsufficientAuthenticationError
 	if _, err := saketest.Connect(t, s, saketest.Scopes("studio")).CallTool("paint", nil); !errors.As(err, &ae) || ae.MaxAge != nil {
 		t.Errorf("default authentication: %v", err)
 	}
@@ -128,7 +128,7 @@ func TestElicitURL(t *testing.T) {
 			t.Fatalf("url elicitation = %v %v", res, err)
 		}
 		// A client that declared form mode only cannot be asked to open a URL.
-		formOnly := saketest.Connect(t, linker{}, era, saketest.Capabilities(sake.ClientCapabilities{Elicitation: &protocol.ElicitationCapability{}}))
+		formOnly := saketest.Connect(t, linker{}, era, saketest.Capabilities(protocol.ClientCapabilities{Elicitation: &protocol.ElicitationCapability{}}))
 		var e *sake.Error
 		if _, err := formOnly.CallTool("connect", nil); !errors.As(err, &e) {
 			t.Errorf("URL elicitation without the url capability: %v", err)

@@ -25,7 +25,7 @@ type prompt struct {
 	call        callable
 	args        []promptArg
 	listJSON    []byte
-	views       views
+	byRevision  revisionJSON
 	completions map[string]*completer
 }
 
@@ -114,7 +114,7 @@ func compilePrompt(def *PromptDef, fn reflect.Value, method bool, resolve comple
 		return nil, err
 	}
 	p.listJSON = append(b, '}')
-	p.views = shapeViews(p.listJSON, false)
+	p.byRevision = shapeRevisions(p.listJSON, false)
 	// Arguments with an enum complete from it unless Complete says otherwise.
 	p.completions = map[string]*completer{}
 	for _, a := range p.args {

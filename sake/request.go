@@ -29,7 +29,7 @@ type Request struct {
 	ProtocolVersion string
 	// ClientCapabilities are the capabilities in force for this request:
 	// from _meta (modern) or from initialize (legacy). Never nil.
-	ClientCapabilities *ClientCapabilities
+	ClientCapabilities *protocol.ClientCapabilities
 	// Identity is the caller, nil when anonymous.
 	Identity *Identity
 	// Session is the legacy session, nil in the modern era.
@@ -42,7 +42,7 @@ type Request struct {
 	in         *Inbound
 	fl         *flight // the request's entry in its tracker, if any
 	newSession *Session
-	clientInfo *Implementation
+	clientInfo *protocol.Implementation
 	ctx        *Context // preallocated for the first Context of the request
 	replyBuf   *[]byte  // where the result is encoded, lent by the transport (HandleInto)
 }
@@ -50,7 +50,7 @@ type Request struct {
 // ClientInfo returns what the client said it is, or nil if it said
 // nothing: from _meta in the modern era, from initialize in the legacy one.
 // It is self-reported; never base a security decision on it.
-func (r *Request) ClientInfo() *Implementation {
+func (r *Request) ClientInfo() *protocol.Implementation {
 	if r.clientInfo == nil && r.Era == EraModern {
 		r.clientInfo = r.Params.Meta.info()
 	}
@@ -111,7 +111,7 @@ func (c *Context) Session() *Session { return c.req.Session }
 func (c *Context) Era() Era { return c.req.Era }
 
 // ClientCapabilities returns what the client declared for this request.
-func (c *Context) ClientCapabilities() *ClientCapabilities { return c.req.ClientCapabilities }
+func (c *Context) ClientCapabilities() *protocol.ClientCapabilities { return c.req.ClientCapabilities }
 
 // ProgressToken returns the request's progress token as sent (a JSON
 // string or number), or nil when the client asked for no progress.
@@ -283,7 +283,7 @@ func (c *Context) Server() *Server { return c.srv }
 
 // Require checks a requirement against the caller, for code that decides
 // what it needs while it runs (for example, a scope per record). It
-// returns *InsufficientScopeError or *InsufficientAuthenticationError;
+// returns *protocol.InsufficientScopeError or *protocol.InsufficientAuthenticationError;
 // return that error and the client is asked to authorize again.
 func (c *Context) Require(r Requirement) error {
 	return r.check(c.req.Identity, c.srv.now, hostTrusted(c.req.in))

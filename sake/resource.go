@@ -22,7 +22,7 @@ type resource struct {
 	tmpl        *uritemplate.Template
 	call        callable
 	listJSON    []byte
-	views       views
+	byRevision  revisionJSON
 	completions map[string]*completer
 }
 
@@ -119,7 +119,7 @@ func compileResource(def *ResourceDef, fn reflect.Value, method bool, resolve co
 		return nil, err
 	}
 	r.listJSON = append(b, '}')
-	r.views = shapeViews(r.listJSON, false)
+	r.byRevision = shapeRevisions(r.listJSON, false)
 	r.completions = map[string]*completer{}
 	// Unknown variables first, whatever the map's order, so the same
 	// declaration always gets the same error.

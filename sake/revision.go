@@ -35,15 +35,15 @@ func revisionOf(req *Request) int {
 	return rev20241105
 }
 
-// views holds a list entry's JSON for every revision level.
-type views [numRevisions][]byte
+// revisionJSON holds a list entry's JSON for every revision level.
+type revisionJSON [numRevisions][]byte
 
-// shapeViews derives the older revisions' JSON from the newest: each
+// shapeRevisions derives the older revisions' JSON from the newest: each
 // level leaves out what its revision did not have yet. toolAnnotations says
 // whether "annotations" came with 2025-03-26 (tools) or was always there
 // (resources).
-func shapeViews(full []byte, toolAnnotations bool) views {
-	var v views
+func shapeRevisions(full []byte, toolAnnotations bool) revisionJSON {
+	var v revisionJSON
 	v[revModern], v[rev20251125] = full, full
 	v[rev20250618] = stripMembers(full, "icons")
 	v[rev20250326] = stripMembers(v[rev20250618], "title", "outputSchema")

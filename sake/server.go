@@ -21,7 +21,7 @@ import (
 type Server struct {
 	opts       options
 	impl       reflect.Value // the receiver of method components
-	info       Implementation
+	info       protocol.Implementation
 	logger     *slog.Logger
 	secret     []byte
 	usedStates usedStates // redeemed single-use requestStates
@@ -159,7 +159,7 @@ func New(impl any, opts ...Option) (*Server, error) {
 			}
 		}
 	}
-	s.info = Implementation{Name: o.name, Title: o.title, Version: o.version}
+	s.info = protocol.Implementation{Name: o.name, Title: o.title, Version: o.version}
 	if s.info.Name == "" {
 		s.info.Name = snakeCase(typeName)
 	}
@@ -193,7 +193,7 @@ func MustNew(impl any, opts ...Option) *Server {
 }
 
 // Info returns the server's name and version.
-func (s *Server) Info() Implementation { return s.info }
+func (s *Server) Info() protocol.Implementation { return s.info }
 
 func blueprintFor(t reflect.Type, impl any) *blueprint {
 	if v, ok := blueprints.Load(t); ok {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Session is a legacy (2025-11-25 and earlier) session: what initialize
@@ -19,8 +21,8 @@ import (
 type Session struct {
 	id           string
 	version      string
-	capabilities ClientCapabilities
-	clientInfo   Implementation
+	capabilities protocol.ClientCapabilities
+	clientInfo   protocol.Implementation
 	created      time.Time
 
 	initialized atomic.Bool
@@ -51,7 +53,7 @@ type Session struct {
 	shared bool
 }
 
-func newSession(version string, caps *ClientCapabilities, info *Implementation) *Session {
+func newSession(version string, caps *protocol.ClientCapabilities, info *protocol.Implementation) *Session {
 	s := &Session{id: newSessionID(), version: version, created: time.Now(), done: make(chan struct{})}
 	if caps != nil {
 		s.capabilities = *caps
@@ -77,10 +79,10 @@ func (s *Session) ID() string { return s.id }
 func (s *Session) ProtocolVersion() string { return s.version }
 
 // ClientCapabilities returns what the client declared at initialize.
-func (s *Session) ClientCapabilities() *ClientCapabilities { return &s.capabilities }
+func (s *Session) ClientCapabilities() *protocol.ClientCapabilities { return &s.capabilities }
 
 // ClientInfo returns what the client said it is.
-func (s *Session) ClientInfo() Implementation { return s.clientInfo }
+func (s *Session) ClientInfo() protocol.Implementation { return s.clientInfo }
 
 // Initialized reports whether notifications/initialized has arrived.
 func (s *Session) Initialized() bool { return s.initialized.Load() }

@@ -50,8 +50,8 @@ type SessionRecord struct {
 	Version       string
 	Owner         string
 	Key           string // what it counts against for quotas
-	Capabilities  ClientCapabilities
-	ClientInfo    Implementation
+	Capabilities  protocol.ClientCapabilities
+	ClientInfo    protocol.Implementation
 	Offers        []string
 	Initialized   bool
 	LogLevel      int32 // severity, 0 for none

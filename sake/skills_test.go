@@ -304,9 +304,9 @@ func TestSkillsRequireScopes(t *testing.T) {
 		{"resources/directory/read", map[string]any{"uri": "skill://pdf"}},
 	} {
 		_, err := without.Request(call.method, call.params)
-		var se *sake.InsufficientScopeError
+		var se *protocol.InsufficientScopeError
 		if !errors.As(err, &se) {
-			t.Errorf("%s %v without the scope: err = %v, want InsufficientScopeError", call.method, call.params, err)
+			t.Errorf("%s %v without the scope: err = %v, want protocol.InsufficientScopeError", call.method, call.params, err)
 		}
 	}
 	with := saketest.Connect(t, srv, saketest.Scopes("docs"))

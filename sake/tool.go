@@ -20,9 +20,9 @@ type tool struct {
 	taskTTL    time.Duration
 	taskPoll   time.Duration
 	taskByCode bool
-	singleUse  bool   // requestStates are redeemable once
-	legacyJSON []byte // listJSON with execution.taskSupport, for 2025-11-25 servers with tasks
-	views      views  // listJSON shaped for each revision
+	singleUse  bool         // requestStates are redeemable once
+	legacyJSON []byte       // listJSON with execution.taskSupport, for 2025-11-25 servers with tasks
+	byRevision revisionJSON // listJSON shaped for each revision
 	require    Requirement
 	name       string
 	call       callable
@@ -99,7 +99,7 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 		return nil, err
 	}
 	t.listJSON, err = toolListJSON(def, t)
-	t.views = shapeViews(t.listJSON, true)
+	t.byRevision = shapeRevisions(t.listJSON, true)
 	t.legacyJSON = t.listJSON
 	if err == nil && t.task != TaskNever && !def.taskUnadvertised {
 		support := `"optional"`

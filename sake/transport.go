@@ -45,15 +45,6 @@ import (
 // Stream, so that a request waiting for the client's answer does not
 // hold the reading.
 
-// ErrorBody renders a JSON-RPC error response with a null id: what a
-// transport answers to input it refuses before the server sees a message
-// (a body too large or unreadable, a line over the limit, a request its
-// HTTP checks turn away). Everything else the server answers itself.
-func ErrorBody(code int, message string) []byte {
-	b, _ := protocol.AppendError(make([]byte, 0, 64+len(message)), nil, &Error{Code: code, Message: message})
-	return b
-}
-
 // Stream is where the server sends the messages that belong to one
 // incoming message before its reply (progress, log messages, a legacy
 // session's requests to the client), or, for a Conn, the messages that
@@ -129,10 +120,6 @@ type Inbound struct {
 	// Stream receives the messages that belong to this message while it
 	// is handled, in order. It may be nil.
 	Stream Stream
-	// Notify is an older spelling of Stream.
-	//
-	// Deprecated: set Stream, for example to StreamFunc(f).
-	Notify func(msg []byte)
 	// OnPanic, if set, is called when user code panics while handling
 	// this message, after the panic has become an error result.
 	OnPanic func(recovered any, stack []byte)
@@ -147,12 +134,10 @@ type Inbound struct {
 func (in *Inbound) send(msg []byte) {
 	if in.Stream != nil {
 		in.Stream.Send(msg)
-	} else if in.Notify != nil {
-		in.Notify(msg)
 	}
 }
 
-func (in *Inbound) streams() bool { return in.Stream != nil || in.Notify != nil }
+func (in *Inbound) streams() bool { return in.Stream != nil }
 
 // Headers are the MCP-specific headers of an HTTP request, as received:
 // the dispatcher trims them and decodes the base64 sentinel.
@@ -190,9 +175,11 @@ type Reply struct {
 	// ended): the protocol says it gets no response, so a transport that
 	// can stay silent drops Body.
 	Cancelled bool
-	// Auth is set when the request failed authorization: HTTP transports
-	// answer with its status and challenge instead of the body.
-	Auth *AuthFailure
+	// Auth is set when the request failed authorization: a
+	// *protocol.InsufficientScopeError (HTTP answers 403) or a
+	// *protocol.InsufficientAuthenticationError (401), which HTTP
+	// transports answer with a challenge instead of the body.
+	Auth error
 	// Busy says the server refused the message for lack of room (too many
 	// sessions, too many requests in flight): HTTP answers 503.
 	Busy bool

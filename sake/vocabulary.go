@@ -88,17 +88,9 @@ func UserMessage(c Content) PromptMessage { return protocol.UserMessage(c) }
 // AssistantMessage returns a prompt message from the assistant.
 func AssistantMessage(c Content) PromptMessage { return protocol.AssistantMessage(c) }
 
-// Errors a handler or middleware returns.
-type (
-	// Error is a JSON-RPC error: returned from a handler or middleware,
-	// it answers the request with a protocol error.
-	Error = protocol.Error
-	// InsufficientScopeError says the caller's token lacks scopes.
-	InsufficientScopeError = protocol.InsufficientScopeError
-	// InsufficientAuthenticationError says the caller signed in too
-	// weakly or too long ago.
-	InsufficientAuthenticationError = protocol.InsufficientAuthenticationError
-)
+// Error is a JSON-RPC error: returned from a handler or middleware, it
+// answers the request with a protocol error.
+type Error = protocol.Error
 
 // JSON-RPC and MCP error codes (see package protocol for each).
 const (
@@ -158,10 +150,6 @@ const (
 
 // Who the caller is and what it declared.
 type (
-	// ClientCapabilities is what a client declared it can do.
-	ClientCapabilities = protocol.ClientCapabilities
-	// Implementation names a client or server program.
-	Implementation = protocol.Implementation
 	// Era tells which generation of the protocol a message belongs to.
 	Era = protocol.Era
 	// LogLevel is a syslog severity used by notifications/message.

@@ -47,9 +47,9 @@ type Params struct {
 	Level LogLevel `json:"level"`
 
 	// initialize
-	ProtocolVersion string              `json:"protocolVersion"`
-	Capabilities    *ClientCapabilities `json:"capabilities"`
-	ClientInfo      *Implementation     `json:"clientInfo"`
+	ProtocolVersion string                       `json:"protocolVersion"`
+	Capabilities    *protocol.ClientCapabilities `json:"capabilities"`
+	ClientInfo      *protocol.Implementation     `json:"clientInfo"`
 
 	// subscriptions/listen
 	Notifications json.RawMessage `json:"notifications"`
@@ -76,10 +76,10 @@ func (p *Params) argsChecked(args json.RawMessage) bool {
 
 // RequestMeta is a request's _meta.
 type RequestMeta struct {
-	ProgressToken      json.RawMessage     `json:"progressToken"`
-	ProtocolVersion    *string             `json:"io.modelcontextprotocol/protocolVersion"`
-	ClientCapabilities *ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
-	LogLevel           *LogLevel           `json:"io.modelcontextprotocol/logLevel"`
+	ProgressToken      json.RawMessage              `json:"progressToken"`
+	ProtocolVersion    *string                      `json:"io.modelcontextprotocol/protocolVersion"`
+	ClientCapabilities *protocol.ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
+	LogLevel           *LogLevel                    `json:"io.modelcontextprotocol/logLevel"`
 
 	// W3C Trace Context and Baggage, for middleware that continues the
 	// caller's trace.
@@ -90,5 +90,5 @@ type RequestMeta struct {
 	// The client's self-description, raw, decoded on demand by
 	// Request.ClientInfo (most requests never need it).
 	clientInfo  []byte
-	decodedInfo *Implementation
+	decodedInfo *protocol.Implementation
 }

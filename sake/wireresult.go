@@ -224,7 +224,7 @@ func (r *discoverResult) appendResult(dst []byte, w *resultWriter) ([]byte, erro
 type initializeResult struct {
 	version      string
 	caps         []byte
-	info         Implementation
+	info         protocol.Implementation
 	instructions string
 }
 

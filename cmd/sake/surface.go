@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // surface is what a server offers, as inspect -json prints it.
 type surface struct {
-	Server            sake.Implementation             `json:"server"`
+	Server            protocol.Implementation         `json:"server"`
 	ProtocolVersion   string                          `json:"protocolVersion"`
 	Era               string                          `json:"era"`
 	SupportedVersions []string                        `json:"supportedVersions,omitempty"`

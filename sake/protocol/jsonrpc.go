@@ -192,3 +192,12 @@ type InputRequest struct {
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params,omitempty"`
 }
+
+// ErrorBody renders a JSON-RPC error response with a null id: what a
+// transport answers to input it refuses before the server sees a message
+// (a body too large or unreadable, a line over the limit, a request its
+// HTTP checks turn away). Everything else the server answers itself.
+func ErrorBody(code int, message string) []byte {
+	b, _ := AppendError(make([]byte, 0, 64+len(message)), nil, &Error{Code: code, Message: message})
+	return b
+}

@@ -155,8 +155,8 @@ type proxy struct {
 // reaching the proxy's caller as a challenge of its own: the caller's
 // token has nothing to do with them.
 func upstreamError(err error) error {
-	var se *sake.InsufficientScopeError
-	var ae *sake.InsufficientAuthenticationError
+	var se *protocol.InsufficientScopeError
+	var ae *protocol.InsufficientAuthenticationError
 	var he *client.HTTPError
 	switch {
 	case errors.As(err, &se), errors.As(err, &ae):

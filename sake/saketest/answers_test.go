@@ -86,7 +86,7 @@ func (unanswered) Lists(ctx *sake.Context) (string, error) {
 // gets an error naming that option, in both eras.
 func TestDeclaredCapabilityWithoutHandlerNamesTheOption(t *testing.T) {
 	t.Parallel()
-	caps := sake.ClientCapabilities{
+	caps := protocol.ClientCapabilities{
 		Elicitation: &protocol.ElicitationCapability{},
 		Sampling:    &protocol.SamplingCapability{},
 		Roots:       &protocol.RootsCapability{},

@@ -54,7 +54,7 @@ func BenchmarkTaskGet(b *testing.B) {
 func BenchmarkCallTool(b *testing.B) {
 	for name, opts := range map[string][]saketest.Option{
 		"default":             nil,
-		"NoLeakCheck+NoTrace": {saketest.NoLeakCheck(), saketest.NoTrace()},
+		"WithoutLeakCheck+WithoutTrace": {saketest.WithoutLeakCheck(), saketest.WithoutTrace()},
 	} {
 		b.Run(name, func(b *testing.B) {
 			c := saketest.Connect(b, Greeter{}, opts...)

@@ -42,7 +42,7 @@ type state struct {
 	asked         []Ask
 	panics        []string // panics of user code not reported yet
 	wire          traceRing
-	label         string // goroutine label of what the client starts; "" with NoLeakCheck
+	label         string // goroutine label of what the client starts; "" with WithoutLeakCheck
 	labels        pprof.LabelSet
 	ownsTasks     bool // Connect made the server's task manager (Tasks)
 }
@@ -53,7 +53,7 @@ type SessionInfo struct {
 	ProtocolVersion string
 	// SessionID is the legacy session's id ("" in the modern era).
 	SessionID    string
-	ServerInfo   sake.Implementation
+	ServerInfo   protocol.Implementation
 	Capabilities json.RawMessage
 	Instructions string
 	// SupportedVersions is what server/discover listed (modern era).
@@ -67,7 +67,7 @@ type SessionInfo struct {
 // client is closed when the test ends.
 func Connect(t testing.TB, impl any, opts ...Option) *Client {
 	t.Helper()
-	o := options{clientInfo: sake.Implementation{Name: "saketest", Version: "1.0.0"}}
+	o := options{clientInfo: protocol.Implementation{Name: "saketest", Version: "1.0.0"}}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -77,7 +77,7 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 		c.labels = pprof.Labels(labelKey, c.label)
 		wait := o.waitTimeout
 		if wait <= 0 {
-			wait = Timeout
+			wait = defaultWaitTimeout
 		}
 		// Registered first, so it runs last: after Close and the task
 		// manager's shutdown.

@@ -48,7 +48,7 @@
 //
 // When the test ends, Connect checks that no goroutine started during the
 // client's calls (by a tool, a task or the transport) still runs
-// (NoLeakCheck turns it off), and when it failed, prints the messages the
+// (WithoutLeakCheck turns it off), and when it failed, prints the messages the
 // client exchanged (Trace). Waits are bounded per client (WaitTimeout), per
 // listener or per call (Listener.Within), never by a shared variable.
 package saketest

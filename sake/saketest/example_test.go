@@ -86,7 +86,7 @@ func ExampleScopes() {
 	fmt.Println(res, err)
 
 	_, err = reader.CallTool("write", nil)
-	var se *sake.InsufficientScopeError
+	var se *protocol.InsufficientScopeError
 	fmt.Println(errors.As(err, &se), se.Scopes)
 
 	writer := saketest.Connect(t, Notes{}, saketest.Subject("ana"), saketest.Scopes("notes:read", "notes:write"))

@@ -172,13 +172,13 @@ func TestLeakCheck(t *testing.T) {
 		}
 
 		off := &cleanupTB{TB: t}
-		c = saketest.Connect(off, l, append(opts, saketest.NoLeakCheck())...)
+		c = saketest.Connect(off, l, append(opts, saketest.WithoutLeakCheck())...)
 		if _, err := c.CallTool("leak", nil); err != nil {
 			t.Fatal(err)
 		}
 		off.end()
 		if len(off.errs) != 0 {
-			t.Errorf("NoLeakCheck still checked: %q", off.errs)
+			t.Errorf("WithoutLeakCheck still checked: %q", off.errs)
 		}
 	})
 }

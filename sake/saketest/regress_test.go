@@ -30,7 +30,7 @@ func TestOptionsComposeInAnyOrder(t *testing.T) {
 			}),
 			saketest.SamplingText("Paris"),
 			saketest.Roots(sake.Root{URI: "file:///x"}),
-			saketest.Capabilities(sake.ClientCapabilities{Experimental: map[string]json.RawMessage{"x": json.RawMessage(`{}`)}}))
+			saketest.Capabilities(protocol.ClientCapabilities{Experimental: map[string]json.RawMessage{"x": json.RawMessage(`{}`)}}))
 		res, err := c.CallTool("survey", nil)
 		if err != nil || res.Text() != "Rui|Paris|1 roots" {
 			t.Fatalf("survey = %v, %v", res, err)
@@ -189,14 +189,14 @@ func TestHandlerAuthErrorsCarryTheChallenge(t *testing.T) {
 		c := saketest.Connect(t, srv, era, saketest.Handler(h, "/mcp"), saketest.TokenIssuer(iss),
 			saketest.Subject("ana"), saketest.Scopes("vault:read"))
 		_, err = c.CallTool("write", nil)
-		var se *sake.InsufficientScopeError
+		var se *protocol.InsufficientScopeError
 		if !errors.As(err, &se) || strings.Join(se.Scopes, " ") != "vault:read vault:write" || se.ResourceMetadata != metadata {
 			t.Fatalf("write = %#v, want the scopes and the resource metadata", err)
 		}
 		strong := saketest.Connect(t, srv, era, saketest.Handler(h, "/mcp"), saketest.TokenIssuer(iss),
 			saketest.Subject("ana"), saketest.Scopes("vault:write"))
 		_, err = strong.CallTool("destroy", nil)
-		var ae *sake.InsufficientAuthenticationError
+		var ae *protocol.InsufficientAuthenticationError
 		if !errors.As(err, &ae) || strings.Join(ae.ACRValues, " ") != "urn:mfa" || ae.MaxAge == nil ||
 			*ae.MaxAge != 5*time.Minute || ae.ResourceMetadata != metadata {
 			t.Fatalf("destroy = %#v, want acr_values, max_age and the resource metadata", err)

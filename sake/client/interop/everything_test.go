@@ -210,7 +210,7 @@ func runEverything(t *testing.T, transport, pin, dist string, mk func() client.T
 			return &sake.SamplingResult{Role: sake.RoleAssistant, Content: sake.Text("reply to: " + prompt), Model: "test-model"}, nil
 		}),
 		client.OnRoots(roots.get),
-		client.Capabilities(sake.ClientCapabilities{Roots: &protocol.RootsCapability{ListChanged: true}}),
+		client.Capabilities(protocol.ClientCapabilities{Roots: &protocol.RootsCapability{ListChanged: true}}),
 		client.OnNotification(n.add),
 		client.LogLevel(sake.LevelInfo),
 	}

@@ -53,7 +53,7 @@ func BenchmarkTaskGet(b *testing.B) {
 // check's goroutine label and the wire trace (the default) and without.
 func BenchmarkCallTool(b *testing.B) {
 	for name, opts := range map[string][]saketest.Option{
-		"default":             nil,
+		"default":                       nil,
 		"WithoutLeakCheck+WithoutTrace": {saketest.WithoutLeakCheck(), saketest.WithoutTrace()},
 	} {
 		b.Run(name, func(b *testing.B) {

@@ -20,7 +20,7 @@ type Endpoint interface {
 	// answer to the server's request) nothing, or the error response the
 	// server refused it with. It returns ErrSessionGone when the server
 	// no longer knows the session, and ErrClosed after Close.
-	Exchange(ctx context.Context, m *Outgoing) ([]byte, error)
+	Exchange(ctx context.Context, m Outgoing) ([]byte, error)
 	// SessionID is the id of the handshake era's session, or "".
 	SessionID() string
 	// Close ends the connection, and the session with it.
@@ -58,8 +58,8 @@ func InProcess(e Endpoint) Transport { return &inProcess{e: e} }
 
 type inProcess struct{ e Endpoint }
 
-func (t *inProcess) outgoing(ctx context.Context, m *message) *Outgoing {
-	return &Outgoing{Body: m.body, ID: m.id, Method: m.method, Era: m.era, Initialize: m.handshake, Forwarded: forwardOf(ctx) != nil}
+func (t *inProcess) outgoing(ctx context.Context, m *message) Outgoing {
+	return Outgoing{Body: m.body, ID: m.id, Method: m.method, Era: m.era, Initialize: m.handshake, Forwarded: forwardOf(ctx) != nil}
 }
 
 func (t *inProcess) bind(_ context.Context, incoming func(context.Context, []byte), _ *options) error {

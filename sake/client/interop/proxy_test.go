@@ -14,7 +14,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/proxy"
 )
 
-// TestGoSDKBehindTheProxy puts client.Proxy in front of the Go SDK's
+// TestGoSDKBehindTheProxy puts proxy.New in front of the Go SDK's
 // everything-server at 2026-07-28 (stdio, stateless HTTP) and checks that
 // the log messages of a forwarded call reach its caller, in both eras.
 func TestGoSDKBehindTheProxy(t *testing.T) {

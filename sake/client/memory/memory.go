@@ -108,7 +108,7 @@ func (m *endpoint) inbound() *sake.Inbound {
 }
 
 // Exchange implements client.Endpoint.
-func (m *endpoint) Exchange(ctx context.Context, msg *client.Outgoing) ([]byte, error) {
+func (m *endpoint) Exchange(ctx context.Context, msg client.Outgoing) ([]byte, error) {
 	m.mu.Lock()
 	closed, sess := m.closed, m.session
 	m.mu.Unlock()
@@ -134,15 +134,16 @@ func (m *endpoint) Exchange(ctx context.Context, msg *client.Outgoing) ([]byte, 
 		// not by its context: the server answers, nobody listens. (No
 		// goroutine waits for that: the context runs the function when it
 		// ends.)
+		id := msg.ID
 		stop := context.AfterFunc(ctx, func() {
-			m.srv.Handle(context.Background(), cancelled(msg.ID), m.inbound())
+			m.srv.Handle(context.Background(), cancelled(id), m.inbound())
 		})
 		defer stop()
 		reply := m.srv.Handle(context.WithoutCancel(ctx), msg.Body, m.inboundFor(ctx, msg.Forwarded))
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return m.finish(msg, reply)
+		return m.finish(msg.Method, reply)
 	}
 	// A 2026-07-28 request's log messages and progress come on its own
 	// stream: a forwarded call's go to its caller.
@@ -150,7 +151,7 @@ func (m *endpoint) Exchange(ctx context.Context, msg *client.Outgoing) ([]byte, 
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	return m.finish(msg, reply)
+	return m.finish(msg.Method, reply)
 }
 
 // cancelled is the notification that cancels request id.
@@ -161,7 +162,7 @@ func cancelled(id int64) []byte {
 	return append(b, `,"reason":"the caller cancelled the call"}}`...)
 }
 
-func (m *endpoint) finish(msg *client.Outgoing, reply sake.Reply) ([]byte, error) {
+func (m *endpoint) finish(method string, reply sake.Reply) ([]byte, error) {
 	if reply.Session != nil {
 		reply.Session.SetSender(func(b []byte) error { m.incoming(nil, b); return nil })
 		m.mu.Lock()
@@ -176,7 +177,7 @@ func (m *endpoint) finish(msg *client.Outgoing, reply sake.Reply) ([]byte, error
 		return nil, client.ErrSessionGone
 	}
 	if reply.Body == nil {
-		return nil, errors.New("client: the server sent no response to " + msg.Method)
+		return nil, errors.New("client: the server sent no response to " + method)
 	}
 	return reply.Body, nil
 }

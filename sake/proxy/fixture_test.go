@@ -28,7 +28,6 @@ type kit struct {
 	once     sync.Once
 	stopped  chan error // Slow's context ended
 	release  chan struct{}
-	relOnce  sync.Once
 	taskSeen chan struct{}
 }
 
@@ -229,18 +228,6 @@ var eras = []struct {
 	{"legacy", []client.Option{client.ProtocolVersion(protocol.LegacyVersion)}, sake.EraLegacy},
 }
 
-// each runs fn for every transport and era.
-func each(t *testing.T, fn func(t *testing.T, tr transport, era sake.Era, opts []client.Option)) {
-	for _, tr := range transports {
-		for _, e := range eras {
-			t.Run(tr.name+"/"+e.name, func(t *testing.T) {
-				t.Parallel()
-				fn(t, tr, e.want, e.opts)
-			})
-		}
-	}
-}
-
 // connect connects a client to srv over tr.
 func connect(t *testing.T, tr transport, srv *sake.Server, opts ...client.Option) *client.Client {
 	t.Helper()
@@ -289,17 +276,6 @@ func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.h.ServeHTTP(w, req)
 }
 
-func (r *recorder) count(method string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, m := range r.methods {
-		if m == method {
-			n++
-		}
-	}
-	return n
-}
 func askOptions(asked *[]string, mu *sync.Mutex) []client.Option {
 	note := func(s string) {
 		mu.Lock()

@@ -96,7 +96,7 @@ func (s *Server) deliver(b Broadcast) {
 	msg := broadcastJSON(b, nil)
 	s.sessions.Range(func(_, v any) bool {
 		sess := v.(*Session)
-		if !sess.Initialized() || (b.URI != "" && !sess.Subscribed(b.URI) && !s.subscribedElsewhere(sess, b.URI)) {
+		if !sess.initializedYet() || (b.URI != "" && !sess.subscribed(b.URI) && !s.subscribedElsewhere(sess, b.URI)) {
 			return true
 		}
 		if err := sess.sendLocal(msg); err != nil && err != ErrNoStream {

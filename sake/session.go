@@ -84,11 +84,11 @@ func (s *Session) ClientCapabilities() *protocol.ClientCapabilities { return &s.
 // ClientInfo returns what the client said it is.
 func (s *Session) ClientInfo() protocol.Implementation { return s.clientInfo }
 
-// Initialized reports whether notifications/initialized has arrived.
-func (s *Session) Initialized() bool { return s.initialized.Load() }
+// initializedYet reports whether notifications/initialized has arrived.
+func (s *Session) initializedYet() bool { return s.initialized.Load() }
 
-// LogLevel returns the level set with logging/setLevel, or "" if none.
-func (s *Session) LogLevel() LogLevel {
+// logLevelSet returns the level set with logging/setLevel, or "" if none.
+func (s *Session) logLevelSet() LogLevel {
 	for _, l := range []LogLevel{LevelDebug, LevelInfo, LevelNotice, LevelWarning, LevelError, LevelCritical, LevelAlert, LevelEmergency} {
 		if int32(l.Severity()) == s.logLevel.Load() {
 			return l
@@ -103,8 +103,8 @@ func (s *Session) LastUsed() time.Time { return time.Unix(0, s.lastUsed.Load()) 
 
 func (s *Session) touch() { s.lastUsed.Store(time.Now().UnixNano()) }
 
-// Subscribed reports whether the client subscribed to uri.
-func (s *Session) Subscribed(uri string) bool {
+// subscribed reports whether the client subscribed to uri.
+func (s *Session) subscribed(uri string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.subscriptions[uri]

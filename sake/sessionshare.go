@@ -215,7 +215,7 @@ func (s *Server) subscribedElsewhere(sess *Session, uri string) bool {
 		return false
 	}
 	sess.apply(rec)
-	return sess.Subscribed(uri)
+	return sess.subscribed(uri)
 }
 
 // hasSender reports whether this replica holds the session's stream.

@@ -198,24 +198,6 @@ func (s *Server) lookupSession(id, owner string) (*Session, error) {
 	return sess, nil
 }
 
-// SessionFor returns the live legacy session with that id when who opened
-// it, or nil: a session is only ever used by its owner. A session shared
-// through a SessionStore that cannot be read right now is nil too; use
-// FindSession to tell that apart.
-func (s *Server) SessionFor(id string, who *Identity) *Session {
-	sess, _ := s.lookupSession(id, who.Owner())
-	return sess
-}
-
-// FindSession is SessionFor that tells "no such session" from "cannot say
-// now": it returns the live legacy session with that id when who opened
-// it; nil and no error when there is none (it ended, never existed, or
-// belongs to another owner); and an error wrapping ErrSessionStore when
-// the SessionStore could not be read, the session maybe still alive.
-func (s *Server) FindSession(id string, who *Identity) (*Session, error) {
-	return s.lookupSession(id, who.Owner())
-}
-
 // maxInFlight is the cap on the requests in flight per session or
 // connection.
 func (s *Server) maxInFlight() int {

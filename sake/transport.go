@@ -44,6 +44,12 @@ import (
 // on the goroutine reading its input implements AnswerAwaiter on its
 // Stream, so that a request waiting for the client's answer does not
 // hold the reading.
+//
+// A transport that keeps legacy sessions itself (HTTP) finds the one a
+// message names with FindSession or SessionFor; one that recovers panics
+// of the code it runs in its own goroutines reports them through
+// ContextWithPanicHandler. ErrorBody (in package protocol) answers input
+// refused before the server sees a message.
 
 // Stream is where the server sends the messages that belong to one
 // incoming message before its reply (progress, log messages, a legacy
@@ -374,4 +380,34 @@ func (s *Server) Decode(msg []byte, in *Inbound) *Message {
 // ends the handling when cancelled.
 func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 	return s.Decode(msg, in).Handle(ctx)
+}
+
+// SessionFor returns the live legacy session with that id when who opened
+// it, or nil: a session is only ever used by its owner. A session shared
+// through a SessionStore that cannot be read right now is nil too; use
+// FindSession to tell that apart.
+func (s *Server) SessionFor(id string, who *Identity) *Session {
+	sess, _ := s.lookupSession(id, who.Owner())
+	return sess
+}
+
+// FindSession is SessionFor that tells "no such session" from "cannot say
+// now": it returns the live legacy session with that id when who opened
+// it; nil and no error when there is none (it ended, never existed, or
+// belongs to another owner); and an error wrapping ErrSessionStore when
+// the SessionStore could not be read, the session maybe still alive.
+func (s *Server) FindSession(id string, who *Identity) (*Session, error) {
+	return s.lookupSession(id, who.Owner())
+}
+
+// ContextWithPanicHandler returns a copy of ctx that carries fn: when user
+// code panics while handling a request made with that context (or a task
+// such a request starts), the server calls fn with the recovered value and
+// the stack, besides logging it and calling Hooks.Panic and
+// Inbound.OnPanic. It serves an in-process client that reaches the server
+// through a host's HTTP stack (sake/saketest's Handler) and wants the
+// panics its calls cause: a transport that hands the request's context on
+// delivers it, as sake/plug does; a context does not cross a network.
+func ContextWithPanicHandler(ctx context.Context, fn func(recovered any, stack []byte)) context.Context {
+	return context.WithValue(ctx, panicKey{}, fn)
 }

@@ -19,6 +19,12 @@
 //
 //	srv, err := sake.New(Greeter{})
 //
+// The vocabulary a tool writes (Text, ToolResult, Error, the error codes,
+// ElicitAction, SamplingRequest, ...) is that of package sake/protocol,
+// which the client (sake/client) and the test client (sake/saketest)
+// share; the names here are aliases of it. A test meets the server as a
+// client does, in memory, through saketest.Connect.
+//
 // # One dispatcher, two eras
 //
 // Server.Handle answers every JSON-RPC message of both protocol eras: the

@@ -25,6 +25,8 @@ import (
 var importTable = map[string]string{
 	"sake":       "github.com/sakemcp/sake-go/sake",
 	"protocol":   "github.com/sakemcp/sake-go/sake/protocol",
+	"memory":     "github.com/sakemcp/sake-go/sake/client/memory",
+	"proxy":      "github.com/sakemcp/sake-go/sake/proxy",
 	"plug":       "github.com/sakemcp/sake-go/sake/plug",
 	"stdio":      "github.com/sakemcp/sake-go/sake/stdio",
 	"saketest":   "github.com/sakemcp/sake-go/sake/saketest",

@@ -1,27 +1,21 @@
 package sake
 
 import (
-	"strconv"
 	"sync"
 
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
-// decodeAny decodes a JSON value into the generic form encoding/json
-// produces (map[string]any, []any, string, float64, bool, nil): the
-// arguments are validated in this form before they fill the tool's
-// argument type.
-func decodeAny(v []byte) (any, error) { return decodeAnyKeys(v, nil) }
-
-// decodeAnyKeys is decodeAny sharing the object keys found in keys (each
+// decodeAnyKeys is protocol.DecodeAny sharing the object keys found in keys (each
 // mapped to itself). Objects and arrays are decoded in one pass; a value
-// that is neither (arguments never are) is decoded by decodeWalk.
+// that is neither (arguments never are) is decoded by jsonscan.Walk.
 func decodeAnyKeys(v []byte, keys map[string]string) (any, error) {
 	switch jsonscan.Kind(v) {
 	case jsonscan.Object, jsonscan.Array:
 		return jsonscan.Decoder{Keys: keys}.Decode(v)
 	}
-	return decodeWalk(v)
+	return protocol.DecodeAny(v)
 }
 
 // decodeArgs decodes a tool's arguments with decodeAnyKeys; checked says
@@ -33,7 +27,7 @@ func decodeArgs(v []byte, keys map[string]string, checked bool, into map[string]
 	case jsonscan.Object, jsonscan.Array:
 		return jsonscan.Decoder{Keys: keys, Valid: checked, Into: into}.Decode(v)
 	}
-	return decodeWalk(v)
+	return protocol.DecodeAny(v)
 }
 
 // argMaps holds empty maps for the arguments of tools whose argument is
@@ -52,59 +46,4 @@ func putArgMap(m map[string]any) {
 	}
 	clear(m)
 	argMaps.Put(m)
-}
-
-// decodeWalk decodes v member by member with jsonscan's walkers. Each
-// nested value is scanned again by the walker of each container around it,
-// so decodeAnyKeys uses it only for values that are not containers; it is
-// also what the one-pass decoder is tested against.
-func decodeWalk(v []byte) (any, error) {
-	switch jsonscan.Kind(v) {
-	case jsonscan.Object:
-		m := make(map[string]any)
-		var inner error
-		err := jsonscan.Members(v, func(key, raw []byte) error {
-			x, err := decodeWalk(raw)
-			if err != nil {
-				inner = err
-				return err
-			}
-			m[string(key)] = x
-			return nil
-		})
-		if inner != nil {
-			return nil, inner
-		}
-		return m, err
-	case jsonscan.Array:
-		var out []any
-		var inner error
-		err := jsonscan.Elements(v, func(raw []byte) error {
-			x, err := decodeWalk(raw)
-			if err != nil {
-				inner = err
-				return err
-			}
-			out = append(out, x)
-			return nil
-		})
-		if inner != nil {
-			return nil, inner
-		}
-		if out == nil {
-			out = []any{}
-		}
-		return out, err
-	case jsonscan.String:
-		return jsonscan.Unquote(v)
-	case jsonscan.Number:
-		return strconv.ParseFloat(string(v), 64)
-	case jsonscan.True:
-		return true, nil
-	case jsonscan.False:
-		return false, nil
-	case jsonscan.Null:
-		return nil, nil
-	}
-	return nil, &jsonscan.SyntaxError{Msg: "not a JSON value"}
 }

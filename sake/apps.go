@@ -12,76 +12,9 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
-
-// The MCP Apps extension (SEP-1865): tools with an interactive HTML view
-// that the host renders in a sandboxed iframe.
-const (
-	// AppsExtension is the extension's identifier, under
-	// capabilities.extensions on both sides.
-	AppsExtension = "io.modelcontextprotocol/ui"
-	// AppMIMEType is the media type of a view's document.
-	AppMIMEType = "text/html;profile=mcp-app"
-)
-
-// Visibility says who may see and call a tool that has a view.
-type Visibility string
-
-// The visibilities of MCP Apps.
-const (
-	// VisibleToModel lists the tool for the agent's model.
-	VisibleToModel Visibility = "model"
-	// VisibleToApp lets the views of this server call the tool.
-	VisibleToApp Visibility = "app"
-)
-
-// Permission is a browser capability a view asks its host for; hosts may
-// grant it through the iframe's allow attribute, and views must not rely
-// on it.
-type Permission string
-
-// The permissions a view may ask for.
-const (
-	PermissionCamera         Permission = "camera"
-	PermissionMicrophone     Permission = "microphone"
-	PermissionGeolocation    Permission = "geolocation"
-	PermissionClipboardWrite Permission = "clipboardWrite"
-)
-
-// CSP lists the origins a view may reach beyond its own document; the host
-// builds the iframe's Content Security Policy from it and blocks the rest.
-// Each entry is an origin: a scheme (https, http, wss or ws), a host
-// (whose first label may be * for any subdomain) and an optional port;
-// no path, query, credentials or CSP keywords.
-type CSP struct {
-	// ConnectDomains may be reached by fetch, XHR and WebSocket (connect-src).
-	ConnectDomains []string `json:"connectDomains,omitempty"`
-	// ResourceDomains serve scripts, styles, images, fonts and media.
-	ResourceDomains []string `json:"resourceDomains,omitempty"`
-	// FrameDomains may be embedded in nested iframes (frame-src).
-	FrameDomains []string `json:"frameDomains,omitempty"`
-	// BaseURIDomains may be the document's base URI (base-uri).
-	BaseURIDomains []string `json:"baseUriDomains,omitempty"`
-}
-
-func (c *CSP) empty() bool {
-	return c == nil || len(c.ConnectDomains)+len(c.ResourceDomains)+len(c.FrameDomains)+len(c.BaseURIDomains) == 0
-}
-
-// ViewMeta is a view's _meta.ui: what the host needs to render it safely.
-type ViewMeta struct {
-	CSP           *CSP                    `json:"csp,omitempty"`
-	Permissions   map[Permission]struct{} `json:"permissions,omitempty"`
-	Domain        string                  `json:"domain,omitempty"`
-	PrefersBorder *bool                   `json:"prefersBorder,omitempty"`
-}
-
-// ToolUI is a tool's _meta.ui: the view that renders its results and who
-// may see it.
-type ToolUI struct {
-	ResourceURI string       `json:"resourceUri,omitempty"`
-	Visibility  []Visibility `json:"visibility,omitempty"`
-}
 
 // Executor is a template (html/template or text/template) that a view's
 // document is rendered from.
@@ -220,11 +153,11 @@ func (t *ToolDef) AppOnly() *ToolDef { return t.Visibility(VisibleToApp) }
 // may tailor its content to a host that renders its view.
 func (c *Context) SupportsApps() bool { return supportsApps(c.req.ClientCapabilities) }
 
-func supportsApps(caps *ClientCapabilities) bool {
+func supportsApps(caps *protocol.ClientCapabilities) bool {
 	if caps == nil {
 		return false
 	}
-	raw, ok := caps.Extensions[AppsExtension]
+	raw, ok := caps.Extensions[protocol.AppsExtension]
 	if !ok {
 		return false
 	}
@@ -234,7 +167,7 @@ func supportsApps(caps *ClientCapabilities) bool {
 	if json.Unmarshal(raw, &settings) != nil || settings.MIMETypes == nil {
 		return true
 	}
-	return slices.Contains(settings.MIMETypes, AppMIMEType)
+	return slices.Contains(settings.MIMETypes, protocol.AppMIMEType)
 }
 
 // applyUI validates the tool's view and visibility and puts them in its
@@ -243,7 +176,7 @@ func (t *tool) applyUI(def *ToolDef) error {
 	if def.view == "" && def.visibility == nil {
 		return nil
 	}
-	ui := ToolUI{ResourceURI: def.view}
+	ui := protocol.ToolUI{ResourceURI: def.view}
 	if def.view != "" && !strings.HasPrefix(def.view, "ui://") {
 		return fmt.Errorf("view %q is not a ui:// URI: declare the view with NewView and name its URI", def.view)
 	}
@@ -290,11 +223,11 @@ func (v *ViewDef) compile() (*resource, error) {
 	if err != nil {
 		return nil, err
 	}
-	def := &ResourceDef{uri: v.uri, name: v.name, title: v.title, description: v.description, mimeType: AppMIMEType}
+	def := &ResourceDef{uri: v.uri, name: v.name, title: v.title, description: v.description, mimeType: protocol.AppMIMEType}
 	if def.name == "" {
 		def.name = strings.TrimPrefix(v.uri, "ui://")
 	}
-	contents := ResourceContents{URI: v.uri, MIMEType: AppMIMEType, Text: doc}
+	contents := ResourceContents{URI: v.uri, MIMEType: protocol.AppMIMEType, Text: doc}
 	if meta != nil {
 		def.meta = Meta{"ui": meta}
 		contents.Meta = Meta{"ui": meta}
@@ -363,7 +296,7 @@ func checkHTML5(doc string) error {
 
 // meta validates the view's settings and returns its _meta.ui, or nil
 // when it has none.
-func (v *ViewDef) meta() (*ViewMeta, error) {
+func (v *ViewDef) meta() (*protocol.ViewMeta, error) {
 	for _, list := range []struct {
 		field   string
 		origins []string
@@ -379,8 +312,8 @@ func (v *ViewDef) meta() (*ViewMeta, error) {
 			}
 		}
 	}
-	m := &ViewMeta{Domain: v.domain, PrefersBorder: v.prefersBorder}
-	if !v.csp.empty() {
+	m := &protocol.ViewMeta{Domain: v.domain, PrefersBorder: v.prefersBorder}
+	if !cspEmpty(&v.csp) {
 		csp := v.csp
 		m.CSP = &csp
 	}
@@ -485,7 +418,7 @@ type appsIndex struct {
 }
 
 func isView(r *resource) bool {
-	return r.tmpl == nil && r.mimeType == AppMIMEType && strings.HasPrefix(r.uri, "ui://")
+	return r.tmpl == nil && r.mimeType == protocol.AppMIMEType && strings.HasPrefix(r.uri, "ui://")
 }
 
 // indexApps counts the views, checks that every tool's view exists, and
@@ -537,33 +470,14 @@ func viewsDeclared(tools []*tool, p *changes, base *registry) error {
 
 // toolsFor returns the tools a client lists: without the app-only ones
 // when it does not declare MCP Apps.
-func (r *registry) toolsFor(caps *ClientCapabilities) []*tool {
-	if !r.apps.hasAppOnly || caps.HasExtension(AppsExtension) {
+func (r *registry) toolsFor(caps *protocol.ClientCapabilities) []*tool {
+	if !r.apps.hasAppOnly || caps.HasExtension(protocol.AppsExtension) {
 		return r.tools
 	}
 	return r.apps.modelTools
 }
 
-// UI returns the tool's _meta.ui (its view and visibility), or nil when
-// it has none.
-func (t ToolInfo) UI() *ToolUI {
-	raw, ok := t.Meta["ui"]
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return nil
-	}
-	var ui ToolUI
-	if json.Unmarshal(b, &ui) != nil {
-		return nil
-	}
-	return &ui
-}
-
-// AppCallable reports whether a view may call the tool: its visibility
-// includes the app, or is not given.
-func (u *ToolUI) AppCallable() bool {
-	return u == nil || len(u.Visibility) == 0 || slices.Contains(u.Visibility, VisibleToApp)
+// cspEmpty reports whether c names no origin.
+func cspEmpty(c *CSP) bool {
+	return c == nil || len(c.ConnectDomains)+len(c.ResourceDomains)+len(c.FrameDomains)+len(c.BaseURIDomains) == 0
 }

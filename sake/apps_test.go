@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -92,8 +93,8 @@ func TestAppsViewAndVisibility(t *testing.T) {
 		if res, err := plain.CallTool("count", nil); err != nil || res.Text() != "text" {
 			t.Errorf("count without apps = %v, %v; want text", res, err)
 		}
-		if strings.Contains(string(plain.Session().Capabilities), "extensions\":{\""+sake.AppsExtension) == false {
-			t.Errorf("capabilities %s do not declare %s", plain.Session().Capabilities, sake.AppsExtension)
+		if strings.Contains(string(plain.Session().Capabilities), "extensions\":{\""+protocol.AppsExtension) == false {
+			t.Errorf("capabilities %s do not declare %s", plain.Session().Capabilities, protocol.AppsExtension)
 		}
 
 		app := saketest.Connect(t, srv, era, saketest.UI())
@@ -108,10 +109,10 @@ func TestAppsViewAndVisibility(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.URI != "ui://board/main" || v.MIMEType != sake.AppMIMEType || v.HTML != boardHTML {
+		if v.URI != "ui://board/main" || v.MIMEType != protocol.AppMIMEType || v.HTML != boardHTML {
 			t.Errorf("view = %s %s %q", v.URI, v.MIMEType, v.HTML)
 		}
-		want := sake.ViewMeta{
+		want := protocol.ViewMeta{
 			CSP:           &sake.CSP{ConnectDomains: []string{"https://api.example.com", "wss://live.example.com:8443"}, ResourceDomains: []string{"https://*.cdn.example.com"}},
 			Permissions:   map[sake.Permission]struct{}{sake.PermissionClipboardWrite: {}},
 			Domain:        "board.example-host.com",
@@ -122,7 +123,7 @@ func TestAppsViewAndVisibility(t *testing.T) {
 		if string(gotJSON) != string(wantJSON) {
 			t.Errorf("view _meta.ui = %s, want %s", gotJSON, wantJSON)
 		}
-		if v.Listed == nil || v.Listed.MIMEType != sake.AppMIMEType || v.Listed.Title != "Board" {
+		if v.Listed == nil || v.Listed.MIMEType != protocol.AppMIMEType || v.Listed.Title != "Board" {
 			t.Errorf("view listed as %+v", v.Listed)
 		}
 		if ui := v.Tool.UI(); ui == nil || ui.ResourceURI != "ui://board/main" || len(ui.Visibility) != 0 {
@@ -165,7 +166,7 @@ func TestAppsViewSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `<!doctype html><html><body data-api="https://api.example.com/?a=1&amp;b=2"></body></html>`; got[0].Text != want || got[0].MIMEType != sake.AppMIMEType {
+	if want := `<!doctype html><html><body data-api="https://api.example.com/?a=1&amp;b=2"></body></html>`; got[0].Text != want || got[0].MIMEType != protocol.AppMIMEType {
 		t.Errorf("template view = %s %q, want %q", got[0].MIMEType, got[0].Text, want)
 	}
 	if _, ok := got[0].Meta["ui"]; ok {
@@ -279,8 +280,8 @@ func TestAppsToolConstructionErrors(t *testing.T) {
 func TestAppsWithoutViewsDeclaresNothing(t *testing.T) {
 	eras(t, func(t *testing.T, era saketest.Option) {
 		c := saketest.Connect(t, newNotes(), era, saketest.UI())
-		if strings.Contains(string(c.Session().Capabilities), sake.AppsExtension) {
-			t.Errorf("a server without views declares %s: %s", sake.AppsExtension, c.Session().Capabilities)
+		if strings.Contains(string(c.Session().Capabilities), protocol.AppsExtension) {
+			t.Errorf("a server without views declares %s: %s", protocol.AppsExtension, c.Session().Capabilities)
 		}
 	})
 }

@@ -10,7 +10,7 @@ import (
 	"sync"
 )
 
-// Arguments are read once: decodeAny turns their JSON into the generic
+// Arguments are read once: protocol.DecodeAny turns their JSON into the generic
 // form the validator checks, and a filler, planned once per argument type,
 // copies that form into the tool's argument value (strings are shared, not
 // copied). It follows encoding/json's rules: a field is matched by its

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 type fillInner struct {
@@ -88,7 +91,7 @@ func compareFill[T any](t *testing.T, in string) {
 	t.Helper()
 	var want T
 	wantErr := json.Unmarshal([]byte(in), &want)
-	generic, err := decodeAny([]byte(in))
+	generic, err := protocol.DecodeAny([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +130,7 @@ func FuzzDecodeAny(f *testing.F) {
 	keys := map[string]string{"a": "a", "text": "text", "key": "key"}
 	f.Fuzz(func(t *testing.T, in string) {
 		got, err := decodeAnyKeys([]byte(in), keys)
-		want, wantErr := decodeWalk([]byte(in))
+		want, wantErr := jsonscan.Walk([]byte(in))
 		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
 			t.Fatalf("%q: error %v, the walk says %v", in, err, wantErr)
 		}
@@ -158,7 +161,7 @@ func BenchmarkDecodeArgs(b *testing.B) {
 			name string
 			fn   func([]byte) (any, error)
 		}{
-			{"walk", decodeWalk},
+			{"walk", jsonscan.Walk},
 			{"onepass", func(v []byte) (any, error) { return decodeArgs(v, nil, false, nil) }},
 			{"checked", func(v []byte) (any, error) { return decodeArgs(v, nil, true, nil) }},
 		} {

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sakemcp/sake-go/sake/internal/validate"
 	"reflect"
 	"sync"
+
+	"github.com/sakemcp/sake-go/sake/internal/validate"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // ErrInputRequired is returned by Elicit, ElicitURL, Sample and ListRoots
@@ -32,118 +34,6 @@ import (
 // survive in the signed request state with Keep and read it with Kept.
 var ErrInputRequired = errors.New("sake: waiting for the client's input")
 
-// ElicitAction is the user's answer to an elicitation.
-type ElicitAction string
-
-// The three outcomes of an elicitation. Accept with a form whose fields
-// say "no" is still an accept.
-const (
-	Accept  ElicitAction = "accept"
-	Decline ElicitAction = "decline"
-	Cancel  ElicitAction = "cancel"
-)
-
-// SamplingMessage is one message of a sampling conversation.
-type SamplingMessage struct {
-	Role    Role    `json:"role"`
-	Content Content `json:"content"`
-}
-
-// MarshalJSON implements json.Marshaler.
-func (m SamplingMessage) MarshalJSON() ([]byte, error) {
-	return PromptMessage(m).appendJSON(nil)
-}
-
-// SamplingRequest asks the client's model for a completion
-// (sampling/createMessage).
-type SamplingRequest struct {
-	Messages         []SamplingMessage `json:"messages"`
-	SystemPrompt     string            `json:"systemPrompt,omitempty"`
-	MaxTokens        int               `json:"maxTokens"`
-	Temperature      *float64          `json:"temperature,omitempty"`
-	StopSequences    []string          `json:"stopSequences,omitempty"`
-	ModelPreferences json.RawMessage   `json:"modelPreferences,omitempty"`
-	IncludeContext   string            `json:"includeContext,omitempty"`
-	Metadata         json.RawMessage   `json:"metadata,omitempty"`
-}
-
-// SamplingResult is the model's answer.
-type SamplingResult struct {
-	Role       Role    `json:"role"`
-	Content    Content `json:"-"`
-	Model      string  `json:"model"`
-	StopReason string  `json:"stopReason,omitempty"`
-}
-
-// Text returns the answer's text, if it is text.
-func (r *SamplingResult) Text() string {
-	if t, ok := r.Content.(*TextContent); ok {
-		return t.Text
-	}
-	return ""
-}
-
-// MarshalJSON implements json.Marshaler: the result as a client answers
-// sampling/createMessage, its Content as a content block (a client's
-// answer in tasks/update or inputResponses). A result without Content is
-// an error: the server would ask again. An empty Role is "assistant".
-func (r SamplingResult) MarshalJSON() ([]byte, error) {
-	if r.Content == nil {
-		return nil, errors.New("sake: a SamplingResult needs Content (sake.Text, for one)")
-	}
-	role := r.Role
-	if role == "" {
-		role = RoleAssistant
-	}
-	b := []byte(`{"role":`)
-	b = appendString(b, string(role))
-	b = append(b, `,"content":`...)
-	b, err := r.Content.appendJSON(b)
-	if err != nil {
-		return nil, err
-	}
-	b = append(b, `,"model":`...)
-	b = appendString(b, r.Model)
-	b = appendOptString(b, "stopReason", r.StopReason)
-	return append(b, '}'), nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (r *SamplingResult) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Role       Role            `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		Model      string          `json:"model"`
-		StopReason string          `json:"stopReason"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	if len(w.Content) == 0 {
-		return errors.New("a sampling result needs content")
-	}
-	raw := w.Content
-	if raw[0] == '[' { // a list of blocks: keep the first
-		var list []json.RawMessage
-		if err := json.Unmarshal(raw, &list); err != nil || len(list) == 0 {
-			return errors.New("a sampling result needs content")
-		}
-		raw = list[0]
-	}
-	c, err := DecodeContent(raw)
-	if err != nil {
-		return err
-	}
-	*r = SamplingResult{Role: w.Role, Content: c, Model: w.Model, StopReason: w.StopReason}
-	return nil
-}
-
-// Root is a directory or file the client lets the server work with.
-type Root struct {
-	URI  string `json:"uri"`
-	Name string `json:"name,omitempty"`
-}
-
 // Elicit asks the user to fill in a form. form is a pointer to a struct:
 // its JSON Schema (flat, primitive fields only, as the protocol allows) is
 // the requested schema, and on accept the answers are checked against it
@@ -165,13 +55,13 @@ func (c *Context) ElicitSchema(key, message string, schema json.RawMessage, answ
 	return c.elicitForm(key, message, schema, answers)
 }
 
-func (c *Context) elicitForm(key, message string, schema, answers any) (ElicitAction, error) {
+func (c *Context) elicitForm(key, message string, schema json.RawMessage, answers any) (ElicitAction, error) {
 	if caps := c.req.ClientCapabilities; caps == nil || !caps.Elicitation.SupportsForm() {
 		return "", missingCapability(c.req.Era, "elicitation", map[string]any{"elicitation": map[string]any{}})
 	}
-	params := map[string]any{"mode": "form", "message": message, "requestedSchema": schema}
+	params := &protocol.ElicitRequest{Mode: "form", Message: message, RequestedSchema: schema}
 	if c.req.Era != EraModern && c.req.ProtocolVersion < "2025-11-25" {
-		delete(params, "mode") // the mode came with 2025-11-25
+		params.Mode = "" // the mode came with 2025-11-25
 	}
 	raw, err := c.ask(key, "elicitation/create", params)
 	if err != nil {
@@ -198,9 +88,9 @@ func (c *Context) ElicitURL(key, message, url string) (ElicitAction, error) {
 	if caps := c.req.ClientCapabilities; caps == nil || !caps.Elicitation.SupportsURL() {
 		return "", missingCapability(c.req.Era, "URL elicitation", map[string]any{"elicitation": map[string]any{"url": map[string]any{}}})
 	}
-	params := map[string]any{"mode": "url", "message": message, "url": url}
+	params := &protocol.ElicitRequest{Mode: "url", Message: message, URL: url}
 	if c.req.Era != EraModern {
-		params["elicitationId"] = key + "-" + newSessionID()
+		params.ElicitationID = key + "-" + newSessionID()
 	}
 	raw, err := c.ask(key, "elicitation/create", params)
 	if err != nil {
@@ -291,7 +181,7 @@ func decodeElicit(raw json.RawMessage, form any, check *validate.Schema) (Elicit
 			if len(content) == 0 || string(content) == "null" {
 				content = json.RawMessage("{}")
 			}
-			v, err := decodeAny(content)
+			v, err := protocol.DecodeAny(content)
 			if err != nil {
 				return "", fmt.Errorf("%w: the accepted form is not JSON: %v", errMalformedAnswer, err)
 			}
@@ -348,7 +238,7 @@ func elicitSchemaFor(form any) (json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
-		b = appendKey(b, name, i == 0)
+		b = protocol.AppendKey(b, name, i == 0)
 		b = append(b, pj...)
 	}
 	b = append(b, '}')

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // JSON-RPC batches belong to the 2025-03-26 revision only: the revisions
@@ -90,7 +91,7 @@ func peekMethod(elem []byte) (string, bool) {
 func idOf(elem []byte) []byte {
 	var id []byte
 	_ = jsonscan.Members(elem, func(key, v []byte) error {
-		if string(key) == "id" && validID(v) {
+		if string(key) == "id" && protocol.ValidID(v) {
 			id = v
 		}
 		return nil

@@ -3,6 +3,8 @@ package sake
 import (
 	"context"
 	"sync"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // List names one of the server's component lists.
@@ -94,7 +96,7 @@ func (s *Server) deliver(b Broadcast) {
 	msg := broadcastJSON(b, nil)
 	s.sessions.Range(func(_, v any) bool {
 		sess := v.(*Session)
-		if !sess.Initialized() || (b.URI != "" && !sess.Subscribed(b.URI) && !s.subscribedElsewhere(sess, b.URI)) {
+		if !sess.initializedYet() || (b.URI != "" && !sess.subscribed(b.URI) && !s.subscribedElsewhere(sess, b.URI)) {
 			return true
 		}
 		if err := sess.sendLocal(msg); err != nil && err != ErrNoStream {
@@ -107,22 +109,23 @@ func (s *Server) deliver(b Broadcast) {
 // broadcastJSON renders a broadcast as a notification, tagged with a
 // subscription id when one is given.
 func broadcastJSON(b Broadcast, subscriptionID []byte) []byte {
-	out := []byte(`{"jsonrpc":"2.0","method":`)
 	if b.URI != "" {
-		out = append(out, `"notifications/resources/updated","params":{"uri":`...)
-		out = appendString(out, b.URI)
+		out := protocol.AppendNotificationHead(nil, "notifications/resources/updated")
+		out = append(out, `{"uri":`...)
+		out = protocol.AppendString(out, b.URI)
 		if subscriptionID != nil {
-			out = append(out, `,"_meta":{"`+metaSubscriptionID+`":`...)
+			out = append(out, `,"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
 			out = append(out, subscriptionID...)
 			out = append(out, '}')
 		}
 		return append(out, "}}"...)
 	}
-	out = appendString(out, "notifications/"+string(b.List)+"/list_changed")
-	if subscriptionID != nil {
-		out = append(out, `,"params":{"_meta":{"`+metaSubscriptionID+`":`...)
-		out = append(out, subscriptionID...)
-		out = append(out, "}}"...)
+	method := "notifications/" + string(b.List) + "/list_changed"
+	if subscriptionID == nil {
+		return protocol.AppendNotification(nil, method, nil)
 	}
-	return append(out, '}')
+	out := protocol.AppendNotificationHead(nil, method)
+	out = append(out, `{"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
+	out = append(out, subscriptionID...)
+	return append(out, "}}}"...)
 }

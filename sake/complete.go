@@ -1,19 +1,13 @@
 package sake
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
-)
 
-// CompleteRequest is what a completion handler receives: the argument (or
-// template variable) being completed, what the user typed so far, and the
-// values of the arguments already filled in.
-type CompleteRequest struct {
-	Argument  string
-	Value     string
-	Arguments map[string]string
-}
+	"github.com/sakemcp/sake-go/sake/protocol"
+)
 
 var (
 	completeRequestType = reflect.TypeFor[CompleteRequest]()
@@ -78,7 +72,7 @@ func (k *completer) complete(c *Context, req CompleteRequest) (*Completion, erro
 		return nil, NewError(CodeInternalError, "completing %s failed with an internal error", req.Argument)
 	}
 	if err != nil {
-		if e, ok := errorsAs[*Error](err); ok {
+		if e, ok := errors.AsType[*Error](err); ok {
 			return nil, e
 		}
 		return nil, NewError(CodeInternalError, "completing %s failed: %v", req.Argument, err)
@@ -103,12 +97,12 @@ func clampCompletion(c *Completion) *Completion {
 	if c.Values == nil {
 		c.Values = []string{}
 	}
-	if len(c.Values) > maxCompletionValues {
+	if len(c.Values) > protocol.MaxCompletionValues {
 		total := len(c.Values)
 		if c.Total == nil {
 			c.Total = &total
 		}
-		c.Values = c.Values[:maxCompletionValues]
+		c.Values = c.Values[:protocol.MaxCompletionValues]
 		c.HasMore = true
 	}
 	return c

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -93,26 +94,26 @@ func TestCompletions(t *testing.T) {
 		n := newNotes()
 		n.items["12"], n.items["20"] = "a", "b"
 		c := saketest.Connect(t, n, era)
-		got, err := c.Complete(saketest.PromptRef("summarize"), "style", "s", nil)
+		got, err := c.Complete(protocol.PromptRef("summarize"), "style", "s", nil)
 		if err != nil || strings.Join(got.Values, ",") != "short" {
 			t.Fatalf("enum completion = %+v, %v", got, err)
 		}
-		got, err = c.Complete(saketest.ResourceRef("notes://{id}"), "id", "1", nil)
+		got, err = c.Complete(protocol.ResourceRef("notes://{id}"), "id", "1", nil)
 		if err != nil || strings.Join(got.Values, ",") != "1,12" {
 			t.Fatalf("template completion = %+v, %v", got, err)
 		}
-		got, err = c.Complete(saketest.PromptRef("summarize"), "topic", "", nil)
+		got, err = c.Complete(protocol.PromptRef("summarize"), "topic", "", nil)
 		if err != nil || len(got.Values) != 0 {
 			t.Fatalf("no completer = %+v, %v", got, err)
 		}
 		var e *sake.Error
 		for name, call := range map[string]func() error{
-			"unknown prompt":   func() error { _, err := c.Complete(saketest.PromptRef("x"), "style", "", nil); return err },
-			"unknown argument": func() error { _, err := c.Complete(saketest.PromptRef("summarize"), "x", "", nil); return err },
-			"unknown template": func() error { _, err := c.Complete(saketest.ResourceRef("x://{y}"), "y", "", nil); return err },
-			"unknown variable": func() error { _, err := c.Complete(saketest.ResourceRef("notes://{id}"), "x", "", nil); return err },
+			"unknown prompt":   func() error { _, err := c.Complete(protocol.PromptRef("x"), "style", "", nil); return err },
+			"unknown argument": func() error { _, err := c.Complete(protocol.PromptRef("summarize"), "x", "", nil); return err },
+			"unknown template": func() error { _, err := c.Complete(protocol.ResourceRef("x://{y}"), "y", "", nil); return err },
+			"unknown variable": func() error { _, err := c.Complete(protocol.ResourceRef("notes://{id}"), "x", "", nil); return err },
 			"bad ref type": func() error {
-				_, err := c.Complete(saketest.Ref{Type: "ref/tool", Name: "x"}, "x", "", nil)
+				_, err := c.Complete(protocol.CompleteRef{Type: "ref/tool", Name: "x"}, "x", "", nil)
 				return err
 			},
 		} {
@@ -140,7 +141,7 @@ func TestCompletionIsCappedAt100(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := connect(t, s).Complete(saketest.PromptRef("p"), "x", "", nil)
+	got, err := connect(t, s).Complete(protocol.PromptRef("p"), "x", "", nil)
 	if err != nil || len(got.Values) != 100 || !got.HasMore || got.Total == nil || *got.Total != 150 {
 		t.Fatalf("got %d values, hasMore %v, total %v, %v", len(got.Values), got.HasMore, got.Total, err)
 	}

@@ -58,17 +58,8 @@ func (d *Declarations) Prompt(method string) *PromptDef {
 // server (for example a helper that takes a context first).
 func (d *Declarations) Ignore(methods ...string) { d.ignored = append(d.ignored, methods...) }
 
-// ToolAnnotations are hints about a tool's behaviour. Clients must not
-// rely on them for security. Nil means the protocol's default.
-type ToolAnnotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`    // default false
-	DestructiveHint *bool  `json:"destructiveHint,omitempty"` // default true
-	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`  // default false
-	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`   // default true
-}
-
-func (a ToolAnnotations) empty() bool {
+// noAnnotations reports whether a sets no hint.
+func noAnnotations(a ToolAnnotations) bool {
 	return a.Title == "" && a.ReadOnlyHint == nil && a.DestructiveHint == nil &&
 		a.IdempotentHint == nil && a.OpenWorldHint == nil
 }

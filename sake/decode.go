@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // The dispatcher decodes each message once, walking it with jsonscan:
@@ -221,7 +222,7 @@ func decodeParams(v []byte, p *Params, meta *RequestMeta) *decodeError {
 }
 
 // emptyCapabilities is shared by every request that declares none ({}).
-var emptyCapabilities = &ClientCapabilities{}
+var emptyCapabilities = &protocol.ClientCapabilities{}
 
 func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 	var bad *decodeError
@@ -230,7 +231,7 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 		case "progressToken":
 			switch jsonscan.Kind(raw) {
 			case jsonscan.String, jsonscan.Number:
-				if len(raw) > MaxIDBytes {
+				if len(raw) > protocol.MaxIDBytes {
 					bad = paramError("_meta.progressToken", "a string or a number of at most 256 bytes")
 					return nil
 				}
@@ -239,7 +240,7 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 			default:
 				bad = paramError("_meta.progressToken", "a string or a number")
 			}
-		case metaProtocolVersion:
+		case protocol.MetaProtocolVersion:
 			if s, ok := str(raw); ok {
 				if p, known := versionPtrs[s]; known {
 					m.ProtocolVersion = p
@@ -247,9 +248,9 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 					m.ProtocolVersion = &s
 				}
 			} else if jsonscan.Kind(raw) != jsonscan.Null {
-				bad = paramError(`_meta["`+metaProtocolVersion+`"]`, "a string")
+				bad = paramError(`_meta["`+protocol.MetaProtocolVersion+`"]`, "a string")
 			}
-		case metaClientCapabilities:
+		case protocol.MetaClientCapabilities:
 			switch {
 			case jsonscan.Kind(raw) == jsonscan.Null:
 			case isEmptyObject(raw):
@@ -257,12 +258,12 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 			default:
 				c, err := capabilitiesOf(raw)
 				if err != nil {
-					bad = paramError(`_meta["`+metaClientCapabilities+`"]`, "a ClientCapabilities object")
+					bad = paramError(`_meta["`+protocol.MetaClientCapabilities+`"]`, "a protocol.ClientCapabilities object")
 				} else {
 					m.ClientCapabilities = c
 				}
 			}
-		case metaClientInfo:
+		case protocol.MetaClientInfo:
 			if jsonscan.Kind(raw) == jsonscan.Object {
 				m.clientInfo = raw
 			}
@@ -272,12 +273,12 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 			m.TraceState, _ = str(raw)
 		case "baggage":
 			m.Baggage, _ = str(raw)
-		case metaLogLevel:
+		case protocol.MetaLogLevel:
 			if s, ok := str(raw); ok {
 				l := LogLevel(s)
 				m.LogLevel = &l
 			} else if jsonscan.Kind(raw) != jsonscan.Null {
-				bad = paramError(`_meta["`+metaLogLevel+`"]`, "a string")
+				bad = paramError(`_meta["`+protocol.MetaLogLevel+`"]`, "a string")
 			}
 		}
 		return nil
@@ -293,7 +294,7 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 // it never holds more than that (plus the decoded values of those bytes).
 var capsCache struct {
 	sync.RWMutex
-	m     map[string]*ClientCapabilities
+	m     map[string]*protocol.ClientCapabilities
 	bytes int
 }
 
@@ -305,7 +306,7 @@ const (
 	maxCapabilityCacheBytes = 256 << 10
 )
 
-func capabilitiesOf(raw []byte) (*ClientCapabilities, error) {
+func capabilitiesOf(raw []byte) (*protocol.ClientCapabilities, error) {
 	cacheable := len(raw) <= maxCachedCapabilityBytes
 	if cacheable {
 		capsCache.RLock()
@@ -315,7 +316,7 @@ func capabilitiesOf(raw []byte) (*ClientCapabilities, error) {
 			return c, nil
 		}
 	}
-	c := &ClientCapabilities{}
+	c := &protocol.ClientCapabilities{}
 	if err := json.Unmarshal(raw, c); err != nil {
 		return nil, err
 	}
@@ -324,7 +325,7 @@ func capabilitiesOf(raw []byte) (*ClientCapabilities, error) {
 	}
 	capsCache.Lock()
 	if capsCache.m == nil || capsCache.bytes+len(raw) > maxCapabilityCacheBytes {
-		capsCache.m = make(map[string]*ClientCapabilities)
+		capsCache.m = make(map[string]*protocol.ClientCapabilities)
 		capsCache.bytes = 0
 	}
 	if _, ok := capsCache.m[string(raw)]; !ok {
@@ -344,15 +345,19 @@ func isEmptyObject(raw []byte) bool {
 }
 
 // info decodes the client's self-description from _meta, on demand.
-func (m *RequestMeta) info() *Implementation {
+func (m *RequestMeta) info() *protocol.Implementation {
 	if m == nil || m.clientInfo == nil {
 		return nil
 	}
 	if m.decodedInfo == nil {
-		var impl Implementation
+		var impl protocol.Implementation
 		if json.Unmarshal(m.clientInfo, &impl) == nil {
 			m.decodedInfo = &impl
 		}
 	}
 	return m.decodedInfo
 }
+
+// supportedVersions lists every revision served, newest first, as
+// server/discover and -32022 errors report it.
+var supportedVersions = protocol.SupportedVersions()

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // decode fills m from msg: everything a transport may ask before the
@@ -23,7 +25,7 @@ func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 		return
 	}
 	if batchAllowed(in) && isArray(msg) {
-		m.kind, m.era = KindBatch, EraLegacy
+		m.kind, m.era = protocol.KindBatch, EraLegacy
 		return
 	}
 	env := &m.env
@@ -38,7 +40,7 @@ func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 	}
 	if env.Method == nil {
 		if env.ID != nil && (env.Result != nil || env.Error != nil) {
-			m.kind, m.era = KindResponse, EraLegacy
+			m.kind, m.era = protocol.KindResponse, EraLegacy
 			if in.SessionErr != nil {
 				m.unavailable(nil, in.SessionErr)
 			}
@@ -47,8 +49,8 @@ func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 		m.refuse(idOrNull(env.ID), EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: a request needs a method"})
 		return
 	}
-	if env.ID != nil && !validID(env.ID) {
-		m.refuse(nil, EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: the id must be a string or a number of at most " + strconv.Itoa(MaxIDBytes) + " bytes"})
+	if env.ID != nil && !protocol.ValidID(env.ID) {
+		m.refuse(nil, EraUnknown, &Error{Code: CodeInvalidRequest, Message: "Invalid request: the id must be a string or a number of at most " + strconv.Itoa(protocol.MaxIDBytes) + " bytes"})
 		return
 	}
 	p := env.Params
@@ -61,10 +63,10 @@ func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 		return
 	}
 	if env.ID == nil {
-		m.kind = KindNotification
+		m.kind = protocol.KindNotification
 		return
 	}
-	m.kind = KindRequest
+	m.kind = protocol.KindRequest
 	if m.paramsErr != nil || *env.Method == "initialize" {
 		return
 	}
@@ -93,7 +95,7 @@ func (m *Message) unavailable(id json.RawMessage, cause error) {
 	if errors.Is(cause, ErrTooManySessions) {
 		msg = "Server busy: this server has no room for the session right now; retry later, the session is kept"
 	}
-	m.refuse(id, EraLegacy, &Error{Code: CodeServerBusy, Message: msg, cause: cause})
+	m.refuse(id, EraLegacy, protocol.ServerBusy(msg, cause))
 	m.fail.Cause = cause
 }
 
@@ -128,9 +130,9 @@ func (m *Message) handle(ctx context.Context, buf *[]byte) Reply {
 		return r
 	}
 	switch m.kind {
-	case KindBatch:
+	case protocol.KindBatch:
 		return s.handleBatch(ctx, m.msg, in)
-	case KindResponse:
+	case protocol.KindResponse:
 		// An answer to a server-initiated request.
 		if in.Session != nil && !in.Session.deliver(env.ID, env.Result, env.Error) && in.Session.shared {
 			s.relay(RelayAnswer, in.Session.id, m.msg)
@@ -237,7 +239,7 @@ func (s *Server) handleRequest(ctx context.Context, req *Request, paramsErr *dec
 		}
 		answered = e
 		reply = s.errorReply(req.ID, era, e)
-		reply.Busy, reply.Cause, reply.RetryAfter = e.Code == CodeServerBusy, e.cause, retryAfterOf(e)
+		reply.Busy, reply.Cause, reply.RetryAfter = e.Code == CodeServerBusy, e.Unwrap(), e.RetryAfter()
 	}
 	if out != nil && answered != nil {
 		out.Error = answered
@@ -252,7 +254,7 @@ func classify(method string, p *Params, in *Inbound) Era {
 	if m := p.Meta; m != nil && (m.ProtocolVersion != nil || m.ClientCapabilities != nil) {
 		return EraModern
 	}
-	if h := in.Headers; h != nil && h.ProtocolVersion != "" && !isLegacyVersion(strings.TrimSpace(h.ProtocolVersion)) && method != "initialize" && in.Session == nil {
+	if h := in.Headers; h != nil && h.ProtocolVersion != "" && !protocol.IsLegacyVersion(strings.TrimSpace(h.ProtocolVersion)) && method != "initialize" && in.Session == nil {
 		return EraModern
 	}
 	return EraLegacy
@@ -268,7 +270,7 @@ func (s *Server) prepare(req *Request, in *Inbound) error {
 	if req.Method == "initialize" {
 		req.ClientCapabilities = p.Capabilities
 		if req.ClientCapabilities == nil {
-			req.ClientCapabilities = &ClientCapabilities{}
+			req.ClientCapabilities = &protocol.ClientCapabilities{}
 		}
 		req.clientInfo = p.ClientInfo
 		req.ProtocolVersion = p.ProtocolVersion
@@ -291,7 +293,7 @@ func (s *Server) prepare(req *Request, in *Inbound) error {
 	if h := in.Headers; h != nil && h.ProtocolVersion != "" {
 		req.ProtocolVersion = strings.TrimSpace(h.ProtocolVersion)
 	}
-	req.ClientCapabilities = &ClientCapabilities{}
+	req.ClientCapabilities = &protocol.ClientCapabilities{}
 	return nil
 }
 
@@ -305,10 +307,10 @@ func (s *Server) prepareModern(req *Request, in *Inbound) error {
 	}
 	m := req.Params.Meta
 	if m == nil || m.ProtocolVersion == nil {
-		return InvalidParams(`Invalid params: _meta["%s"] is required`, metaProtocolVersion)
+		return InvalidParams(`Invalid params: _meta["%s"] is required`, protocol.MetaProtocolVersion)
 	}
 	if m.ClientCapabilities == nil {
-		return InvalidParams(`Invalid params: _meta["%s"] is required ({} declares none)`, metaClientCapabilities)
+		return InvalidParams(`Invalid params: _meta["%s"] is required ({} declares none)`, protocol.MetaClientCapabilities)
 	}
 	version := *m.ProtocolVersion
 	if h != nil {
@@ -316,12 +318,12 @@ func (s *Server) prepareModern(req *Request, in *Inbound) error {
 			return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: MCP-Protocol-Version header value '" + hv + "' does not match body value '" + version + "'"}
 		}
 	}
-	if !IsModernVersion(version) {
+	if !protocol.IsModernVersion(version) {
 		return &Error{Code: CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version",
 			Data: map[string]any{"supported": supportedVersions, "requested": version}}
 	}
-	if m.LogLevel != nil && m.LogLevel.severity() == 0 {
-		return InvalidParams(`Invalid params: _meta["%s"] must be one of debug, info, notice, warning, error, critical, alert, emergency`, metaLogLevel)
+	if m.LogLevel != nil && m.LogLevel.Severity() == 0 {
+		return InvalidParams(`Invalid params: _meta["%s"] must be one of debug, info, notice, warning, error, critical, alert, emergency`, protocol.MetaLogLevel)
 	}
 	if h != nil {
 		if err := checkRoutingHeaders(req, h); err != nil {
@@ -470,7 +472,7 @@ func flightOf(sess *Session, in *Inbound) *inFlight {
 }
 
 func idOrNull(id json.RawMessage) json.RawMessage {
-	if validID(id) {
+	if protocol.ValidID(id) {
 		return id
 	}
 	return nil
@@ -496,25 +498,10 @@ func (s *Server) errorReply(id json.RawMessage, era Era, err error) Reply {
 		}
 	}
 	bp := bufPool.Get().(*[]byte)
-	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
-	if id == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, id...)
+	b, encErr := protocol.AppendError((*bp)[:0], id, e)
+	if encErr != nil {
+		s.logger.Error("sake: cannot encode error data", "err", encErr)
 	}
-	b = append(b, `,"error":{"code":`...)
-	b = strconv.AppendInt(b, int64(e.Code), 10)
-	b = append(b, `,"message":`...)
-	b = appendString(b, e.Message)
-	if e.Data != nil {
-		b = append(b, `,"data":`...)
-		var encErr error
-		if b, encErr = appendAny(b, e.Data); encErr != nil {
-			s.logger.Error("sake: cannot encode error data", "err", encErr)
-			b = append(b, "null"...)
-		}
-	}
-	b = append(b, "}}"...)
 	body := append([]byte(nil), b...)
 	*bp = b
 	putBuf(bp)
@@ -528,9 +515,7 @@ func (s *Server) resultReply(req *Request, res any) Reply {
 	if !lent {
 		bp = bufPool.Get().(*[]byte)
 	}
-	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
-	b = append(b, req.ID...)
-	b = append(b, `,"result":`...)
+	b := protocol.AppendResultHead((*bp)[:0], req.ID)
 	w := resultWriter{s: s, era: req.Era, rev: revisionOf(req)}
 	b, err := w.appendResult(b, res)
 	if err != nil {

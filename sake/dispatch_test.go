@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
@@ -53,10 +54,10 @@ func TestJSONRPCEdgeCases(t *testing.T) {
 		{"bool id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, sake.CodeInvalidRequest, "null"},
 		{"params of the wrong type", `{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":5,` + modernMeta + `}}`, sake.CodeInvalidParams, `"p"`},
 		{"params an array", `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":[1]}`, sake.CodeInvalidParams, "3"},
-		{"id too long", `{"jsonrpc":"2.0","id":"` + strings.Repeat("i", sake.MaxIDBytes) + `","method":"ping"}`, sake.CodeInvalidRequest, "null"},
-		{"numeric id too long", `{"jsonrpc":"2.0","id":1` + strings.Repeat("0", sake.MaxIDBytes) + `,"method":"ping"}`, sake.CodeInvalidRequest, "null"},
-		{"progress token too long", `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"progressToken":"` + strings.Repeat("p", sake.MaxIDBytes) + `","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, sake.CodeInvalidParams, "4"},
-		{"id at the limit", `{"jsonrpc":"2.0","id":"` + strings.Repeat("i", sake.MaxIDBytes-2) + `","method":"ping"}`, 0, `"` + strings.Repeat("i", sake.MaxIDBytes-2) + `"`},
+		{"id too long", `{"jsonrpc":"2.0","id":"` + strings.Repeat("i", protocol.MaxIDBytes) + `","method":"ping"}`, sake.CodeInvalidRequest, "null"},
+		{"numeric id too long", `{"jsonrpc":"2.0","id":1` + strings.Repeat("0", protocol.MaxIDBytes) + `,"method":"ping"}`, sake.CodeInvalidRequest, "null"},
+		{"progress token too long", `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"progressToken":"` + strings.Repeat("p", protocol.MaxIDBytes) + `","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, sake.CodeInvalidParams, "4"},
+		{"id at the limit", `{"jsonrpc":"2.0","id":"` + strings.Repeat("i", protocol.MaxIDBytes-2) + `","method":"ping"}`, 0, `"` + strings.Repeat("i", protocol.MaxIDBytes-2) + `"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,6 +19,12 @@
 //
 //	srv, err := sake.New(Greeter{})
 //
+// The vocabulary a tool writes (Text, ToolResult, Error, the error codes,
+// ElicitAction, SamplingRequest, ...) is that of package sake/protocol,
+// which the client (sake/client) and the test client (sake/saketest)
+// share; the names here are aliases of it. A test meets the server as a
+// client does, in memory, through saketest.Connect.
+//
 // # One dispatcher, two eras
 //
 // Server.Handle answers every JSON-RPC message of both protocol eras: the
@@ -74,8 +80,8 @@
 // stdio and in memory the host vouches for its caller: there only
 // identities from an access token (Identity.FromToken) are checked. A call
 // that fails them returns
-// *InsufficientScopeError (every scope the component needs, so that one
-// new authorization covers them) or *InsufficientAuthenticationError
+// *protocol.InsufficientScopeError (every scope the component needs, so that one
+// new authorization covers them) or *protocol.InsufficientAuthenticationError
 // (RFC 9470 acr_values and max_age), which sake/plug turns into 403 and
 // 401 challenges. Lists show every component, whatever the caller's
 // scopes, so that a client can discover a tool and step up when it calls
@@ -91,7 +97,7 @@
 // MaxSubscriptionURIBytes (2048 bytes) of valid UTF-8 without NUL and
 // naming a resource or template the server serves (else -32602, and
 // nothing is kept), request ids and progress tokens of at most
-// MaxIDBytes (256 bytes of JSON; longer ones get -32600 and -32602),
+// protocol.MaxIDBytes (256 bytes of JSON; longer ones get -32600 and -32602),
 // RequestStateTTL (10 minutes), MaxSingleUseStates
 // (100000) redeemed single-use states remembered, and decoded client
 // capabilities cached only for values up to 2 KiB, 256 KiB in all. A

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -73,7 +74,7 @@ func TestRegisteredDocsBecomeDescriptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		byName := map[string]sake.ToolInfo{}
+		byName := map[string]protocol.ToolInfo{}
 		for _, tl := range tools {
 			byName[tl.Name] = tl
 		}

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func TestErrorBody(t *testing.T) {
 	msg := "a \"quoted\" <word>\nand a line"
-	b := sake.ErrorBody(sake.CodeParseError, msg)
+	b := protocol.ErrorBody(sake.CodeParseError, msg)
 	var got struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 type Almanac struct{}
@@ -36,7 +37,7 @@ func ExampleRegisterDocs() {
 		"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`), nil)
 	var list struct {
 		Result struct {
-			Tools []sake.ToolInfo `json:"tools"`
+			Tools []protocol.ToolInfo `json:"tools"`
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(reply.Body, &list); err != nil {

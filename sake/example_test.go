@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
 type Weather struct{}
@@ -23,19 +25,47 @@ func (Weather) Forecast(ctx *sake.Context, a ForecastArgs) (string, error) {
 	return fmt.Sprintf("Sunny in %s for %d days.", a.City, max(a.Days, 1)), nil
 }
 
-// A server is built from a struct; Handle answers JSON-RPC messages as a
-// transport delivers them.
+// A server is built from a struct: its exported methods are tools,
+// described by Declare. A test meets it as a client does, in memory,
+// with saketest.Connect (pass the test's t; exampleT stands in for it
+// here).
 func Example() {
-	srv, err := sake.New(Weather{}, sake.Name("weather", "1.0.0"))
-	if err != nil {
-		panic(err)
-	}
-	reply := srv.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
-		"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},
-		"name":"forecast","arguments":{"city":"Lisbon","days":2}}}`), nil)
-	fmt.Println(string(reply.Body))
+	t := &exampleT{}
+	defer t.end()
+
+	c := saketest.Connect(t, Weather{}, saketest.ServerOptions(sake.Name("weather", "1.0.0")))
+	res, err := c.CallTool("forecast", map[string]any{"city": "Lisbon", "days": 2})
+	fmt.Println(res, err)
+
+	_, err = c.CallTool("forecast", map[string]any{"days": 9})
+	fmt.Println(err)
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Sunny in Lisbon for 2 days."}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"weather","version":"1.0.0"}}}}
+	// Sunny in Lisbon for 2 days. <nil>
+	// Invalid arguments for tool forecast: city: is required; days: must be <= 7
+}
+
+// exampleT stands in for a test's *testing.T so that the examples run:
+// in a test, pass t itself.
+type exampleT struct {
+	testing.TB
+	cleanups []func()
+}
+
+func (t *exampleT) Helper()                           {}
+func (t *exampleT) Name() string                      { return "Example" }
+func (t *exampleT) Context() context.Context          { return context.Background() }
+func (t *exampleT) Cleanup(fn func())                 { t.cleanups = append(t.cleanups, fn) }
+func (t *exampleT) Failed() bool                      { return false }
+func (t *exampleT) Log(args ...any)                   {}
+func (t *exampleT) Logf(format string, args ...any)   {}
+func (t *exampleT) Errorf(format string, args ...any) { fmt.Printf("FAIL: "+format+"\n", args...) }
+func (t *exampleT) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+
+// end runs the cleanups, as testing does when a test ends.
+func (t *exampleT) end() {
+	for i := len(t.cleanups) - 1; i >= 0; i-- {
+		t.cleanups[i]()
+	}
 }
 
 // Tools can be added while the server runs; clients following list

@@ -1,5 +1,7 @@
 package sake
 
+import "github.com/sakemcp/sake-go/sake/protocol"
+
 // withExtensions returns the capabilities object caps with an
 // "extensions" member naming the extensions the server offers (MCP Apps
 // when it has views, Skills, the tasks extension when tasks is set), or caps
@@ -10,18 +12,18 @@ func (s *Server) withExtensions(caps []byte, reg *registry, tasks bool) []byte {
 		if len(members) > 0 {
 			members = append(members, ',')
 		}
-		members = appendString(members, id)
+		members = protocol.AppendString(members, id)
 		members = append(members, ':')
 		members = append(members, settings...)
 	}
 	if reg.apps.views > 0 {
-		add(AppsExtension, "{}")
+		add(protocol.AppsExtension, "{}")
 	}
 	if s.skills != nil {
-		add(SkillsExtension, s.skills.settings)
+		add(protocol.SkillsExtension, s.skills.settings)
 	}
 	if tasks {
-		add(TaskExtension, "{}")
+		add(protocol.TaskExtension, "{}")
 	}
 	if len(members) == 0 {
 		return caps

@@ -30,7 +30,7 @@ func FuzzHandle(f *testing.F) {
 	srv := sake.MustNew(newNotes(), sake.Logger(nil))
 	init := srv.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"sampling":{},"roots":{}}}}`), nil)
 	f.Fuzz(func(t *testing.T, msg []byte, legacy bool) {
-		in := &sake.Inbound{Notify: func([]byte) {}, OnPanic: func(any, []byte) {}}
+		in := &sake.Inbound{Stream: sake.StreamFunc(func([]byte) {}), OnPanic: func(any, []byte) {}}
 		if legacy {
 			in.Session = init.Session
 		} else {

@@ -3,9 +3,11 @@ package sake
 import (
 	"strings"
 	"testing"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
-// appendString writes what marshalNoEscape (encoding/json without HTML
+// protocol.AppendString writes what protocol.MarshalNoEscape (encoding/json without HTML
 // escaping) writes, for strings that exercise its fast path and each of
 // its escapes at every alignment.
 func TestAppendStringMatchesEncodingJSON(t *testing.T) {
@@ -14,11 +16,11 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	for _, sp := range specials {
 		for pad := 0; pad < 18; pad++ {
 			s := strings.Repeat("a", pad) + sp + strings.Repeat("b", 17-pad)
-			want, err := marshalNoEscape(s)
+			want, err := protocol.MarshalNoEscape(s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := appendString(nil, s); string(got) != string(want) {
+			if got := protocol.AppendString(nil, s); string(got) != string(want) {
 				t.Fatalf("%q: got %s, want %s", s, got, want)
 			}
 		}
@@ -29,11 +31,11 @@ func FuzzAppendString(f *testing.F) {
 	f.Add("plain ascii text that is long enough")
 	f.Add("quote\" back\\ nl\n é \xff")
 	f.Fuzz(func(t *testing.T, s string) {
-		want, err := marshalNoEscape(s)
+		want, err := protocol.MarshalNoEscape(s)
 		if err != nil {
 			t.Skip()
 		}
-		if got := appendString(nil, s); string(got) != string(want) {
+		if got := protocol.AppendString(nil, s); string(got) != string(want) {
 			t.Fatalf("%q: got %s, want %s", s, got, want)
 		}
 	})
@@ -45,6 +47,6 @@ func BenchmarkAppendString(b *testing.B) {
 	b.SetBytes(int64(len(s)))
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = appendString(buf[:0], s)
+		buf = protocol.AppendString(buf[:0], s)
 	}
 }

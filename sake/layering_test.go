@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 var clientSide = map[string]string{
 	"sake/client/":   "the MCP client reads the server's replies, notifications and questions",
 	"sake/saketest/": "the test client reads the server's replies, notifications and questions",
+	"sake/protocol/": "the shared framing: Peek reads envelopes for the server, the client and the test client",
 }
 
 func isClientSide(rel string) bool {
@@ -105,5 +107,138 @@ func TestOnlyTheServerReadsJSONRPC(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatal("no file checked")
+	}
+}
+
+// TestEnvelopesGoThroughProtocol enforces one framing: outside package
+// protocol no Go file spells a JSON-RPC envelope ("jsonrpc":"2.0") or
+// peeks at one through an anonymous struct with "id", "jsonrpc" or
+// "method" members; they call protocol's Append… functions and Peek.
+func TestEnvelopesGoThroughProtocol(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	seen := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			switch {
+			case rel != "." && strings.HasPrefix(d.Name(), "."), rel == "bench", rel == "sake/protocol":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		seen++
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		named := map[*ast.StructType]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ts, ok := n.(*ast.TypeSpec); ok {
+				if st, ok := ts.Type.(*ast.StructType); ok {
+					named[st] = true
+				}
+			}
+			return true
+		})
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BasicLit:
+				if n.Kind == token.STRING {
+					if s, err := strconv.Unquote(n.Value); err == nil && strings.Contains(s, `"jsonrpc":"2.0"`) {
+						t.Errorf("%s:%d spells a JSON-RPC envelope: write it with protocol.AppendRequest, AppendNotification, AppendResult or AppendError", rel, fset.Position(n.Pos()).Line)
+					}
+				}
+			case *ast.StructType:
+				if named[n] {
+					return true
+				}
+				for _, field := range n.Fields.List {
+					if field.Tag == nil {
+						continue
+					}
+					tag, _ := strconv.Unquote(field.Tag.Value)
+					switch name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ","); name {
+					case "id", "jsonrpc", "method":
+						t.Errorf("%s:%d peeks at a JSON-RPC envelope with an anonymous struct (member %q): use protocol.Peek", rel, fset.Position(n.Pos()).Line, name)
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen == 0 {
+		t.Fatal("no file checked")
+	}
+}
+
+// TestClientLinksNoServer keeps the client light: sake/client and what it
+// imports (protocol, auth) never import the server package or the schema
+// reflector, so a program that only connects to servers links neither.
+func TestClientLinksNoServer(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const module = "github.com/sakemcp/sake-go/"
+	forbidden := map[string]bool{module + "sake": true, "github.com/invopop/jsonschema": true}
+	fset := token.NewFileSet()
+	seen := map[string]string{} // package → the package that imported it
+	var visit func(pkg, from string)
+	visit = func(pkg, from string) {
+		if _, ok := seen[pkg]; ok {
+			return
+		}
+		seen[pkg] = from
+		if forbidden[pkg] {
+			chain := pkg
+			for p := from; p != ""; p = seen[p] {
+				chain = p + " → " + chain
+			}
+			t.Errorf("the client links %s: %s", pkg, chain)
+			return
+		}
+		if !strings.HasPrefix(pkg, module) {
+			return
+		}
+		dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(pkg, module)))
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				visit(p, pkg)
+			}
+		}
+	}
+	visit(module+"sake/client", "")
+	if _, ok := seen[module+"sake/protocol"]; !ok {
+		t.Fatal("sake/client does not import sake/protocol: the walk is broken")
 	}
 }

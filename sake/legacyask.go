@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // outgoing is a request the server sent a legacy client, awaiting its
@@ -96,11 +98,7 @@ func (c *Context) askSession(key, method string, params any) (json.RawMessage, e
 
 // sendAndWait sends a request to the client and waits for its answer.
 func (c *Context) sendAndWait(sess *Session, id string, ch chan outgoing, method string, p []byte) (json.RawMessage, error) {
-	msg := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":`)
-	msg = appendString(msg, method)
-	msg = append(msg, `,"params":`...)
-	msg = append(msg, p...)
-	msg = append(msg, '}')
+	msg := protocol.AppendRequest(nil, []byte(id), method, p)
 	if in := c.req.in; in != nil && in.streams() {
 		in.send(msg)
 	} else if err := sess.Send(msg); err != nil {

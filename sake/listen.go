@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // listenFilter is the notifications part of subscriptions/listen.
@@ -56,7 +58,7 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 	if len(f.TaskIDs) > 0 {
 		if s.opts.tasks == nil {
 			f.TaskIDs = nil
-		} else if !req.ClientCapabilities.HasExtension(TaskExtension) {
+		} else if !req.ClientCapabilities.HasExtension(protocol.TaskExtension) {
 			return nil, missingTaskExtension()
 		}
 	}
@@ -90,7 +92,8 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 		})
 		defer stopTasks()
 	}
-	ack := []byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"` + metaSubscriptionID + `":`)
+	ack := protocol.AppendNotificationHead(nil, "notifications/subscriptions/acknowledged")
+	ack = append(ack, `{"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
 	ack = append(ack, req.ID...)
 	ack = append(ack, `},"notifications":`...)
 	fj, _ := json.Marshal(f)
@@ -106,9 +109,10 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 		case b := <-events:
 			notify(broadcastJSON(b, req.ID))
 		case t := <-taskEvents:
-			msg := []byte(`{"jsonrpc":"2.0","method":"notifications/tasks","params":{`)
+			msg := protocol.AppendNotificationHead(nil, "notifications/tasks")
+			msg = append(msg, '{')
 			msg = appendDetailed(msg, t)
-			msg = append(msg, `,"_meta":{"`+metaSubscriptionID+`":`...)
+			msg = append(msg, `,"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
 			msg = append(msg, req.ID...)
 			msg = append(msg, "}}}"...)
 			notify(msg)
@@ -120,5 +124,5 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 type listenClosed struct{ id json.RawMessage }
 
 func (r *listenClosed) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
-	return w.tail(append(dst, '{'), true, Meta{metaSubscriptionID: r.id}, cacheNone, "")
+	return w.tail(append(dst, '{'), true, Meta{protocol.MetaSubscriptionID: r.id}, cacheNone, "")
 }

@@ -3,6 +3,8 @@ package sake
 import (
 	"context"
 	"slices"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // method is one entry of the dispatcher's method table, built once.
@@ -97,8 +99,8 @@ func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (a
 	if p.ProtocolVersion == "" {
 		return nil, InvalidParams("initialize needs params.protocolVersion")
 	}
-	version := legacyVersions[0]
-	if isLegacyVersion(p.ProtocolVersion) {
+	version := protocol.LegacyVersion
+	if protocol.IsLegacyVersion(p.ProtocolVersion) {
 		version = p.ProtocolVersion
 	}
 	sess := newSession(version, p.Capabilities, p.ClientInfo)
@@ -106,17 +108,17 @@ func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (a
 	sess.offer(reg)
 	sess.key = ownerKey(sess.owner, req.in.RemoteAddr)
 	if s.stopping.Load() {
-		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: the server is shutting down; connect to another instance", cause: ErrShuttingDown}
+		return nil, protocol.ServerBusy("Server busy: the server is shutting down; connect to another instance", ErrShuttingDown)
 	}
 	sess.shared = s.share.store != nil
 	if !s.admit(sess) {
-		return nil, &Error{Code: CodeServerBusy, Message: "Server busy: too many sessions open; close idle ones (DELETE) or retry later", cause: ErrTooManySessions}
+		return nil, protocol.ServerBusy("Server busy: too many sessions open; close idle ones (DELETE) or retry later", ErrTooManySessions)
 	}
 	if s.share.store != nil {
 		if err := s.shareSession(ctx, sess); err != nil {
 			sess.Close()
 			s.logger.Error("sake: storing a new shared session", "err", err)
-			return nil, &Error{Code: CodeServerBusy, Message: "Service unavailable: the session store cannot be written right now, so no session was opened; retry later", cause: storeError(err)}
+			return nil, protocol.ServerBusy("Service unavailable: the session store cannot be written right now, so no session was opened; retry later", storeError(err))
 		}
 	}
 	if h := s.opts.hooks; h != nil && h.Session != nil {
@@ -137,7 +139,7 @@ func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (a
 func ping(*Server, context.Context, *Request, *registry) (any, error) { return emptyResult{}, nil }
 
 func setLevel(s *Server, _ context.Context, req *Request, _ *registry) (any, error) {
-	sev := req.Params.Level.severity()
+	sev := req.Params.Level.Severity()
 	if sev == 0 {
 		return nil, InvalidParams("Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
 	}
@@ -197,22 +199,22 @@ func (s *Server) listTools(_ context.Context, req *Request, reg *registry) (any,
 	if rev == rev20251125 && s.opts.tasks != nil {
 		return s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].legacyJSON }, req.Params.Cursor)
 	}
-	return s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].views[rev] }, req.Params.Cursor)
+	return s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].byRevision[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) listResources(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	return s.page(kindResources, "resources", len(reg.resources), func(i int) []byte { return reg.resources[i].views[rev] }, req.Params.Cursor)
+	return s.page(kindResources, "resources", len(reg.resources), func(i int) []byte { return reg.resources[i].byRevision[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) listTemplates(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	return s.page(kindTemplates, "resourceTemplates", len(reg.templates), func(i int) []byte { return reg.templates[i].views[rev] }, req.Params.Cursor)
+	return s.page(kindTemplates, "resourceTemplates", len(reg.templates), func(i int) []byte { return reg.templates[i].byRevision[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) listPrompts(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	return s.page(kindPrompts, "prompts", len(reg.prompts), func(i int) []byte { return reg.prompts[i].views[rev] }, req.Params.Cursor)
+	return s.page(kindPrompts, "prompts", len(reg.prompts), func(i int) []byte { return reg.prompts[i].byRevision[rev] }, req.Params.Cursor)
 }
 
 func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any, error) {

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"sort"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // round is the multi-round state of one modern request: the answers known
@@ -16,7 +18,7 @@ import (
 type round struct {
 	answers map[string]json.RawMessage
 	kept    map[string]json.RawMessage
-	asked   map[string]inputRequest
+	asked   map[string]protocol.InputRequest
 	waiting []func(error) // Hooks.Input of the questions asked this round
 }
 
@@ -24,9 +26,9 @@ type round struct {
 func (c *Context) question(key, method string, params []byte) {
 	r := c.round()
 	if r.asked == nil {
-		r.asked = map[string]inputRequest{}
+		r.asked = map[string]protocol.InputRequest{}
 	}
-	r.asked[key] = inputRequest{Method: method, Params: params}
+	r.asked[key] = protocol.InputRequest{Method: method, Params: params}
 	if h := c.srv.opts.hooks; h != nil && h.Input != nil {
 		if done := h.Input(c.Context, Question{Method: method, Key: key}); done != nil {
 			r.waiting = append(r.waiting, done)
@@ -40,11 +42,6 @@ func (r *round) settle(err error) {
 		done(err)
 	}
 	r.waiting = nil
-}
-
-type inputRequest struct {
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params,omitempty"`
 }
 
 // statePayload is what a requestState carries, signed.
@@ -213,7 +210,7 @@ func (s *Server) verifyState(token string, st *statePayload) error {
 
 // inputRequiredResult is the interim result of MRTR.
 type inputRequiredResult struct {
-	requests map[string]inputRequest
+	requests map[string]protocol.InputRequest
 	state    string
 }
 
@@ -225,10 +222,10 @@ func (r *inputRequiredResult) appendResult(dst []byte, w *resultWriter) ([]byte,
 	}
 	sort.Strings(keys)
 	for i, k := range keys {
-		dst = appendKey(dst, k, i == 0)
+		dst = protocol.AppendKey(dst, k, i == 0)
 		q := r.requests[k]
 		dst = append(dst, `{"method":`...)
-		dst = appendString(dst, q.Method)
+		dst = protocol.AppendString(dst, q.Method)
 		if len(q.Params) > 0 {
 			dst = append(dst, `,"params":`...)
 			dst = append(dst, q.Params...)
@@ -236,7 +233,7 @@ func (r *inputRequiredResult) appendResult(dst []byte, w *resultWriter) ([]byte,
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `},"requestState":`...)
-	dst = appendString(dst, r.state)
+	dst = protocol.AppendString(dst, r.state)
 	return w.tail(dst, false, nil, cacheNone, "input_required")
 }
 

@@ -157,7 +157,7 @@ func TestHooksSeeRequestsPanicsSessionsAndQuestions(t *testing.T) {
 		t.Fatal("no session")
 	}
 	sent := make(chan []byte, 1)
-	in := &sake.Inbound{Session: sess, Notify: func(m []byte) { sent <- m }, Transport: "stdio"}
+	in := &sake.Inbound{Session: sess, Stream: sake.StreamFunc(func(m []byte) { sent <- m }), Transport: "stdio"}
 	rpc(t, s, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, in)
 	done := make(chan sake.Reply)
 	go func() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -90,11 +91,11 @@ func TestServerOptions(t *testing.T) {
 func TestServerWideRequirements(t *testing.T) {
 	t.Parallel()
 	s := sake.MustNew(described{}, sake.RequireScopes("studio"), sake.RequireAuthentication([]string{"urn:mfa"}, 0))
-	var se *sake.InsufficientScopeError
+	var se *protocol.InsufficientScopeError
 	if _, err := saketest.Connect(t, s, saketest.Scopes()).CallTool("paint", nil); !errors.As(err, &se) || se.Scopes[0] != "studio" {
 		t.Errorf("default scopes: %v", err)
 	}
-	var ae *sake.InsufficientAuthenticationError
+	var ae *protocol.InsufficientAuthenticationError
 	if _, err := saketest.Connect(t, s, saketest.Scopes("studio")).CallTool("paint", nil); !errors.As(err, &ae) || ae.MaxAge != nil {
 		t.Errorf("default authentication: %v", err)
 	}
@@ -116,18 +117,18 @@ func (linker) Connect(ctx *sake.Context) (string, error) {
 func TestElicitURL(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, era saketest.Option) {
-		c := saketest.Connect(t, linker{}, era, saketest.OnInput(func(p saketest.ElicitParams) saketest.Answer {
+		c := saketest.Connect(t, linker{}, era, saketest.OnInput(func(p protocol.ElicitRequest) protocol.ElicitResult {
 			if p.Mode != "url" || p.URL != "https://example.com/connect" {
 				return saketest.Decline()
 			}
-			return saketest.Answer{Action: sake.Accept}
+			return protocol.ElicitResult{Action: sake.Accept}
 		}))
 		res, err := c.CallTool("connect", nil)
 		if err != nil || res.Text() != "user said accept" {
 			t.Fatalf("url elicitation = %v %v", res, err)
 		}
 		// A client that declared form mode only cannot be asked to open a URL.
-		formOnly := saketest.Connect(t, linker{}, era, saketest.Capabilities(sake.ClientCapabilities{Elicitation: &sake.ElicitationCapability{}}))
+		formOnly := saketest.Connect(t, linker{}, era, saketest.Capabilities(protocol.ClientCapabilities{Elicitation: &protocol.ElicitationCapability{}}))
 		var e *sake.Error
 		if _, err := formOnly.CallTool("connect", nil); !errors.As(err, &e) {
 			t.Errorf("URL elicitation without the url capability: %v", err)
@@ -148,7 +149,7 @@ func TestContentJSONRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := sake.DecodeContent(raw)
+		back, err := protocol.DecodeContent(raw)
 		if err != nil || back.ContentType() != b.ContentType() {
 			t.Errorf("%s: %s -> %v, %v", b.ContentType(), raw, back, err)
 		}
@@ -157,7 +158,7 @@ func TestContentJSONRoundTrip(t *testing.T) {
 			t.Errorf("round trip changed %s into %s", raw, again)
 		}
 	}
-	if _, err := sake.DecodeContent([]byte(`{"type":"video"}`)); err == nil {
+	if _, err := protocol.DecodeContent([]byte(`{"type":"video"}`)); err == nil {
 		t.Error("an unknown content type was accepted")
 	}
 	var rc sake.ResourceContents

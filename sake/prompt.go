@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 var (
@@ -23,7 +25,7 @@ type prompt struct {
 	call        callable
 	args        []promptArg
 	listJSON    []byte
-	views       views
+	byRevision  revisionJSON
 	completions map[string]*completer
 }
 
@@ -89,9 +91,9 @@ func compilePrompt(def *PromptDef, fn reflect.Value, method bool, resolve comple
 		return nil, fmt.Errorf("Arguments needs a prompt function that takes map[string]string; %v declares its own", c.argType)
 	}
 	b := []byte(`{"name":`)
-	b = appendString(b, def.name)
-	b = appendOptString(b, "title", def.title)
-	b = appendOptString(b, "description", def.description)
+	b = protocol.AppendString(b, def.name)
+	b = protocol.AppendOptString(b, "title", def.title)
+	b = protocol.AppendOptString(b, "description", def.description)
 	if len(p.args) > 0 {
 		j, err := json.Marshal(p.args)
 		if err != nil {
@@ -108,11 +110,11 @@ func compilePrompt(def *PromptDef, fn reflect.Value, method bool, resolve comple
 		b = append(b, `,"icons":`...)
 		b = append(b, j...)
 	}
-	if b, err = appendMeta(b, def.meta, nil); err != nil {
+	if b, err = protocol.AppendMeta(b, def.meta, nil); err != nil {
 		return nil, err
 	}
 	p.listJSON = append(b, '}')
-	p.views = shapeViews(p.listJSON, false)
+	p.byRevision = shapeRevisions(p.listJSON, false)
 	// Arguments with an enum complete from it unless Complete says otherwise.
 	p.completions = map[string]*completer{}
 	for _, a := range p.args {
@@ -183,7 +185,7 @@ func (p *prompt) get(c *Context, raw json.RawMessage) (*PromptResult, error) {
 		if errors.Is(err, ErrInputRequired) {
 			return nil, err
 		}
-		if e, ok := errorsAs[*Error](err); ok {
+		if e, ok := errors.AsType[*Error](err); ok {
 			return nil, e
 		}
 		return nil, NewError(CodeInternalError, "prompt %s failed: %v", p.name, err)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strconv"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Request is one JSON-RPC request as the dispatcher decoded it, what
@@ -27,7 +29,7 @@ type Request struct {
 	ProtocolVersion string
 	// ClientCapabilities are the capabilities in force for this request:
 	// from _meta (modern) or from initialize (legacy). Never nil.
-	ClientCapabilities *ClientCapabilities
+	ClientCapabilities *protocol.ClientCapabilities
 	// Identity is the caller, nil when anonymous.
 	Identity *Identity
 	// Session is the legacy session, nil in the modern era.
@@ -40,7 +42,7 @@ type Request struct {
 	in         *Inbound
 	fl         *flight // the request's entry in its tracker, if any
 	newSession *Session
-	clientInfo *Implementation
+	clientInfo *protocol.Implementation
 	ctx        *Context // preallocated for the first Context of the request
 	replyBuf   *[]byte  // where the result is encoded, lent by the transport (HandleInto)
 }
@@ -48,7 +50,7 @@ type Request struct {
 // ClientInfo returns what the client said it is, or nil if it said
 // nothing: from _meta in the modern era, from initialize in the legacy one.
 // It is self-reported; never base a security decision on it.
-func (r *Request) ClientInfo() *Implementation {
+func (r *Request) ClientInfo() *protocol.Implementation {
 	if r.clientInfo == nil && r.Era == EraModern {
 		r.clientInfo = r.Params.Meta.info()
 	}
@@ -109,7 +111,7 @@ func (c *Context) Session() *Session { return c.req.Session }
 func (c *Context) Era() Era { return c.req.Era }
 
 // ClientCapabilities returns what the client declared for this request.
-func (c *Context) ClientCapabilities() *ClientCapabilities { return c.req.ClientCapabilities }
+func (c *Context) ClientCapabilities() *protocol.ClientCapabilities { return c.req.ClientCapabilities }
 
 // ProgressToken returns the request's progress token as sent (a JSON
 // string or number), or nil when the client asked for no progress.
@@ -143,17 +145,18 @@ func (c *Context) Progress(progress, total float64, message string) error {
 		return nil
 	}
 	b := make([]byte, 0, 128)
-	b = append(b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`...)
+	b = protocol.AppendNotificationHead(b, "notifications/progress")
+	b = append(b, `{"progressToken":`...)
 	b = append(b, p.Meta.ProgressToken...)
 	b = append(b, `,"progress":`...)
-	b, _ = appendAny(b, progress)
+	b, _ = protocol.AppendAny(b, progress)
 	if total > 0 {
 		b = append(b, `,"total":`...)
-		b, _ = appendAny(b, total)
+		b, _ = protocol.AppendAny(b, total)
 	}
 	if message != "" {
 		b = append(b, `,"message":`...)
-		b = appendString(b, message)
+		b = protocol.AppendString(b, message)
 	}
 	b = append(b, "}}"...)
 	c.notify(b)
@@ -170,15 +173,16 @@ func (c *Context) Log(level LogLevel, logger string, data any) {
 		return
 	}
 	b := make([]byte, 0, 128)
-	b = append(b, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":`...)
-	b = appendString(b, string(level))
+	b = protocol.AppendNotificationHead(b, "notifications/message")
+	b = append(b, `{"level":`...)
+	b = protocol.AppendString(b, string(level))
 	if logger != "" {
 		b = append(b, `,"logger":`...)
-		b = appendString(b, logger)
+		b = protocol.AppendString(b, logger)
 	}
 	b = append(b, `,"data":`...)
 	var err error
-	if b, err = appendAny(b, data); err != nil {
+	if b, err = protocol.AppendAny(b, data); err != nil {
 		c.srv.logger.Warn("sake: log data is not JSON", "err", err)
 		return
 	}
@@ -215,7 +219,7 @@ func (c *Context) LogLevel() LogLevel {
 
 func (c *Context) logEnabled(level LogLevel) bool {
 	min := c.minLogLevel()
-	return min != 0 && level.severity() >= min
+	return min != 0 && level.Severity() >= min
 }
 
 // minLogLevel returns the least severity the client wants, 0 for none.
@@ -223,7 +227,7 @@ func (c *Context) minLogLevel() int {
 	switch c.req.Era {
 	case EraModern:
 		if m := c.req.Params.Meta; m != nil && m.LogLevel != nil {
-			return m.LogLevel.severity()
+			return m.LogLevel.Severity()
 		}
 		return 0
 	case EraLegacy:
@@ -279,7 +283,7 @@ func (c *Context) Server() *Server { return c.srv }
 
 // Require checks a requirement against the caller, for code that decides
 // what it needs while it runs (for example, a scope per record). It
-// returns *InsufficientScopeError or *InsufficientAuthenticationError;
+// returns *protocol.InsufficientScopeError or *protocol.InsufficientAuthenticationError;
 // return that error and the client is asked to authorize again.
 func (c *Context) Require(r Requirement) error {
 	return r.check(c.req.Identity, c.srv.now, hostTrusted(c.req.in))

@@ -1,10 +1,12 @@
 package sake
 
 import (
-	"fmt"
+	"errors"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Requirement is what a component asks of its caller's access token: OAuth
@@ -41,7 +43,7 @@ func hostTrusted(in *Inbound) bool {
 }
 
 // check returns nil when id satisfies the requirement, else an
-// *InsufficientScopeError or *InsufficientAuthenticationError. With trusted
+// *protocol.InsufficientScopeError or *protocol.InsufficientAuthenticationError. With trusted
 // (stdio, memory), only identities from a token are checked; otherwise
 // every caller is, and an anonymous one fails.
 func (r Requirement) check(id *Identity, now func() time.Time, trusted bool) error {
@@ -50,13 +52,13 @@ func (r Requirement) check(id *Identity, now func() time.Time, trusted bool) err
 	}
 	for _, s := range r.Scopes {
 		if !id.HasScope(s) { // false for a nil (anonymous) id
-			return &InsufficientScopeError{Scopes: append([]string(nil), r.Scopes...)}
+			return &protocol.InsufficientScopeError{Scopes: append([]string(nil), r.Scopes...)}
 		}
 	}
 	weak := len(r.ACRValues) > 0 && !slices.Contains(r.ACRValues, id.ACR)
 	stale := r.MaxAge > 0 && (id.AuthTime.IsZero() || now().Sub(id.AuthTime) > r.MaxAge)
 	if weak || stale {
-		e := &InsufficientAuthenticationError{ACRValues: append([]string(nil), r.ACRValues...)}
+		e := &protocol.InsufficientAuthenticationError{ACRValues: append([]string(nil), r.ACRValues...)}
 		if r.MaxAge > 0 {
 			m := r.MaxAge
 			e.MaxAge = &m
@@ -66,78 +68,16 @@ func (r Requirement) check(id *Identity, now func() time.Time, trusted bool) err
 	return nil
 }
 
-// InsufficientScopeError says the caller's token lacks scopes the
-// component needs. Scopes lists every scope the component requires, so one
-// new authorization can cover them all. Over HTTP it becomes 403 with
-// WWW-Authenticate: Bearer error="insufficient_scope", scope="...".
-type InsufficientScopeError struct {
-	Scopes []string
-	// Challenge is the raw WWW-Authenticate header a client received with
-	// the error over HTTP ("" otherwise).
-	Challenge string
-	// ResourceMetadata is the protected resource metadata URL (RFC 9728)
-	// of the challenge, when a client received one over HTTP.
-	ResourceMetadata string
-}
-
-// Error implements error.
-func (e *InsufficientScopeError) Error() string {
-	return "insufficient scope: this needs a token with the scopes " + strings.Join(e.Scopes, " ")
-}
-
-// InsufficientAuthenticationError says the caller signed in too weakly or
-// too long ago (RFC 9470). Over HTTP it becomes 401 with
-// WWW-Authenticate: Bearer error="insufficient_user_authentication",
-// acr_values="...", max_age=N.
-type InsufficientAuthenticationError struct {
-	ACRValues []string
-	MaxAge    *time.Duration
-	// Challenge is the raw WWW-Authenticate header a client received with
-	// the error over HTTP ("" otherwise).
-	Challenge string
-	// ResourceMetadata is the protected resource metadata URL (RFC 9728)
-	// of the challenge, when a client received one over HTTP.
-	ResourceMetadata string
-}
-
-// Error implements error.
-func (e *InsufficientAuthenticationError) Error() string {
-	var parts []string
-	if len(e.ACRValues) > 0 {
-		parts = append(parts, "an authentication of class "+strings.Join(e.ACRValues, " or "))
-	}
-	if e.MaxAge != nil {
-		parts = append(parts, fmt.Sprintf("a sign-in within the last %s", *e.MaxAge))
-	}
-	return "insufficient user authentication: this needs " + strings.Join(parts, " and ")
-}
-
-// Application error codes for authorization failures carried as JSON-RPC
-// errors (in memory and over stdio; HTTP answers with 401 or 403 instead).
-const (
-	CodeInsufficientScope          = -31403
-	CodeInsufficientAuthentication = -31401
-)
-
-// AuthFailure is what a transport needs to answer an authorization
-// failure with the right HTTP status and WWW-Authenticate challenge.
-type AuthFailure struct {
-	Status    int    // 403 for scopes, 401 for authentication
-	Code      string // "insufficient_scope" or "insufficient_user_authentication"
-	Scopes    []string
-	ACRValues []string
-	MaxAge    *time.Duration
-}
-
-// asJSONRPC turns an authorization error into its JSON-RPC form and the
-// transport's challenge.
-func authError(err error) (*Error, *AuthFailure, bool) {
-	if e, ok := errorsAs[*InsufficientScopeError](err); ok {
+// authError turns an authorization error into its JSON-RPC form, and
+// returns the *protocol.InsufficientScopeError or *protocol.InsufficientAuthenticationError
+// a transport answers with its own status and challenge (Reply.Auth).
+func authError(err error) (*Error, error, bool) {
+	if e, ok := errors.AsType[*protocol.InsufficientScopeError](err); ok {
 		return &Error{Code: CodeInsufficientScope, Message: e.Error(),
 				Data: map[string]any{"error": "insufficient_scope", "scope": strings.Join(e.Scopes, " "), "scopes": e.Scopes}},
-			&AuthFailure{Status: 403, Code: "insufficient_scope", Scopes: e.Scopes}, true
+			e, true
 	}
-	if e, ok := errorsAs[*InsufficientAuthenticationError](err); ok {
+	if e, ok := errors.AsType[*protocol.InsufficientAuthenticationError](err); ok {
 		data := map[string]any{"error": "insufficient_user_authentication"}
 		if len(e.ACRValues) > 0 {
 			data["acr_values"] = strings.Join(e.ACRValues, " ")
@@ -146,33 +86,7 @@ func authError(err error) (*Error, *AuthFailure, bool) {
 			data["max_age"] = int64(e.MaxAge.Seconds())
 		}
 		return &Error{Code: CodeInsufficientAuthentication, Message: e.Error(), Data: data},
-			&AuthFailure{Status: 401, Code: "insufficient_user_authentication", ACRValues: e.ACRValues, MaxAge: e.MaxAge}, true
+			e, true
 	}
 	return nil, nil, false
-}
-
-// AuthErrorFrom decodes the JSON-RPC form of an authorization error back
-// into *InsufficientScopeError or *InsufficientAuthenticationError, for
-// clients; other errors are returned unchanged.
-func AuthErrorFrom(e *Error) error {
-	data, _ := e.Data.(map[string]any)
-	switch e.Code {
-	case CodeInsufficientScope:
-		var scopes []string
-		if s, ok := data["scope"].(string); ok && s != "" {
-			scopes = strings.Fields(s)
-		}
-		return &InsufficientScopeError{Scopes: scopes}
-	case CodeInsufficientAuthentication:
-		out := &InsufficientAuthenticationError{}
-		if s, ok := data["acr_values"].(string); ok && s != "" {
-			out.ACRValues = strings.Fields(s)
-		}
-		if n, ok := data["max_age"].(float64); ok {
-			d := time.Duration(n) * time.Second
-			out.MaxAge = &d
-		}
-		return out
-	}
-	return e
 }

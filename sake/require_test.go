@@ -2,9 +2,11 @@ package sake_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 type scoped struct{}
@@ -44,8 +46,13 @@ func TestRequirementsByTransport(t *testing.T) {
 		if ok := r.ErrorCode == 0; ok != tc.ok {
 			t.Errorf("transport %q, identity %+v: %s", tc.transport, tc.id, r.Body)
 		}
-		if !tc.ok && (r.ErrorCode != sake.CodeInsufficientScope || r.Auth == nil || r.Auth.Status != 403) {
+		if !tc.ok && (r.ErrorCode != sake.CodeInsufficientScope || !isScopeError(r.Auth)) {
 			t.Errorf("transport %q: refusal %d %+v", tc.transport, r.ErrorCode, r.Auth)
 		}
 	}
+}
+
+func isScopeError(err error) bool {
+	_, ok := errors.AsType[*protocol.InsufficientScopeError](err)
+	return ok
 }

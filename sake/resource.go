@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/sakemcp/sake-go/sake/internal/uritemplate"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 var resourceContentsType = reflect.TypeFor[ResourceContents]()
@@ -21,7 +22,7 @@ type resource struct {
 	tmpl        *uritemplate.Template
 	call        callable
 	listJSON    []byte
-	views       views
+	byRevision  revisionJSON
 	completions map[string]*completer
 }
 
@@ -89,15 +90,15 @@ func compileResource(def *ResourceDef, fn reflect.Value, method bool, resolve co
 	} else {
 		b = append(b, `"uri":`...)
 	}
-	b = appendString(b, def.uri)
+	b = protocol.AppendString(b, def.uri)
 	b = append(b, `,"name":`...)
-	b = appendString(b, def.name)
-	b = appendOptString(b, "title", def.title)
-	b = appendOptString(b, "description", def.description)
-	b = appendOptString(b, "mimeType", def.mimeType)
+	b = protocol.AppendString(b, def.name)
+	b = protocol.AppendOptString(b, "title", def.title)
+	b = protocol.AppendOptString(b, "description", def.description)
+	b = protocol.AppendOptString(b, "mimeType", def.mimeType)
 	if def.size != nil && !def.template {
 		b = append(b, `,"size":`...)
-		b, _ = appendAny(b, int(*def.size))
+		b, _ = protocol.AppendAny(b, int(*def.size))
 	}
 	for _, part := range []struct {
 		key string
@@ -111,14 +112,14 @@ func compileResource(def *ResourceDef, fn reflect.Value, method bool, resolve co
 		if err != nil {
 			return nil, err
 		}
-		b = appendKey(b, part.key, false)
+		b = protocol.AppendKey(b, part.key, false)
 		b = append(b, j...)
 	}
-	if b, err = appendMeta(b, def.meta, nil); err != nil {
+	if b, err = protocol.AppendMeta(b, def.meta, nil); err != nil {
 		return nil, err
 	}
 	r.listJSON = append(b, '}')
-	r.views = shapeViews(r.listJSON, false)
+	r.byRevision = shapeRevisions(r.listJSON, false)
 	r.completions = map[string]*completer{}
 	// Unknown variables first, whatever the map's order, so the same
 	// declaration always gets the same error.
@@ -215,7 +216,7 @@ func readError(era Era, uri string, err error) error {
 	if errors.Is(err, ErrResourceNotFound) {
 		return resourceNotFound(era, uri)
 	}
-	if e, ok := errorsAs[*Error](err); ok {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e
 	}
 	return &Error{Code: CodeInternalError, Message: fmt.Sprintf("reading %s failed: %v", uri, err)}

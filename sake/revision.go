@@ -2,6 +2,7 @@ package sake
 
 import (
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Clients of older handshake-era revisions get the shapes of their
@@ -34,15 +35,15 @@ func revisionOf(req *Request) int {
 	return rev20241105
 }
 
-// views holds a list entry's JSON for every revision level.
-type views [numRevisions][]byte
+// revisionJSON holds a list entry's JSON for every revision level.
+type revisionJSON [numRevisions][]byte
 
-// shapeViews derives the older revisions' JSON from the newest: each
+// shapeRevisions derives the older revisions' JSON from the newest: each
 // level leaves out what its revision did not have yet. toolAnnotations says
 // whether "annotations" came with 2025-03-26 (tools) or was always there
 // (resources).
-func shapeViews(full []byte, toolAnnotations bool) views {
-	var v views
+func shapeRevisions(full []byte, toolAnnotations bool) revisionJSON {
+	var v revisionJSON
 	v[revModern], v[rev20251125] = full, full
 	v[rev20250618] = stripMembers(full, "icons")
 	v[rev20250326] = stripMembers(v[rev20250618], "title", "outputSchema")
@@ -76,7 +77,7 @@ func stripMembers(obj []byte, names ...string) []byte {
 				return nil
 			}
 		}
-		out = appendKey(out, string(key), first)
+		out = protocol.AppendKey(out, string(key), first)
 		out = append(out, value...)
 		first = false
 		return nil
@@ -87,7 +88,7 @@ func stripMembers(obj []byte, names ...string) []byte {
 // forRevision adapts a tool result to what an older client knows:
 // structuredContent and resource links came with 2025-06-18 (a link
 // becomes a line of text).
-func (r *ToolResult) forRevision(rev int) *ToolResult {
+func forRevision(r *ToolResult, rev int) *ToolResult {
 	if rev < rev20250326 {
 		return r
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -34,7 +34,7 @@ func TestOlderRevisionsGetTheirShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var add, list sake.ToolInfo
+			var add, list protocol.ToolInfo
 			for _, tl := range tools {
 				switch tl.Name {
 				case "add_note":

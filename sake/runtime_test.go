@@ -225,7 +225,7 @@ func TestListenStream(t *testing.T) {
 	done := make(chan sake.Reply)
 	go func() {
 		done <- s.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["notes://1"]},`+modernMeta+`}}`),
-			&sake.Inbound{Notify: func(m []byte) { msgs <- string(m) }})
+			&sake.Inbound{Stream: sake.StreamFunc(func(m []byte) { msgs <- string(m) })})
 	}()
 	ack := <-msgs
 	if !strings.Contains(ack, `"method":"notifications/subscriptions/acknowledged"`) || !strings.Contains(ack, `"io.modelcontextprotocol/subscriptionId":"L"`) {
@@ -251,7 +251,7 @@ func TestListenStream(t *testing.T) {
 	// Shutdown ends a stream with a result.
 	go func() {
 		done <- s.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{},`+modernMeta+`}}`),
-			&sake.Inbound{Notify: func(m []byte) { msgs <- string(m) }})
+			&sake.Inbound{Stream: sake.StreamFunc(func(m []byte) { msgs <- string(m) })})
 	}()
 	<-msgs
 	_ = s.Shutdown(context.Background())

@@ -10,6 +10,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/sakemcp/sake-go/sake/internal/validate"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // typeSchema is a JSON Schema reflected from a Go type, compiled, and
@@ -120,7 +121,7 @@ func compileSchema(raw []byte) (*typeSchema, error) {
 	// Property order as written in the schema (invopop keeps field order).
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	ts.order = propertyOrder(dec)
-	if generic, err := decodeAny(raw); err == nil {
+	if generic, err := protocol.DecodeAny(raw); err == nil {
 		ts.keys = map[string]string{}
 		collectPropertyNames(generic, ts.keys)
 	}

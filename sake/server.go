@@ -1,6 +1,7 @@
 package sake
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Server is an MCP server built from a Go value: its tools, resources,
@@ -19,7 +22,7 @@ import (
 type Server struct {
 	opts       options
 	impl       reflect.Value // the receiver of method components
-	info       Implementation
+	info       protocol.Implementation
 	logger     *slog.Logger
 	secret     []byte
 	usedStates usedStates // redeemed single-use requestStates
@@ -163,15 +166,15 @@ func New(impl any, opts ...Option) (*Server, error) {
 			}
 		}
 	}
-	s.info = Implementation{Name: o.name, Title: o.title, Version: o.version}
+	s.info = protocol.Implementation{Name: o.name, Title: o.title, Version: o.version}
 	if s.info.Name == "" {
 		s.info.Name = snakeCase(typeName)
 	}
 	if s.info.Version == "" {
 		s.info.Version = "0.0.0"
 	}
-	s.serverInfoMeta = appendKey(nil, metaServerInfo, true)
-	s.serverInfoMeta, _ = appendAny(s.serverInfoMeta, s.info)
+	s.serverInfoMeta = protocol.AppendKey(nil, protocol.MetaServerInfo, true)
+	s.serverInfoMeta, _ = protocol.AppendAny(s.serverInfoMeta, s.info)
 	s.handler = s.route
 	for i := len(o.middleware) - 1; i >= 0; i-- {
 		s.handler = o.middleware[i](s.handler)
@@ -197,7 +200,7 @@ func MustNew(impl any, opts ...Option) *Server {
 }
 
 // Info returns the server's name and version.
-func (s *Server) Info() Implementation { return s.info }
+func (s *Server) Info() protocol.Implementation { return s.info }
 
 func blueprintFor(t reflect.Type, impl any) *blueprint {
 	if v, ok := blueprints.Load(t); ok {
@@ -418,4 +421,50 @@ func (s *Server) safeCall(c *Context, k *callable, arg reflect.Value, what strin
 	}()
 	out, err = k.call(s.impl, c, arg)
 	return out, err, false
+}
+
+// Shutdown stops the server: initialize is refused from now on, every
+// modern subscriptions/listen stream ends with its final result, and every
+// legacy session is closed, which cancels its requests. It then waits
+// until every request still running has returned, or ctx ends, and
+// returns ctx's error in that case. Call it before stopping the
+// transports; a task manager is shut down on its own
+// (tasks.Manager.Shutdown). Shutdown may be called more than once.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.shutdownOnce.Do(func() {
+		s.stopping.Store(true)
+		if s.stopBroker != nil {
+			s.stopBroker()
+		}
+		if s.share.stop != nil {
+			s.share.stop()
+		}
+		close(s.done)
+	})
+	// A session shared with other replicas lives on there: only this
+	// replica's copy ends.
+	s.sessions.Range(func(_, v any) bool {
+		v.(*Session).closeHere()
+		return true
+	})
+	for s.running.Load() > 0 {
+		select {
+		case <-s.drained:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// begin and end count the requests running, for Shutdown.
+func (s *Server) begin() { s.running.Add(1) }
+
+func (s *Server) end() {
+	if s.running.Add(-1) == 0 && s.stopping.Load() {
+		select {
+		case s.drained <- struct{}{}:
+		default:
+		}
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Session is a legacy (2025-11-25 and earlier) session: what initialize
@@ -19,12 +21,12 @@ import (
 type Session struct {
 	id           string
 	version      string
-	capabilities ClientCapabilities
-	clientInfo   Implementation
+	capabilities protocol.ClientCapabilities
+	clientInfo   protocol.Implementation
 	created      time.Time
 
 	initialized atomic.Bool
-	logLevel    atomic.Int32 // LogLevel.severity(); 0 = nothing
+	logLevel    atomic.Int32 // LogLevel.Severity(); 0 = nothing
 	lastUsed    atomic.Int64 // unix nanoseconds
 
 	flight inFlight
@@ -51,7 +53,7 @@ type Session struct {
 	shared bool
 }
 
-func newSession(version string, caps *ClientCapabilities, info *Implementation) *Session {
+func newSession(version string, caps *protocol.ClientCapabilities, info *protocol.Implementation) *Session {
 	s := &Session{id: newSessionID(), version: version, created: time.Now(), done: make(chan struct{})}
 	if caps != nil {
 		s.capabilities = *caps
@@ -77,18 +79,18 @@ func (s *Session) ID() string { return s.id }
 func (s *Session) ProtocolVersion() string { return s.version }
 
 // ClientCapabilities returns what the client declared at initialize.
-func (s *Session) ClientCapabilities() *ClientCapabilities { return &s.capabilities }
+func (s *Session) ClientCapabilities() *protocol.ClientCapabilities { return &s.capabilities }
 
 // ClientInfo returns what the client said it is.
-func (s *Session) ClientInfo() Implementation { return s.clientInfo }
+func (s *Session) ClientInfo() protocol.Implementation { return s.clientInfo }
 
-// Initialized reports whether notifications/initialized has arrived.
-func (s *Session) Initialized() bool { return s.initialized.Load() }
+// initializedYet reports whether notifications/initialized has arrived.
+func (s *Session) initializedYet() bool { return s.initialized.Load() }
 
-// LogLevel returns the level set with logging/setLevel, or "" if none.
-func (s *Session) LogLevel() LogLevel {
+// logLevelSet returns the level set with logging/setLevel, or "" if none.
+func (s *Session) logLevelSet() LogLevel {
 	for _, l := range []LogLevel{LevelDebug, LevelInfo, LevelNotice, LevelWarning, LevelError, LevelCritical, LevelAlert, LevelEmergency} {
-		if int32(l.severity()) == s.logLevel.Load() {
+		if int32(l.Severity()) == s.logLevel.Load() {
 			return l
 		}
 	}
@@ -101,8 +103,8 @@ func (s *Session) LastUsed() time.Time { return time.Unix(0, s.lastUsed.Load()) 
 
 func (s *Session) touch() { s.lastUsed.Store(time.Now().UnixNano()) }
 
-// Subscribed reports whether the client subscribed to uri.
-func (s *Session) Subscribed(uri string) bool {
+// subscribed reports whether the client subscribed to uri.
+func (s *Session) subscribed(uri string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.subscriptions[uri]
@@ -242,142 +244,6 @@ func (s *Session) sendLocal(msg []byte) error {
 		return ErrNoStream
 	}
 	return send(msg)
-}
-
-// inFlight tracks the requests running on one connection or session, by
-// id (its JSON text), so that notifications/cancelled can stop them. A
-// request is tracked from its decoding, before it runs.
-type inFlight struct {
-	mu     sync.Mutex
-	m      map[string]*flight
-	closed bool
-	ended  atomic.Bool // the input ended: no answer to a question can come
-}
-
-// flight is one tracked request. Its identity lets a request untrack only
-// itself when a client reuses an id.
-type flight struct {
-	owner     *inFlight
-	longLived bool
-	asking    atomic.Int32
-
-	mu        sync.Mutex
-	cancel    func()
-	cancelled bool
-}
-
-// start gives the flight its cancel function, calling it at once when the
-// request was cancelled before it ran.
-func (f *flight) start(cancel func()) {
-	f.mu.Lock()
-	if f.cancelled {
-		f.mu.Unlock()
-		cancel()
-		return
-	}
-	f.cancel = cancel
-	f.mu.Unlock()
-}
-
-// stop cancels the request, now or when it starts.
-func (f *flight) stop() {
-	f.mu.Lock()
-	f.cancelled = true
-	c := f.cancel
-	f.mu.Unlock()
-	if c != nil {
-		c()
-	}
-}
-
-// ask marks the request as waiting for the client, and reports whether an
-// answer can still come; done unmarks it.
-func (f *flight) ask() bool {
-	f.asking.Add(1)
-	if f.owner.ended.Load() {
-		f.asking.Add(-1)
-		return false
-	}
-	return true
-}
-
-func (f *flight) doneAsking() { f.asking.Add(-1) }
-
-// track starts tracking a request. ok is false when max (> 0) requests
-// are tracked already. A tracker that is closed returns a flight already
-// cancelled.
-func (t *inFlight) track(id string, longLived bool, max int) (fl *flight, ok bool) {
-	fl = &flight{owner: t, longLived: longLived}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		fl.cancelled = true
-		return fl, true
-	}
-	if max > 0 && len(t.m) >= max {
-		return nil, false
-	}
-	if t.m == nil {
-		t.m = make(map[string]*flight)
-	}
-	t.m[id] = fl // a reused id replaces the older request
-	return fl, true
-}
-
-func (t *inFlight) untrack(id string, fl *flight) {
-	t.mu.Lock()
-	if t.m[id] == fl {
-		delete(t.m, id)
-	}
-	t.mu.Unlock()
-}
-
-// cancel cancels the request with that id and reports whether there was
-// one.
-func (t *inFlight) cancel(id string) bool {
-	t.mu.Lock()
-	fl := t.m[id]
-	t.mu.Unlock()
-	if fl != nil {
-		fl.stop()
-	}
-	return fl != nil
-}
-
-// len returns how many requests are tracked.
-func (t *inFlight) len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.m)
-}
-
-// endInput cancels the requests that cannot finish without more input:
-// long-lived ones and those waiting for an answer.
-func (t *inFlight) endInput() {
-	t.ended.Store(true)
-	t.mu.Lock()
-	var stop []*flight
-	for _, fl := range t.m {
-		if fl.longLived || fl.asking.Load() > 0 {
-			stop = append(stop, fl)
-		}
-	}
-	t.mu.Unlock()
-	for _, fl := range stop {
-		fl.stop()
-	}
-}
-
-// cancelAll cancels every running request and refuses new ones.
-func (t *inFlight) cancelAll() {
-	t.mu.Lock()
-	m := t.m
-	t.m = nil
-	t.closed = true
-	t.mu.Unlock()
-	for _, fl := range m {
-		fl.stop()
-	}
 }
 
 // offer records the component capabilities the server offers the session.

@@ -1,7 +1,6 @@
 package sake
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -199,24 +198,6 @@ func (s *Server) lookupSession(id, owner string) (*Session, error) {
 	return sess, nil
 }
 
-// SessionFor returns the live legacy session with that id when who opened
-// it, or nil: a session is only ever used by its owner. A session shared
-// through a SessionStore that cannot be read right now is nil too; use
-// FindSession to tell that apart.
-func (s *Server) SessionFor(id string, who *Identity) *Session {
-	sess, _ := s.lookupSession(id, who.Owner())
-	return sess
-}
-
-// FindSession is SessionFor that tells "no such session" from "cannot say
-// now": it returns the live legacy session with that id when who opened
-// it; nil and no error when there is none (it ended, never existed, or
-// belongs to another owner); and an error wrapping ErrSessionStore when
-// the SessionStore could not be read, the session maybe still alive.
-func (s *Server) FindSession(id string, who *Identity) (*Session, error) {
-	return s.lookupSession(id, who.Owner())
-}
-
 // maxInFlight is the cap on the requests in flight per session or
 // connection.
 func (s *Server) maxInFlight() int {
@@ -249,49 +230,3 @@ func (s *Session) Hold() (release func()) {
 // Owner returns who opened the session (Identity.Owner), "" for an
 // anonymous caller.
 func (s *Session) Owner() string { return s.owner }
-
-// Shutdown stops the server: initialize is refused from now on, every
-// modern subscriptions/listen stream ends with its final result, and every
-// legacy session is closed, which cancels its requests. It then waits
-// until every request still running has returned, or ctx ends, and
-// returns ctx's error in that case. Call it before stopping the
-// transports; a task manager is shut down on its own
-// (tasks.Manager.Shutdown). Shutdown may be called more than once.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.shutdownOnce.Do(func() {
-		s.stopping.Store(true)
-		if s.stopBroker != nil {
-			s.stopBroker()
-		}
-		if s.share.stop != nil {
-			s.share.stop()
-		}
-		close(s.done)
-	})
-	// A session shared with other replicas lives on there: only this
-	// replica's copy ends.
-	s.sessions.Range(func(_, v any) bool {
-		v.(*Session).closeHere()
-		return true
-	})
-	for s.running.Load() > 0 {
-		select {
-		case <-s.drained:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
-}
-
-// begin and end count the requests running, for Shutdown.
-func (s *Server) begin() { s.running.Add(1) }
-
-func (s *Server) end() {
-	if s.running.Add(-1) == 0 && s.stopping.Load() {
-		select {
-		case s.drained <- struct{}{}:
-		default:
-		}
-	}
-}

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // SessionStore shares legacy sessions between the replicas of a server, so
@@ -48,8 +50,8 @@ type SessionRecord struct {
 	Version       string
 	Owner         string
 	Key           string // what it counts against for quotas
-	Capabilities  ClientCapabilities
-	ClientInfo    Implementation
+	Capabilities  protocol.ClientCapabilities
+	ClientInfo    protocol.Implementation
 	Offers        []string
 	Initialized   bool
 	LogLevel      int32 // severity, 0 for none
@@ -213,7 +215,7 @@ func (s *Server) subscribedElsewhere(sess *Session, uri string) bool {
 		return false
 	}
 	sess.apply(rec)
-	return sess.Subscribed(uri)
+	return sess.subscribed(uri)
 }
 
 // hasSender reports whether this replica holds the session's stream.
@@ -234,12 +236,7 @@ func (s *Server) onRelay(r SessionRelay) {
 	case RelaySend:
 		_ = sess.sendLocal(r.Message)
 	case RelayAnswer:
-		var env struct {
-			ID     json.RawMessage `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		if json.Unmarshal(r.Message, &env) == nil {
+		if env, err := protocol.Peek(r.Message); err == nil {
 			sess.deliver(env.ID, env.Result, env.Error)
 		}
 	case RelayCancel:

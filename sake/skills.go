@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"mime"
@@ -16,13 +15,12 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // The Skills extension (SEP-2640): Agent Skills served as resources.
 const (
-	// SkillsExtension is the extension's identifier, under
-	// capabilities.extensions.
-	SkillsExtension = "io.modelcontextprotocol/skills"
 	// MaxSkillFiles is how many files one skill may hold, SKILL.md
 	// included.
 	MaxSkillFiles = 512
@@ -229,9 +227,9 @@ func loadSkills(c *skillsConfig) (*skillSet, []*resource, error) {
 				resources = append(resources, ',')
 			}
 			resources = append(resources, `{"uri":`...)
-			resources = appendString(resources, uri)
+			resources = protocol.AppendString(resources, uri)
 			resources = append(resources, `,"digest":`...)
-			resources = appendString(resources, sf.digest)
+			resources = protocol.AppendString(resources, sf.digest)
 			resources = append(resources, `,"size":`...)
 			resources = fmt.Appendf(resources, "%d", sf.size)
 			resources = append(resources, '}')
@@ -250,7 +248,7 @@ func loadSkills(c *skillsConfig) (*skillSet, []*resource, error) {
 		}
 		uri := base + "/SKILL.md"
 		entry := []byte(`{"uri":`)
-		entry = appendString(entry, uri)
+		entry = protocol.AppendString(entry, uri)
 		entry = append(entry, `,"frontmatter":`...)
 		entry = append(entry, fm.json...)
 		entry = append(entry, `,"resources":[`...)
@@ -379,20 +377,20 @@ func (set *skillSet) addDirs(root string, files []fileInfo) {
 			if i == len(segs)-1 {
 				sf := set.files[uri]
 				b := []byte(`{"uri":`)
-				b = appendString(b, uri)
+				b = protocol.AppendString(b, uri)
 				b = append(b, `,"name":`...)
-				b = appendString(b, seg)
+				b = protocol.AppendString(b, seg)
 				b = append(b, `,"mimeType":`...)
-				b = appendString(b, sf.contents.MIMEType)
+				b = protocol.AppendString(b, sf.contents.MIMEType)
 				b = fmt.Appendf(b, `,"size":%d}`, sf.size)
 				children[dir][uri] = b
 				break
 			}
 			if _, ok := children[dir][uri]; !ok {
 				b := []byte(`{"uri":`)
-				b = appendString(b, uri)
+				b = protocol.AppendString(b, uri)
 				b = append(b, `,"name":`...)
-				b = appendString(b, seg)
+				b = protocol.AppendString(b, seg)
 				b = append(b, `,"mimeType":"inode/directory"}`...)
 				children[dir][uri] = b
 			}
@@ -511,23 +509,4 @@ func (s *Server) loadSkills(c *skillsConfig) error {
 		}
 	})
 	return nil
-}
-
-// SkillInfo is a skill as skills/list and skills/get describe it.
-type SkillInfo struct {
-	// URI is the skill's SKILL.md.
-	URI string `json:"uri"`
-	// Frontmatter is SKILL.md's YAML frontmatter as JSON, every field as
-	// written.
-	Frontmatter json.RawMessage `json:"frontmatter"`
-	// Resources lists every file of the skill, SKILL.md first.
-	Resources []SkillFile `json:"resources"`
-}
-
-// SkillFile is one file of a skill: its URI, the SHA-256 digest of its
-// bytes (sha256:<hex>) and their number.
-type SkillFile struct {
-	URI    string `json:"uri"`
-	Digest string `json:"digest"`
-	Size   int64  `json:"size"`
 }

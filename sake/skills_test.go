@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -195,8 +196,8 @@ func TestSkills(t *testing.T) {
 					return "error"
 				}
 				var r struct {
-					Resources  []sake.ResourceInfo `json:"resources"`
-					NextCursor string              `json:"nextCursor"`
+					Resources  []protocol.ResourceInfo `json:"resources"`
+					NextCursor string                  `json:"nextCursor"`
 				}
 				_ = json.Unmarshal(raw, &r)
 				for _, x := range r.Resources {
@@ -303,9 +304,9 @@ func TestSkillsRequireScopes(t *testing.T) {
 		{"resources/directory/read", map[string]any{"uri": "skill://pdf"}},
 	} {
 		_, err := without.Request(call.method, call.params)
-		var se *sake.InsufficientScopeError
+		var se *protocol.InsufficientScopeError
 		if !errors.As(err, &se) {
-			t.Errorf("%s %v without the scope: err = %v, want InsufficientScopeError", call.method, call.params, err)
+			t.Errorf("%s %v without the scope: err = %v, want protocol.InsufficientScopeError", call.method, call.params, err)
 		}
 	}
 	with := saketest.Connect(t, srv, saketest.Scopes("docs"))

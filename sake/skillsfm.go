@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -106,7 +107,7 @@ func (r *yamlRenderer) render(dst []byte, n *yaml.Node, depth int) ([]byte, erro
 				return nil, fmt.Errorf("line %d: the key %q is given twice", k.Line, k.Value)
 			}
 			seen[k.Value] = true
-			dst = appendKey(dst, k.Value, i == 0)
+			dst = protocol.AppendKey(dst, k.Value, i == 0)
 			var err error
 			if dst, err = r.render(dst, n.Content[i+1], depth+1); err != nil {
 				return nil, err
@@ -151,7 +152,7 @@ func (r *yamlRenderer) render(dst []byte, n *yaml.Node, depth int) ([]byte, erro
 			}
 			return strconv.AppendFloat(dst, f, 'g', -1, 64), nil
 		default: // strings, and timestamps as written
-			return appendString(dst, n.Value), nil
+			return protocol.AppendString(dst, n.Value), nil
 		}
 	}
 	return nil, fmt.Errorf("line %d: unsupported YAML", n.Line)

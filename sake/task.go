@@ -7,19 +7,6 @@ import (
 	"time"
 )
 
-// TaskExtension is the id of the tasks extension (SEP-2663) in
-// capabilities.extensions.
-const TaskExtension = "io.modelcontextprotocol/tasks"
-
-// Task statuses. The last three are terminal.
-const (
-	TaskWorking       = "working"
-	TaskInputRequired = "input_required"
-	TaskCompleted     = "completed"
-	TaskFailed        = "failed"
-	TaskCancelled     = "cancelled"
-)
-
 // Task is the state of a long-running tool call as its owner sees it.
 type Task struct {
 	ID            string

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // taskRun is a call running as a task.
@@ -70,8 +70,8 @@ func (c *Context) TaskID() string {
 
 func missingTaskExtension() *Error {
 	return &Error{Code: CodeMissingRequiredClientCapability,
-		Message: "Server requires the " + TaskExtension + " extension for this request",
-		Data:    map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TaskExtension: map[string]any{}}}}}
+		Message: "Server requires the " + protocol.TaskExtension + " extension for this request",
+		Data:    map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{protocol.TaskExtension: map[string]any{}}}}}
 }
 
 // detached copies what a task keeps of its request: the message's buffer
@@ -103,7 +103,7 @@ func (s *Server) callTask(ctx context.Context, req *Request, t *tool) (res any, 
 	m := s.opts.tasks
 	opts := TaskOptions{Tool: t.name, TTL: t.taskTTL, PollInterval: t.taskPoll}
 	if req.Era == EraModern {
-		if !req.ClientCapabilities.HasExtension(TaskExtension) {
+		if !req.ClientCapabilities.HasExtension(protocol.TaskExtension) {
 			if t.task == TaskRequired {
 				return nil, true, missingTaskExtension()
 			}
@@ -280,300 +280,4 @@ func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *Tool
 	}
 	c.task.end(TaskDone{Status: TaskCompleted, ToolError: res.IsError})
 	ctl.Complete(b, res.IsError)
-}
-
-// createdTask is the answer to a tools/call that became a task.
-type createdTask struct{ task *Task }
-
-func (r *createdTask) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
-	if w.era == EraModern {
-		dst = append(dst, '{')
-		dst = appendTaskFields(dst, r.task, true)
-		return w.tail(dst, false, nil, cacheNone, "task")
-	}
-	dst = append(dst, `{"task":{`...)
-	dst = appendTaskFields(dst, r.task, false)
-	return w.tail(append(dst, '}'), false, nil, cacheNone, "")
-}
-
-const taskTimeLayout = "2006-01-02T15:04:05.000Z07:00"
-
-// appendTaskFields writes the Task members without braces, with the
-// modern (ttlMs, pollIntervalMs) or legacy (ttl, pollInterval) names.
-func appendTaskFields(dst []byte, t *Task, modern bool) []byte {
-	dst = append(dst, `"taskId":`...)
-	dst = appendString(dst, t.ID)
-	status := t.Status
-	if !modern && status == TaskCompleted && t.ResultIsError {
-		status = TaskFailed // 2025-11-25: a tool error fails the task
-	}
-	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, status)
-	dst = appendOptString(dst, "statusMessage", t.StatusMessage)
-	dst = append(dst, `,"createdAt":`...)
-	dst = appendString(dst, t.CreatedAt.UTC().Format(taskTimeLayout))
-	dst = append(dst, `,"lastUpdatedAt":`...)
-	dst = appendString(dst, t.LastUpdatedAt.UTC().Format(taskTimeLayout))
-	ttlKey, pollKey := `,"ttl":`, `,"pollInterval":`
-	if modern {
-		ttlKey, pollKey = `,"ttlMs":`, `,"pollIntervalMs":`
-	}
-	dst = append(dst, ttlKey...)
-	if t.TTL > 0 {
-		dst = strconv.AppendInt(dst, t.TTL.Milliseconds(), 10)
-	} else {
-		dst = append(dst, "null"...)
-	}
-	if t.PollInterval > 0 {
-		dst = append(dst, pollKey...)
-		dst = strconv.AppendInt(dst, max(t.PollInterval.Milliseconds(), 1), 10)
-	}
-	return dst
-}
-
-// detailedTask is the modern tasks/get result, and the params of
-// notifications/tasks.
-type detailedTask struct{ task *Task }
-
-func appendDetailed(dst []byte, t *Task) []byte {
-	dst = appendTaskFields(dst, t, true)
-	switch t.Status {
-	case TaskInputRequired:
-		if len(t.InputRequests) > 0 {
-			dst = append(dst, `,"inputRequests":{`...)
-			first := true
-			for _, k := range slices.Sorted(maps.Keys(t.InputRequests)) {
-				dst = appendKey(dst, k, first)
-				dst = append(dst, t.InputRequests[k]...)
-				first = false
-			}
-			dst = append(dst, '}')
-		}
-	case TaskCompleted:
-		if len(t.Result) > 1 {
-			dst = append(dst, `,"result":`...)
-			dst = append(dst, t.Result[:len(t.Result)-1]...)
-			if len(t.Result) > 2 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `"resultType":"complete"}`...)
-		}
-	case TaskFailed:
-		if t.Error != nil {
-			b, _ := json.Marshal(t.Error)
-			dst = append(dst, `,"error":`...)
-			dst = append(dst, b...)
-		}
-	}
-	return dst
-}
-
-func (r *detailedTask) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
-	dst = append(dst, '{')
-	dst = appendDetailed(dst, r.task)
-	return w.tail(dst, false, nil, cacheNone, "")
-}
-
-// legacyTask is the 2025-11-25 Task result (tasks/get, tasks/cancel).
-type legacyTask struct{ task *Task }
-
-func (r *legacyTask) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
-	dst = append(dst, '{')
-	dst = appendTaskFields(dst, r.task, false)
-	return w.tail(dst, false, nil, cacheNone, "")
-}
-
-// legacyTaskList is the tasks/list result.
-type legacyTaskList struct {
-	tasks []*Task
-	next  string
-}
-
-func (r *legacyTaskList) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
-	dst = append(dst, `{"tasks":[`...)
-	for i, t := range r.tasks {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, '{')
-		dst = appendTaskFields(dst, t, false)
-		dst = append(dst, '}')
-	}
-	dst = append(dst, ']')
-	dst = appendOptString(dst, "nextCursor", r.next)
-	return w.tail(dst, false, nil, cacheNone, "")
-}
-
-// relatedResult is a legacy tasks/result: the tool's result with the
-// related-task _meta.
-type relatedResult struct{ task *Task }
-
-func (r *relatedResult) appendResult(dst []byte, _ *resultWriter) ([]byte, error) {
-	res := r.task.Result
-	if len(res) < 2 {
-		res = []byte(`{"content":[]}`)
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(res, &obj); err != nil {
-		return dst, err
-	}
-	meta := map[string]json.RawMessage{}
-	if m, ok := obj["_meta"]; ok {
-		_ = json.Unmarshal(m, &meta)
-	}
-	rel, _ := json.Marshal(map[string]string{"taskId": r.task.ID})
-	meta["io.modelcontextprotocol/related-task"] = rel
-	obj["_meta"], _ = json.Marshal(meta)
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return dst, err
-	}
-	return append(dst, b...), nil
-}
-
-// task methods
-
-func (s *Server) taskFor(ctx context.Context, req *Request) (*Task, error) {
-	if req.Params.TaskID == "" {
-		return nil, InvalidParams("Invalid params: %s needs a taskId", req.Method)
-	}
-	t, err := s.opts.tasks.Get(ctx, req.Identity.Owner(), req.Params.TaskID)
-	return t, taskError(err)
-}
-
-func taskError(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, ErrTaskNotFound) {
-		return &Error{Code: CodeInvalidParams, Message: "Task not found", Data: map[string]string{"reason": "unknown or expired taskId"}}
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return &Error{Code: CodeInternalError, Message: "Internal error"}
-}
-
-func (s *Server) requireTaskExtension(req *Request) error {
-	if req.Era == EraModern && !req.ClientCapabilities.HasExtension(TaskExtension) {
-		return missingTaskExtension()
-	}
-	return nil
-}
-
-func (s *Server) tasksGet(ctx context.Context, req *Request, _ *registry) (any, error) {
-	if err := s.requireTaskExtension(req); err != nil {
-		return nil, err
-	}
-	t, err := s.taskFor(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if req.Era == EraModern {
-		return &detailedTask{task: t}, nil
-	}
-	return &legacyTask{task: t}, nil
-}
-
-func (s *Server) tasksUpdate(ctx context.Context, req *Request, _ *registry) (any, error) {
-	if err := s.requireTaskExtension(req); err != nil {
-		return nil, err
-	}
-	if req.Params.TaskID == "" {
-		return nil, InvalidParams("Invalid params: tasks/update needs a taskId")
-	}
-	var responses map[string]json.RawMessage
-	if raw := req.Params.InputResponses; len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &responses); err != nil {
-			return nil, InvalidParams("Invalid params: inputResponses must be an object of answers keyed as the inputRequests were")
-		}
-		for k, v := range responses {
-			responses[k] = append(json.RawMessage(nil), v...)
-		}
-	}
-	if err := s.opts.tasks.Answer(ctx, req.Identity.Owner(), req.Params.TaskID, responses); err != nil {
-		return nil, taskError(err)
-	}
-	return emptyResult{}, nil
-}
-
-func (s *Server) tasksCancel(ctx context.Context, req *Request, _ *registry) (any, error) {
-	if err := s.requireTaskExtension(req); err != nil {
-		return nil, err
-	}
-	if req.Era != EraModern {
-		t, err := s.taskFor(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		if t.Terminal() {
-			return nil, InvalidParams("Task %s has already finished (%s)", t.ID, t.Status)
-		}
-	}
-	t, err := s.opts.tasks.Cancel(ctx, req.Identity.Owner(), req.Params.TaskID)
-	if err != nil {
-		return nil, taskError(err)
-	}
-	if req.Era == EraModern {
-		return emptyResult{}, nil
-	}
-	return &legacyTask{task: t}, nil
-}
-
-func (s *Server) tasksList(ctx context.Context, req *Request, _ *registry) (any, error) {
-	cursor := ""
-	if req.Params.Cursor != nil {
-		cursor = *req.Params.Cursor
-	}
-	tasks, next, err := s.opts.tasks.List(ctx, req.Identity.Owner(), cursor, s.opts.pageSize)
-	if err != nil {
-		return nil, InvalidParams("Invalid cursor")
-	}
-	return &legacyTaskList{tasks: tasks, next: next}, nil
-}
-
-// tasksResult (legacy) waits for the task to finish, asking the client on
-// this request's stream whatever the task needs meanwhile.
-func (s *Server) tasksResult(ctx context.Context, req *Request, _ *registry) (any, error) {
-	owner, id := req.Identity.Owner(), req.Params.TaskID
-	if id == "" {
-		return nil, InvalidParams("Invalid params: tasks/result needs a taskId")
-	}
-	c := s.newContext(ctx, req)
-	for {
-		t, err := s.opts.tasks.Wait(ctx, owner, id, func(t *Task) bool {
-			return t.Terminal() || (t.Status == TaskInputRequired && len(t.InputRequests) > 0)
-		})
-		if err != nil {
-			return nil, taskError(err)
-		}
-		if t.Terminal() {
-			if t.Status == TaskFailed && t.Error != nil {
-				return nil, t.Error
-			}
-			if t.Status == TaskCancelled {
-				return nil, &Error{Code: CodeInternalError, Message: "Task " + t.ID + " was cancelled"}
-			}
-			return &relatedResult{task: t}, nil
-		}
-		answers := map[string]json.RawMessage{}
-		for key, raw := range t.InputRequests {
-			var q struct {
-				Method string          `json:"method"`
-				Params json.RawMessage `json:"params"`
-			}
-			if json.Unmarshal(raw, &q) != nil {
-				continue
-			}
-			a, err := c.askSession(key, q.Method, q.Params)
-			if err != nil {
-				return nil, err
-			}
-			answers[key] = a
-		}
-		if err := s.opts.tasks.Answer(ctx, owner, id, answers); err != nil {
-			return nil, taskError(err)
-		}
-	}
 }

@@ -3,6 +3,8 @@ package sake
 import (
 	"context"
 	"sync"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // watchLegacyTask sends notifications/tasks/status (params: the task, in
@@ -28,7 +30,8 @@ func (s *Server) watchLegacyTask(sess *Session, owner, id string, taskCtx contex
 			close(ended)
 		}
 		msg := make([]byte, 0, 256)
-		msg = append(msg, `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{`...)
+		msg = protocol.AppendNotificationHead(msg, "notifications/tasks/status")
+		msg = append(msg, '{')
 		msg = appendTaskFields(msg, t, false)
 		msg = append(msg, "}}"...)
 		if err := sess.Send(msg); err != nil && err != ErrNoStream {

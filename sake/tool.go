@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake/internal/validate"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // tool is a compiled tool: its callable, schemas, validator and the JSON it
@@ -19,9 +20,9 @@ type tool struct {
 	taskTTL    time.Duration
 	taskPoll   time.Duration
 	taskByCode bool
-	singleUse  bool   // requestStates are redeemable once
-	legacyJSON []byte // listJSON with execution.taskSupport, for 2025-11-25 servers with tasks
-	views      views  // listJSON shaped for each revision
+	singleUse  bool         // requestStates are redeemable once
+	legacyJSON []byte       // listJSON with execution.taskSupport, for 2025-11-25 servers with tasks
+	byRevision revisionJSON // listJSON shaped for each revision
 	require    Requirement
 	name       string
 	call       callable
@@ -98,7 +99,7 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 		return nil, err
 	}
 	t.listJSON, err = toolListJSON(def, t)
-	t.views = shapeViews(t.listJSON, true)
+	t.byRevision = shapeRevisions(t.listJSON, true)
 	t.legacyJSON = t.listJSON
 	if err == nil && t.task != TaskNever && !def.taskUnadvertised {
 		support := `"optional"`
@@ -191,16 +192,16 @@ func isToken(s string) bool {
 
 func toolListJSON(def *ToolDef, t *tool) ([]byte, error) {
 	b := []byte(`{"name":`)
-	b = appendString(b, def.name)
-	b = appendOptString(b, "title", def.title)
-	b = appendOptString(b, "description", def.description)
+	b = protocol.AppendString(b, def.name)
+	b = protocol.AppendOptString(b, "title", def.title)
+	b = protocol.AppendOptString(b, "description", def.description)
 	b = append(b, `,"inputSchema":`...)
 	b = append(b, t.input.raw...)
 	if t.output != nil {
 		b = append(b, `,"outputSchema":`...)
 		b = append(b, t.output...)
 	}
-	if !def.annotations.empty() {
+	if !noAnnotations(def.annotations) {
 		a, err := json.Marshal(def.annotations)
 		if err != nil {
 			return nil, err
@@ -216,7 +217,7 @@ func toolListJSON(def *ToolDef, t *tool) ([]byte, error) {
 		b = append(b, `,"icons":`...)
 		b = append(b, ic...)
 	}
-	b, err := appendMeta(b, def.meta, nil)
+	b, err := protocol.AppendMeta(b, def.meta, nil)
 	if err != nil {
 		return nil, fmt.Errorf("_meta: %w", err)
 	}
@@ -260,12 +261,10 @@ func (t *tool) invoke(c *Context, args json.RawMessage, checked bool) (res *Tool
 		if _, _, isAuth := authError(callErr); isAuth {
 			return nil, callErr
 		}
-		if e, ok := errorsAs[*Error](callErr); ok {
+		if e, ok := errors.AsType[*Error](callErr); ok {
 			return nil, e
 		}
-		r := ErrorResult("%s", callErr.Error())
-		r.cause = callErr
-		return r, nil
+		return protocol.ErrorResultFrom(callErr), nil
 	}
 	return t.toResult(out)
 }
@@ -367,7 +366,7 @@ func (t *tool) toResult(v reflect.Value) (*ToolResult, error) {
 			return &ToolResult{Content: []Content{Text("null")}}, nil
 		}
 	}
-	b, err := marshalNoEscape(v.Interface())
+	b, err := protocol.MarshalNoEscape(v.Interface())
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: cannot encode its result as JSON: %w", t.name, err)
 	}

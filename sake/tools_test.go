@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -130,7 +131,7 @@ func TestToolListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	byName := map[string]sake.ToolInfo{}
+	byName := map[string]protocol.ToolInfo{}
 	for _, tl := range tools {
 		names = append(names, tl.Name)
 		byName[tl.Name] = tl

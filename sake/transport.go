@@ -3,10 +3,11 @@ package sake
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // This file is everything a transport needs from the server. A transport
@@ -43,19 +44,12 @@ import (
 // on the goroutine reading its input implements AnswerAwaiter on its
 // Stream, so that a request waiting for the client's answer does not
 // hold the reading.
-
-// ErrorBody renders a JSON-RPC error response with a null id: what a
-// transport answers to input it refuses before the server sees a message
-// (a body too large or unreadable, a line over the limit, a request its
-// HTTP checks turn away). Everything else the server answers itself.
-func ErrorBody(code int, message string) []byte {
-	b := make([]byte, 0, 64+len(message))
-	b = append(b, `{"jsonrpc":"2.0","id":null,"error":{"code":`...)
-	b = strconv.AppendInt(b, int64(code), 10)
-	b = append(b, `,"message":`...)
-	b = appendString(b, message)
-	return append(b, "}}"...)
-}
+//
+// A transport that keeps legacy sessions itself (HTTP) finds the one a
+// message names with FindSession or SessionFor; one that recovers panics
+// of the code it runs in its own goroutines reports them through
+// ContextWithPanicHandler. ErrorBody (in package protocol) answers input
+// refused before the server sees a message.
 
 // Stream is where the server sends the messages that belong to one
 // incoming message before its reply (progress, log messages, a legacy
@@ -132,10 +126,6 @@ type Inbound struct {
 	// Stream receives the messages that belong to this message while it
 	// is handled, in order. It may be nil.
 	Stream Stream
-	// Notify is an older spelling of Stream.
-	//
-	// Deprecated: set Stream, for example to StreamFunc(f).
-	Notify func(msg []byte)
 	// OnPanic, if set, is called when user code panics while handling
 	// this message, after the panic has become an error result.
 	OnPanic func(recovered any, stack []byte)
@@ -150,12 +140,10 @@ type Inbound struct {
 func (in *Inbound) send(msg []byte) {
 	if in.Stream != nil {
 		in.Stream.Send(msg)
-	} else if in.Notify != nil {
-		in.Notify(msg)
 	}
 }
 
-func (in *Inbound) streams() bool { return in.Stream != nil || in.Notify != nil }
+func (in *Inbound) streams() bool { return in.Stream != nil }
 
 // Headers are the MCP-specific headers of an HTTP request, as received:
 // the dispatcher trims them and decodes the base64 sentinel.
@@ -193,9 +181,11 @@ type Reply struct {
 	// ended): the protocol says it gets no response, so a transport that
 	// can stay silent drops Body.
 	Cancelled bool
-	// Auth is set when the request failed authorization: HTTP transports
-	// answer with its status and challenge instead of the body.
-	Auth *AuthFailure
+	// Auth is set when the request failed authorization: a
+	// *protocol.InsufficientScopeError (HTTP answers 403) or a
+	// *protocol.InsufficientAuthenticationError (401), which HTTP
+	// transports answer with a challenge instead of the body.
+	Auth error
 	// Busy says the server refused the message for lack of room (too many
 	// sessions, too many requests in flight): HTTP answers 503.
 	Busy bool
@@ -210,31 +200,13 @@ type Reply struct {
 	RetryAfter time.Duration
 }
 
-// MessageKind is what a decoded message is.
-type MessageKind uint8
-
-// The kinds of message.
-const (
-	// KindInvalid is a message the server cannot read; Handle answers it
-	// with an error.
-	KindInvalid MessageKind = iota
-	// KindRequest has a method and an id and gets a response.
-	KindRequest
-	// KindNotification has a method and no id.
-	KindNotification
-	// KindResponse answers a request the server sent the client.
-	KindResponse
-	// KindBatch is a JSON-RPC batch (2025-03-26 only).
-	KindBatch
-)
-
 // Message is one incoming message, decoded once. The transport may look at
 // it, then calls Handle exactly once.
 type Message struct {
 	srv  *Server
 	in   *Inbound
 	msg  []byte
-	kind MessageKind
+	kind protocol.Kind
 	era  Era
 	fail *Reply // the answer, when decoding decided it
 
@@ -252,7 +224,7 @@ type Message struct {
 }
 
 // Kind returns what the message is.
-func (m *Message) Kind() MessageKind { return m.kind }
+func (m *Message) Kind() protocol.Kind { return m.kind }
 
 // ID returns the id of a request or a response, as sent.
 func (m *Message) ID() json.RawMessage { return m.env.ID }
@@ -274,7 +246,7 @@ func (m *Message) Session() *Session {
 // LongLived reports a request that runs until it is cancelled or the
 // server shuts down (subscriptions/listen).
 func (m *Message) LongLived() bool {
-	return m.kind == KindRequest && m.fail == nil && m.env.method == "subscriptions/listen"
+	return m.kind == protocol.KindRequest && m.fail == nil && m.env.method == "subscriptions/listen"
 }
 
 // Concurrent reports a request that may run beside others. Everything else
@@ -283,13 +255,13 @@ func (m *Message) LongLived() bool {
 // connection is decoded: a cancellation takes effect before what follows
 // it, and the messages after an initialize belong to its session.
 func (m *Message) Concurrent() bool {
-	return m.kind == KindRequest && m.fail == nil && m.env.method != "initialize"
+	return m.kind == protocol.KindRequest && m.fail == nil && m.env.method != "initialize"
 }
 
 // Cancels returns the id of the request a notifications/cancelled names,
 // or nil.
 func (m *Message) Cancels() json.RawMessage {
-	if m.kind == KindNotification && m.env.method == "notifications/cancelled" {
+	if m.kind == protocol.KindNotification && m.env.method == "notifications/cancelled" {
 		return m.params.RequestID
 	}
 	return nil
@@ -408,4 +380,34 @@ func (s *Server) Decode(msg []byte, in *Inbound) *Message {
 // ends the handling when cancelled.
 func (s *Server) Handle(ctx context.Context, msg []byte, in *Inbound) Reply {
 	return s.Decode(msg, in).Handle(ctx)
+}
+
+// SessionFor returns the live legacy session with that id when who opened
+// it, or nil: a session is only ever used by its owner. A session shared
+// through a SessionStore that cannot be read right now is nil too; use
+// FindSession to tell that apart.
+func (s *Server) SessionFor(id string, who *Identity) *Session {
+	sess, _ := s.lookupSession(id, who.Owner())
+	return sess
+}
+
+// FindSession is SessionFor that tells "no such session" from "cannot say
+// now": it returns the live legacy session with that id when who opened
+// it; nil and no error when there is none (it ended, never existed, or
+// belongs to another owner); and an error wrapping ErrSessionStore when
+// the SessionStore could not be read, the session maybe still alive.
+func (s *Server) FindSession(id string, who *Identity) (*Session, error) {
+	return s.lookupSession(id, who.Owner())
+}
+
+// ContextWithPanicHandler returns a copy of ctx that carries fn: when user
+// code panics while handling a request made with that context (or a task
+// such a request starts), the server calls fn with the recovered value and
+// the stack, besides logging it and calling Hooks.Panic and
+// Inbound.OnPanic. It serves an in-process client that reaches the server
+// through a host's HTTP stack (sake/saketest's Handler) and wants the
+// panics its calls cause: a transport that hands the request's context on
+// delivers it, as sake/plug does; a context does not cross a network.
+func ContextWithPanicHandler(ctx context.Context, fn func(recovered any, stack []byte)) context.Context {
+	return context.WithValue(ctx, panicKey{}, fn)
 }

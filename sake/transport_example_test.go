@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 type hello struct{}
@@ -26,7 +27,7 @@ func ExampleServer_Connect() {
 	} {
 		m := conn.Decode([]byte(line))
 		r := m.Handle(context.Background()) // a real transport runs Concurrent messages on a worker
-		fmt.Println(m.Kind() == sake.KindRequest, m.Concurrent(), m.Era(), r.Body != nil)
+		fmt.Println(m.Kind() == protocol.KindRequest, m.Concurrent(), m.Era(), r.Body != nil)
 	}
 	fmt.Println(conn.Session() != nil)
 	// Output:
@@ -34,4 +35,19 @@ func ExampleServer_Connect() {
 	// false false legacy false
 	// true true legacy true
 	// true
+}
+
+// Handle answers one JSON-RPC message as a transport delivers it.
+func ExampleServer_Handle() {
+	srv, err := sake.New(Weather{}, sake.Name("weather", "1.0.0"))
+	if err != nil {
+		panic(err)
+	}
+	msg := protocol.AppendRequest(nil, []byte("1"), "tools/call", []byte(`{
+		"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},
+		"name":"forecast","arguments":{"city":"Lisbon","days":2}}`))
+	reply := srv.Handle(context.Background(), msg, nil)
+	fmt.Println(string(reply.Body))
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Sunny in Lisbon for 2 days."}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"weather","version":"1.0.0"}}}}
 }

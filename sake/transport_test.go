@@ -92,7 +92,7 @@ func TestLineTransport(t *testing.T) {
 		}
 		return nil
 	}
-	// Legacy: a session, a call, a cancellation of a blocked call.
+	// The legacy era: a session, a call, a cancellation of a blocked call.
 	send(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if m := recv(); m["id"] != "i" || m["result"] == nil {
 		t.Fatalf("initialize: %v", m)
@@ -101,7 +101,7 @@ func TestLineTransport(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`)
 	<-tl.started
 	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
-	// Modern, on the same connection.
+	// The modern era, on the same connection.
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},` + modernMeta + `}}`)
 	m := recv()
 	if m["id"] != float64(2) || !strings.Contains(mustJSON(t, m["result"]), `"hi"`) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -72,7 +73,7 @@ func TestElicitationAnswerIsValidated(t *testing.T) {
 	for _, legacy := range []bool{false, true} {
 		t.Run(fmt.Sprint("legacy=", legacy), func(t *testing.T) {
 			t.Parallel()
-			opts := []saketest.Option{saketest.OnInput(func(saketest.ElicitParams) saketest.Answer {
+			opts := []saketest.Option{saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
 				return saketest.Accept(map[string]any{"wrong": 1})
 			})}
 			if legacy {
@@ -90,7 +91,7 @@ func TestElicitationAnswerIsValidated(t *testing.T) {
 			if !strings.Contains(err.Error(), "name") {
 				t.Errorf("the error does not name the field: %v", err)
 			}
-			good := saketest.Connect(t, &namer{}, append(opts[1:], saketest.OnInput(func(saketest.ElicitParams) saketest.Answer {
+			good := saketest.Connect(t, &namer{}, append(opts[1:], saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
 				return saketest.Accept(map[string]any{"name": "Ana"})
 			}))...)
 			if res, err := good.CallTool("name", nil); err != nil || res.Text() != "Hello, Ana" {

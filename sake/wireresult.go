@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // cacheKind says which cache hints a modern result carries.
@@ -37,8 +39,8 @@ func (w *resultWriter) tail(dst []byte, first bool, meta Meta, cache cacheKind, 
 		if resultType == "" {
 			resultType = "complete"
 		}
-		dst = appendKey(dst, "resultType", first)
-		dst = appendString(dst, resultType)
+		dst = protocol.AppendKey(dst, "resultType", first)
+		dst = protocol.AppendString(dst, resultType)
 		first = false
 		if cache != cacheNone {
 			ttl := w.s.opts.listTTL
@@ -51,22 +53,22 @@ func (w *resultWriter) tail(dst []byte, first bool, meta Meta, cache cacheKind, 
 			dst = append(dst, `,"ttlMs":`...)
 			dst = strconv.AppendInt(dst, ttl.Milliseconds(), 10)
 			dst = append(dst, `,"cacheScope":`...)
-			dst = appendString(dst, w.s.opts.cacheScope)
+			dst = protocol.AppendString(dst, w.s.opts.cacheScope)
 		}
 		if !w.s.opts.noServerInfoMeta {
 			extra = w.s.serverInfoMeta
 		}
 	}
 	if first && (len(meta) > 0 || len(extra) > 0) {
-		// appendMeta writes a leading comma; give it a member to follow.
-		b, err := appendMeta(nil, meta, extra)
+		// protocol.AppendMeta writes a leading comma; give it a member to follow.
+		b, err := protocol.AppendMeta(nil, meta, extra)
 		if err != nil {
 			return dst, err
 		}
 		dst = append(dst, b[1:]...)
 		return append(dst, '}'), nil
 	}
-	dst, err := appendMeta(dst, meta, extra)
+	dst, err := protocol.AppendMeta(dst, meta, extra)
 	if err != nil {
 		return dst, err
 	}
@@ -78,8 +80,8 @@ func (w *resultWriter) appendResult(dst []byte, res any) ([]byte, error) {
 	case wireResult:
 		return r.appendResult(dst, w)
 	case *ToolResult:
-		r = r.forRevision(w.rev)
-		b, err := r.appendFields(dst)
+		r = forRevision(r, w.rev)
+		b, err := protocol.AppendToolResultMembers(dst, r)
 		if err != nil {
 			return dst, err
 		}
@@ -88,18 +90,18 @@ func (w *resultWriter) appendResult(dst []byte, res any) ([]byte, error) {
 		b := append(dst, '{')
 		first := true
 		if r.Description != "" {
-			b = appendKey(b, "description", true)
-			b = appendString(b, r.Description)
+			b = protocol.AppendKey(b, "description", true)
+			b = protocol.AppendString(b, r.Description)
 			first = false
 		}
-		b = appendKey(b, "messages", first)
+		b = protocol.AppendKey(b, "messages", first)
 		b = append(b, '[')
 		for i, m := range r.Messages {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = m.appendJSON(b); err != nil {
+			if b, err = protocol.AppendPromptMessage(b, m); err != nil {
 				return dst, err
 			}
 		}
@@ -110,7 +112,7 @@ func (w *resultWriter) appendResult(dst []byte, res any) ([]byte, error) {
 	}
 	// Anything else (from middleware): encoding/json, with resultType
 	// spliced in for the modern era.
-	b, err := marshalNoEscape(res)
+	b, err := protocol.MarshalNoEscape(res)
 	if err != nil {
 		return dst, err
 	}
@@ -147,7 +149,7 @@ func (r *listResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
 	}
 	dst = slices.Grow(dst, n)
 	dst = append(dst, '{')
-	dst = appendKey(dst, r.key, true)
+	dst = protocol.AppendKey(dst, r.key, true)
 	dst = append(dst, '[')
 	for i, it := range r.items {
 		if i > 0 {
@@ -158,7 +160,7 @@ func (r *listResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
 	dst = append(dst, ']')
 	if r.next != "" {
 		dst = append(dst, `,"nextCursor":`...)
-		dst = appendString(dst, r.next)
+		dst = protocol.AppendString(dst, r.next)
 	}
 	return w.tail(dst, false, nil, cacheList, "")
 }
@@ -175,7 +177,7 @@ func (r *ReadResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		var err error
-		if dst, err = r.Contents[i].appendJSON(dst); err != nil {
+		if dst, err = protocol.AppendResourceContents(dst, &r.Contents[i]); err != nil {
 			return dst, err
 		}
 	}
@@ -210,11 +212,11 @@ func (r *discoverResult) appendResult(dst []byte, w *resultWriter) ([]byte, erro
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, v)
+		dst = protocol.AppendString(dst, v)
 	}
 	dst = append(dst, `],"capabilities":`...)
 	dst = append(dst, r.caps...)
-	dst = appendOptString(dst, "instructions", r.instructions)
+	dst = protocol.AppendOptString(dst, "instructions", r.instructions)
 	return w.tail(dst, false, nil, cacheDiscover, "")
 }
 
@@ -222,20 +224,20 @@ func (r *discoverResult) appendResult(dst []byte, w *resultWriter) ([]byte, erro
 type initializeResult struct {
 	version      string
 	caps         []byte
-	info         Implementation
+	info         protocol.Implementation
 	instructions string
 }
 
 func (r *initializeResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
 	dst = append(dst, `{"protocolVersion":`...)
-	dst = appendString(dst, r.version)
+	dst = protocol.AppendString(dst, r.version)
 	dst = append(dst, `,"capabilities":`...)
 	dst = append(dst, r.caps...)
 	dst = append(dst, `,"serverInfo":`...)
 	var err error
-	if dst, err = appendAny(dst, r.info); err != nil {
+	if dst, err = protocol.AppendAny(dst, r.info); err != nil {
 		return dst, err
 	}
-	dst = appendOptString(dst, "instructions", r.instructions)
+	dst = protocol.AppendOptString(dst, "instructions", r.instructions)
 	return w.tail(dst, false, nil, cacheNone, "")
 }

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 const conformanceUsage = `usage: sake conformance [flags] CMD [ARGS...] | URL
@@ -46,7 +46,7 @@ const defaultSuiteVersion = "0.2.0-alpha.12"
 
 func runConformance(ctx context.Context, e *env, args []string) error {
 	flags := newFlags(e, "conformance", conformanceUsage)
-	revisions := flags.String("revisions", sake.Legacy+","+sake.Modern, "the protocol revisions to test, comma-separated")
+	revisions := flags.String("revisions", protocol.LegacyVersion+","+protocol.ModernVersion, "the protocol revisions to test, comma-separated")
 	version := flags.String("suite", defaultSuiteVersion, "the `version` of "+conformanceSuite+" to run")
 	out := flags.String("o", "", "keep the suite's results in this `directory` (default: a temporary one, removed)")
 	httpFlag := flags.String("http-flag", "-http", "the flag that makes the server command serve HTTP on an address")
@@ -135,7 +135,7 @@ func parseRevisions(s string) ([]string, error) {
 		switch r {
 		case "":
 			continue
-		case sake.Modern, sake.Legacy, "2025-06-18", "2025-03-26", "2024-11-05":
+		case protocol.ModernVersion, protocol.LegacyVersion, "2025-06-18", "2025-03-26", "2024-11-05":
 			out = append(out, r)
 		default:
 			return nil, usagef("-revisions: %q is not a protocol revision (want 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05)", r)

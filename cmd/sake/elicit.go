@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // maxAsks bounds how many times one field is asked again after an answer
@@ -43,7 +44,7 @@ func (l *lineReader) line() (string, error) {
 // errNoInput ends a question when the input ends: the answer is cancel.
 var errNoInput = errors.New("no more input")
 
-func (t *terminal) elicit(ctx context.Context, req *client.ElicitRequest) (*client.ElicitResult, error) {
+func (t *terminal) elicit(ctx context.Context, req *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	res, err := t.ask(req)
@@ -54,7 +55,7 @@ func (t *terminal) elicit(ctx context.Context, req *client.ElicitRequest) (*clie
 	return res, err
 }
 
-func (t *terminal) ask(req *client.ElicitRequest) (*client.ElicitResult, error) {
+func (t *terminal) ask(req *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 	fmt.Fprintf(t.out, "The server asks: %s\n", req.Message)
 	if req.Mode == "url" {
 		fmt.Fprintf(t.out, "Open this page: %s\n", req.URL)

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // targetUsage explains CMD...|URL in every subcommand's usage.
@@ -43,10 +43,10 @@ func eraOption(era string) (client.Option, error) {
 	switch strings.ToLower(era) {
 	case "", "auto":
 		return nil, nil
-	case "modern", sake.Modern:
-		return client.ProtocolVersion(sake.Modern), nil
-	case "legacy", sake.Legacy:
-		return client.ProtocolVersion(sake.Legacy), nil
+	case "modern", protocol.ModernVersion:
+		return client.ProtocolVersion(protocol.ModernVersion), nil
+	case "legacy", protocol.LegacyVersion:
+		return client.ProtocolVersion(protocol.LegacyVersion), nil
 	case "2025-06-18", "2025-03-26", "2024-11-05":
 		return client.ProtocolVersion(era), nil
 	}

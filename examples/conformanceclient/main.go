@@ -25,6 +25,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // redirectURL is never requested: the suite's authorization server
@@ -58,7 +59,7 @@ func run(ctx context.Context, scenario, url string, sc map[string]any) error {
 	opts := []client.Option{
 		client.ClientInfo("sake-conformance-client", "1.0.0"),
 		client.Logger(logger),
-		client.OnElicit(func(_ context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
+		client.OnElicit(func(_ context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			content := r.Defaults()
 			if scenario == "sep-2322-client-request-state" {
 				content["confirmed"] = true
@@ -70,7 +71,7 @@ func run(ctx context.Context, scenario, url string, sc map[string]any) error {
 		}),
 		client.Roots(sake.Root{URI: "file:///tmp/sake", Name: "sake"}),
 	}
-	if v := os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION"); v != "" && (v == sake.Modern || sake.IsLegacyVersion(v)) {
+	if v := os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION"); v != "" && (v == protocol.ModernVersion || protocol.IsLegacyVersion(v)) {
 		opts = append(opts, client.ProtocolVersion(v))
 	}
 	var httpOpts []client.HTTPOption

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
 func eras(t *testing.T, body func(t *testing.T, opts ...saketest.Option)) {
 	t.Helper()
 	answers := []saketest.Option{
-		saketest.OnInput(func(p saketest.ElicitParams) saketest.Answer {
+		saketest.OnInput(func(p protocol.ElicitRequest) protocol.ElicitResult {
 			switch {
 			case strings.Contains(p.Message, "name"):
 				return saketest.Accept(map[string]any{"name": "Alice"})
@@ -145,7 +146,7 @@ func TestFixtureResourcesAndPrompts(t *testing.T) {
 		if err != nil || p.Text() != "Prompt with context: test context" {
 			t.Errorf("prompt with input = %+v, %v", p, err)
 		}
-		comp, err := c.Complete(saketest.PromptRef("test_prompt_with_arguments"), "arg1", "tes", nil)
+		comp, err := c.Complete(protocol.PromptRef("test_prompt_with_arguments"), "arg1", "tes", nil)
 		if err != nil || len(comp.Values) != 3 {
 			t.Errorf("completion = %+v, %v", comp, err)
 		}

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth/server"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -169,7 +169,7 @@ func TestWholeFlowWithStepUp(t *testing.T) {
 	}
 	// Deleting needs a multi-factor sign-in: the server challenges...
 	_, err = c.CallTool("delete_all_notes", nil)
-	var ae *sake.InsufficientAuthenticationError
+	var ae *protocol.InsufficientAuthenticationError
 	if !errors.As(err, &ae) || len(ae.ACRValues) != 1 || ae.ACRValues[0] != MFA || ae.MaxAge == nil {
 		t.Fatalf("delete without MFA: %v", err)
 	}

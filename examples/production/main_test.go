@@ -19,6 +19,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // syncBuffer is stderr for the tests.
@@ -89,7 +90,7 @@ func start(t *testing.T, cfg config) (*app, *httptest.Server) {
 // the tool and the duration.
 func TestRateLimitAndAccessLog(t *testing.T) {
 	t.Parallel()
-	for _, era := range []string{sake.Modern, sake.Legacy} {
+	for _, era := range []string{protocol.ModernVersion, protocol.LegacyVersion} {
 		t.Run(era, func(t *testing.T) {
 			t.Parallel()
 			const n = 5

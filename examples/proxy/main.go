@@ -35,6 +35,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/proxy"
 )
 
 func main() {
@@ -121,7 +122,7 @@ func newProxy(ctx context.Context, remote *client.Client, cfg config) (h http.Ha
 	if len(cfg.scopes) > 0 {
 		serverOpts = append(serverOpts, sake.RequireScopes(cfg.scopes...))
 	}
-	srv, err := client.Proxy(ctx, remote, client.Prefix(cfg.prefix), client.ProxyServerOptions(serverOpts...))
+	srv, err := proxy.New(ctx, remote, proxy.Prefix(cfg.prefix), proxy.ServerOptions(serverOpts...))
 	if err != nil {
 		return nil, nil, err
 	}

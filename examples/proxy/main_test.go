@@ -19,6 +19,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/stdio"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
@@ -189,7 +190,7 @@ var eras = []struct {
 	name string
 	opts []client.Option
 }{
-	{"2026-07-28", []client.Option{client.ProtocolVersion(sake.Modern)}},
+	{"2026-07-28", []client.Option{client.ProtocolVersion(protocol.ModernVersion)}},
 	{"2025-11-25", []client.Option{client.ProtocolVersion("2025-11-25")}},
 }
 
@@ -224,7 +225,7 @@ func TestForwarding(t *testing.T) {
 
 func TestUnauthorizedCaller(t *testing.T) {
 	f := startStdio(t)
-	_, err := client.Connect(t.Context(), client.HTTP(f.url, nil, client.BearerToken("forged")), client.ProtocolVersion(sake.Modern))
+	_, err := client.Connect(t.Context(), client.HTTP(f.url, nil, client.BearerToken("forged")), client.ProtocolVersion(protocol.ModernVersion))
 	var he *client.HTTPError
 	if !errors.As(err, &he) || he.Status != http.StatusUnauthorized {
 		t.Fatalf("a forged token: %v", err)
@@ -273,7 +274,7 @@ func TestLogsReachTheirCaller(t *testing.T) {
 				var mu sync.Mutex
 				var got []string
 				opts := append([]client.Option{}, era.opts...)
-				opts = append(opts, client.OnNotification(func(n client.Notification) {
+				opts = append(opts, client.OnNotification(func(n protocol.Notification) {
 					if n.Method != "notifications/message" {
 						return
 					}
@@ -364,7 +365,7 @@ func TestTasks(t *testing.T) {
 			if err := bob.CancelTask(t.Context(), task.ID); !isCode(err, sake.CodeInvalidParams) {
 				t.Errorf("another subject's tasks/cancel = %v, want %d", err, sake.CodeInvalidParams)
 			}
-			if era.name == sake.Modern {
+			if era.name == protocol.ModernVersion {
 				if err := bob.UpdateTask(t.Context(), task.ID, map[string]any{}); !isCode(err, sake.CodeInvalidParams) {
 					t.Errorf("another subject's tasks/update = %v, want %d", err, sake.CodeInvalidParams)
 				}
@@ -431,7 +432,7 @@ func TestTaskQuestions(t *testing.T) {
 		t.Run(era.name, func(t *testing.T) {
 			var asked []string
 			var mu sync.Mutex
-			alice := connect(t, f.url, "alice-secret-token", append(era.opts, client.OnElicit(func(_ context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
+			alice := connect(t, f.url, "alice-secret-token", append(era.opts, client.OnElicit(func(_ context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 				mu.Lock()
 				asked = append(asked, r.Message)
 				mu.Unlock()
@@ -462,15 +463,15 @@ func TestSkills(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			c := connect(t, f.url, "alice-secret-token", era.opts...)
-			if !c.Info().HasExtension(sake.SkillsExtension) {
-				t.Fatalf("the proxy does not declare %s: %s", sake.SkillsExtension, c.Info().Capabilities)
+			if !c.Info().HasExtension(protocol.SkillsExtension) {
+				t.Fatalf("the proxy does not declare %s: %s", protocol.SkillsExtension, c.Info().Capabilities)
 			}
 			raw, err := c.Request(t.Context(), "skills/list", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var l struct {
-				Skills []sake.SkillInfo `json:"skills"`
+				Skills []protocol.SkillInfo `json:"skills"`
 			}
 			if err := json.Unmarshal(raw, &l); err != nil || len(l.Skills) != 1 || l.Skills[0].URI != "skill://greeting/SKILL.md" || len(l.Skills[0].Resources) != 2 {
 				t.Fatalf("skills/list = %s, %v", raw, err)

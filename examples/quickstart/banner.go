@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // tryRequest is a request to paste into the stdio server: it calls the
 // greet tool in the 2026-07-28 protocol, which needs no handshake.
-const tryRequest = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"greet","arguments":{"name":"Rui"}}}`
+var tryRequest = string(protocol.AppendRequest(nil, []byte("1"), "tools/call",
+	[]byte(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"greet","arguments":{"name":"Rui"}}`)))
 
 // banner tells a person who started the server by hand what it is doing:
 // MCP on stdio waits silently for JSON-RPC lines. It goes to stderr, which

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -86,7 +87,7 @@ func TestResourceAndPrompt(t *testing.T) {
 		if _, err := c.GetPrompt("welcome", map[string]string{"name": "Ana"}); !errors.As(err, &e) || e.Code != sake.CodeInvalidParams {
 			t.Errorf("missing team: %v", err)
 		}
-		got, err := c.Complete(saketest.PromptRef("welcome"), "team", "s", nil)
+		got, err := c.Complete(protocol.PromptRef("welcome"), "team", "s", nil)
 		if err != nil || len(got.Values) != 1 || got.Values[0] != "support" {
 			t.Errorf("complete team = %+v, %v", got, err)
 		}

@@ -54,7 +54,7 @@ func newTelemetry(ctx context.Context, base string) (*telemetry, error) {
 		tp: sdktrace.NewTracerProvider(sdktrace.WithBatcher(traces), sdktrace.WithResource(res)),
 		mp: sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(metrics)), sdkmetric.WithResource(res)),
 	}
-	t.tel = sakeotel.New(sakeotel.WithTracerProvider(t.tp), sakeotel.WithMeterProvider(t.mp))
+	t.tel = sakeotel.New(sakeotel.TracerProvider(t.tp), sakeotel.MeterProvider(t.mp))
 	return t, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -58,7 +59,7 @@ func TestScopes(t *testing.T) {
 			t.Fatalf("read with ledger:read: %v", err)
 		}
 		_, err := reader.CallTool("add_expense", map[string]any{"amount": 3.5, "description": "coffee"})
-		var se *sake.InsufficientScopeError
+		var se *protocol.InsufficientScopeError
 		if !errors.As(err, &se) || strings.Join(se.Scopes, " ") != "ledger:write" {
 			t.Fatalf("add without ledger:write: %v", err)
 		}
@@ -89,7 +90,7 @@ func TestScopes(t *testing.T) {
 func TestStepUp(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, connect func(...saketest.Option) *saketest.Client) {
-		var ae *sake.InsufficientAuthenticationError
+		var ae *protocol.InsufficientAuthenticationError
 		weak := connect(saketest.Subject("ana"), saketest.Scopes("ledger:write"), saketest.ACR("urn:password"), saketest.AuthTime(time.Now()))
 		if _, err := weak.CallTool("clear_ledger", nil); !errors.As(err, &ae) || ae.ACRValues[0] != "urn:mfa" || *ae.MaxAge != 10*time.Minute {
 			t.Fatalf("weak sign-in: %v", err)

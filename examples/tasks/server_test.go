@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
@@ -38,7 +39,7 @@ func TestLargeExportAsksHalfWay(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, era saketest.Option) {
 		for answer, want := range map[bool]string{true: "Exported 100 records.", false: "Stopped after 50 of 100 records."} {
-			c := saketest.Connect(t, server(t, &Exports{}), era, saketest.OnInput(func(p saketest.ElicitParams) saketest.Answer {
+			c := saketest.Connect(t, server(t, &Exports{}), era, saketest.OnInput(func(p protocol.ElicitRequest) protocol.ElicitResult {
 				return saketest.Accept(map[string]any{"proceed": answer})
 			}))
 			res, err := c.CallTool("export", map[string]any{"table": "customers", "records": 100})

@@ -10,24 +10,24 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Surface is what a server offers, as sake inspect -json prints it.
 type Surface struct {
-	Server            sake.Implementation         `json:"server"`
-	ProtocolVersion   string                      `json:"protocolVersion"`
-	Era               string                      `json:"era"`
-	SupportedVersions []string                    `json:"supportedVersions,omitempty"`
-	Instructions      string                      `json:"instructions,omitempty"`
-	Capabilities      json.RawMessage             `json:"capabilities"`
-	Extensions        []string                    `json:"extensions"`
-	Tools             []sake.ToolInfo             `json:"tools"`
-	Resources         []sake.ResourceInfo         `json:"resources"`
-	ResourceTemplates []sake.ResourceTemplateInfo `json:"resourceTemplates"`
-	Prompts           []sake.PromptInfo           `json:"prompts"`
-	Skills            []sake.SkillInfo            `json:"skills,omitempty"`
+	Server            protocol.Implementation         `json:"server"`
+	ProtocolVersion   string                          `json:"protocolVersion"`
+	Era               string                          `json:"era"`
+	SupportedVersions []string                        `json:"supportedVersions,omitempty"`
+	Instructions      string                          `json:"instructions,omitempty"`
+	Capabilities      json.RawMessage                 `json:"capabilities"`
+	Extensions        []string                        `json:"extensions"`
+	Tools             []protocol.ToolInfo             `json:"tools"`
+	Resources         []protocol.ResourceInfo         `json:"resources"`
+	ResourceTemplates []protocol.ResourceTemplateInfo `json:"resourceTemplates"`
+	Prompts           []protocol.PromptInfo           `json:"prompts"`
+	Skills            []protocol.SkillInfo            `json:"skills,omitempty"`
 }
 
 // Fetch lists everything the server declares it has: a list whose
@@ -42,10 +42,10 @@ func Fetch(ctx context.Context, c *client.Client) (*Surface, error) {
 		Instructions:      info.Instructions,
 		Capabilities:      info.Capabilities,
 		Extensions:        extensions(info.Capabilities),
-		Tools:             []sake.ToolInfo{},
-		Resources:         []sake.ResourceInfo{},
-		ResourceTemplates: []sake.ResourceTemplateInfo{},
-		Prompts:           []sake.PromptInfo{},
+		Tools:             []protocol.ToolInfo{},
+		Resources:         []protocol.ResourceInfo{},
+		ResourceTemplates: []protocol.ResourceTemplateInfo{},
+		Prompts:           []protocol.PromptInfo{},
 	}
 	if len(s.Capabilities) == 0 {
 		s.Capabilities = json.RawMessage("{}")
@@ -69,7 +69,7 @@ func Fetch(ctx context.Context, c *client.Client) (*Surface, error) {
 			return nil, fmt.Errorf("prompts/list: %w", err)
 		}
 	}
-	if info.HasExtension(sake.SkillsExtension) {
+	if info.HasExtension(protocol.SkillsExtension) {
 		if s.Skills, err = c.ListSkills(ctx); err != nil {
 			return nil, fmt.Errorf("skills/list: %w", err)
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func TestLineDiff(t *testing.T) {
@@ -26,15 +26,15 @@ func TestEncodeIsCanonical(t *testing.T) {
 		ProtocolVersion: "2026-07-28",
 		Capabilities:    json.RawMessage(`{"tools":{},"resources":{"subscribe":true},"extensions":{"x":{}}}`),
 		Extensions:      []string{"x"},
-		Tools:           []sake.ToolInfo{{Name: "b", InputSchema: json.RawMessage(`{"type":"object","properties":{"z":{},"a":{}}}`)}, {Name: "a"}},
-		Resources:       []sake.ResourceInfo{{URI: "x://1", Name: "one", Size: ptr(10)}},
+		Tools:           []protocol.ToolInfo{{Name: "b", InputSchema: json.RawMessage(`{"type":"object","properties":{"z":{},"a":{}}}`)}, {Name: "a"}},
+		Resources:       []protocol.ResourceInfo{{URI: "x://1", Name: "one", Size: ptr(10)}},
 	}
 	b := &Surface{
 		ProtocolVersion: "2026-07-28",
 		Capabilities:    json.RawMessage(`{"extensions":{"x":{}},"resources":{"subscribe":true},"tools":{}}`),
 		Extensions:      []string{"x"},
-		Tools:           []sake.ToolInfo{{Name: "a"}, {Name: "b", InputSchema: json.RawMessage(`{"properties":{"a":{},"z":{}},"type":"object"}`)}},
-		Resources:       []sake.ResourceInfo{{URI: "x://1", Name: "one", Size: ptr(99)}},
+		Tools:           []protocol.ToolInfo{{Name: "a"}, {Name: "b", InputSchema: json.RawMessage(`{"properties":{"a":{},"z":{}},"type":"object"}`)}},
+		Resources:       []protocol.ResourceInfo{{URI: "x://1", Name: "one", Size: ptr(99)}},
 	}
 	x, err := Encode(a)
 	if err != nil {

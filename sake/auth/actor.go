@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // DefaultMaxActorDepth bounds the act chain of a token (RFC 8693 §4.1)
@@ -15,7 +15,7 @@ const DefaultMaxActorDepth = 4
 
 // Actor is one party of a token's act chain (RFC 8693 §4.1): a service
 // that obtained the token by token exchange and now acts for the token's
-// subject, the person in sake.Identity.Subject.
+// subject, the person in protocol.Identity.Subject.
 type Actor struct {
 	// Subject is the actor's sub: for Sake's authorization server, the
 	// client id of the resource server that exchanged the token.
@@ -34,7 +34,7 @@ type Actor struct {
 // the person's own client obtained. The verifiers of this package refuse
 // a malformed chain and one deeper than their MaxActorDepth, so what
 // Actors returns for their identities is well formed.
-func Actors(id *sake.Identity) []Actor {
+func Actors(id *protocol.Identity) []Actor {
 	if id == nil {
 		return nil
 	}

@@ -35,7 +35,7 @@ func BenchmarkVerifyRS256(b *testing.B) {
 func BenchmarkVerifyRS256JWKS(b *testing.B) {
 	srv := newJWKSServer(b, jwkDoc(b, &rsaKey().PublicKey, "k", "RS256", "sig"))
 	v, err := NewJWTVerifier(JWTConfig{Issuer: testIssuer, Audience: []string{testResource},
-		Keys: NewJWKS(srv.URL, srv.Client(), WithClock(func() time.Time { return t0 })), Now: func() time.Time { return t0 }})
+		Keys: NewJWKS(srv.URL, srv.Client(), Clock(func() time.Time { return t0 })), Now: func() time.Time { return t0 }})
 	if err != nil {
 		b.Fatal(err)
 	}

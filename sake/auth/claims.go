@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // identityFromClaims maps token claims (a JWT's payload or an introspection
@@ -19,8 +19,8 @@ import (
 // client id, so a token whose sub or client id is not a string, or that
 // names neither, is refused (invalid_token): it would own nothing, or
 // what another token owns.
-func identityFromClaims(claims map[string]any) (*sake.Identity, error) {
-	id := &sake.Identity{
+func identityFromClaims(claims map[string]any) (*protocol.Identity, error) {
+	id := &protocol.Identity{
 		FromToken: true,
 		ACR:       stringClaim(claims, "acr"),
 		Claims:    claims,

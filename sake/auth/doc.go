@@ -6,7 +6,7 @@
 //
 // A client calls the MCP endpoint with "Authorization: Bearer <token>" (or
 // "DPoP <token>" plus a DPoP proof header, RFC 9449). A [Verifier] turns
-// those credentials, gathered in a [TokenRequest], into a *sake.Identity:
+// those credentials, gathered in a [TokenRequest], into a *protocol.Identity:
 // subject, client, scopes, authentication context and claims, plus the
 // host's own principal if a resolver is configured. Handlers then decide
 // per operation whether the identity suffices.
@@ -58,7 +58,7 @@
 //		Issuer:   md.Issuer,
 //		Audience: []string{resource},
 //		Keys:     auth.NewJWKS(md.JWKSURI, nil),
-//		Principal: func(ctx context.Context, id *sake.Identity) (any, error) {
+//		Principal: func(ctx context.Context, id *protocol.Identity) (any, error) {
 //			return users.Load(ctx, id.Subject)
 //		},
 //	})

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // A server whose authorization server publishes a JWKS.
@@ -23,7 +23,7 @@ func ExampleNewJWTVerifier() {
 		Issuer:   md.Issuer,
 		Audience: []string{resource},
 		Keys:     auth.NewJWKS(md.JWKSURI, nil),
-		Principal: func(ctx context.Context, id *sake.Identity) (any, error) {
+		Principal: func(ctx context.Context, id *protocol.Identity) (any, error) {
 			return "user:" + id.Subject, nil // load the host's user here
 		},
 	})
@@ -108,13 +108,13 @@ func ExampleWellKnownPath() {
 // A tool sees who acts for the person: the act chain of a token obtained
 // by token exchange, the party acting now first.
 func ExampleActors() {
-	id := &sake.Identity{Subject: "ada", ClientID: "server-b", Claims: map[string]any{
+	id := &protocol.Identity{Subject: "ada", ClientID: "server-b", Claims: map[string]any{
 		"act": map[string]any{"sub": "server-b", "act": map[string]any{"sub": "server-a"}},
 	}}
 	for _, a := range auth.Actors(id) {
 		fmt.Println(a.Subject)
 	}
-	fmt.Println(auth.Actors(&sake.Identity{Subject: "ada"}) == nil)
+	fmt.Println(auth.Actors(&protocol.Identity{Subject: "ada"}) == nil)
 	// Output:
 	// server-b
 	// server-a

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 const (
@@ -47,7 +47,7 @@ type Introspector struct {
 	CacheTTL time.Duration
 	// Principal optionally resolves the host's principal, as in
 	// JWTConfig.
-	Principal func(ctx context.Context, id *sake.Identity) (any, error)
+	Principal func(ctx context.Context, id *protocol.Identity) (any, error)
 	// DPoPWindow and Replay govern proofs for DPoP-bound tokens (cnf.jkt
 	// in the response), as in JWTConfig.
 	DPoPWindow time.Duration
@@ -76,7 +76,7 @@ type introspected struct {
 // does, to hold. The identity is built from the response members as from JWT
 // claims. An unreachable endpoint or an unexpected answer is returned as a
 // plain error, not as an invalid token.
-func (in *Introspector) Verify(ctx context.Context, r *TokenRequest) (*sake.Identity, error) {
+func (in *Introspector) Verify(ctx context.Context, r *TokenRequest) (*protocol.Identity, error) {
 	if r == nil || r.Token == "" {
 		return nil, MissingToken(nil)
 	}

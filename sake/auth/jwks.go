@@ -86,47 +86,12 @@ type jwksFetch struct {
 // JWKSOption configures a JWKS.
 type JWKSOption func(*JWKS)
 
-// WithMinRefresh sets the least time between fetches (default
-// DefaultJWKSMinRefresh).
-//
-// Deprecated: use MinRefresh.
-func WithMinRefresh(d time.Duration) JWKSOption {
-	return func(j *JWKS) {
-		if d > 0 {
-			j.minRefresh = d
-		}
-	}
-}
-
-// WithDefaultTTL sets how long a set is cached when the response has no
-// max-age (default DefaultJWKSTTL).
-//
-// Deprecated: use DefaultTTL.
-func WithDefaultTTL(d time.Duration) JWKSOption {
-	return func(j *JWKS) {
-		if d > 0 {
-			j.defaultTTL = d
-		}
-	}
-}
-
-// WithMaxWait sets how long a lookup waits for a fetch of the set before
+// MaxWait sets how long a lookup waits for a fetch of the set before
 // it returns an *UnavailableError (default DefaultJWKSMaxWait).
-func WithMaxWait(d time.Duration) JWKSOption {
+func MaxWait(d time.Duration) JWKSOption {
 	return func(j *JWKS) {
 		if d > 0 {
 			j.maxWait = d
-		}
-	}
-}
-
-// WithClock sets the time source (default time.Now). For tests.
-//
-// Deprecated: use Clock.
-func WithClock(now func() time.Time) JWKSOption {
-	return func(j *JWKS) {
-		if now != nil {
-			j.now = now
 		}
 	}
 }

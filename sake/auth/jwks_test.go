@@ -16,7 +16,7 @@ func TestJWKSUnknownKidRefetchIsRateLimited(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
 	srv := newJWKSServer(t, jwkDoc(t, &rsaKey().PublicKey, "k1", "", ""))
-	j := NewJWKS(srv.URL, srv.Client(), WithClock(clk.Now), WithMinRefresh(time.Minute))
+	j := NewJWKS(srv.URL, srv.Client(), Clock(clk.Now), MinRefresh(time.Minute))
 	ctx := context.Background()
 
 	if _, err := j.Key(ctx, "k1", "RS256"); err != nil {
@@ -76,7 +76,7 @@ func TestJWKSUnknownKidThroughVerifier(t *testing.T) {
 	clk := newClock()
 	srv := newJWKSServer(t, jwkDoc(t, &rsaKey().PublicKey, "k1", "", ""))
 	v, err := NewJWTVerifier(JWTConfig{Issuer: testIssuer, Audience: []string{testResource},
-		Keys: NewJWKS(srv.URL, srv.Client(), WithClock(clk.Now)), Now: clk.Now})
+		Keys: NewJWKS(srv.URL, srv.Client(), Clock(clk.Now)), Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestJWKSCacheControl(t *testing.T) {
 	clk := newClock()
 	srv := newJWKSServer(t, jwkDoc(t, &ecKey().PublicKey, "e", "", ""))
 	srv.cacheControl = "public, max-age=300"
-	j := NewJWKS(srv.URL, srv.Client(), WithClock(clk.Now))
+	j := NewJWKS(srv.URL, srv.Client(), Clock(clk.Now))
 	ctx := context.Background()
 	get := func() {
 		t.Helper()
@@ -155,7 +155,7 @@ func TestJWKSParsing(t *testing.T) {
 		jwkDoc(t, &ecKey384().PublicKey, "p384", "", ""),
 		jwkDoc(t, edKey().Public(), "ed", "", "sig"),
 	)
-	j := NewJWKS(srv.URL, srv.Client(), WithClock(newClock().Now))
+	j := NewJWKS(srv.URL, srv.Client(), Clock(newClock().Now))
 	ctx := context.Background()
 	for _, tc := range []struct {
 		kid, alg string
@@ -192,7 +192,7 @@ func TestJWKSKeepsKeysWhenRefreshFails(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
 	srv := newJWKSServer(t, jwkDoc(t, &rsaKey().PublicKey, "k1", "", ""))
-	j := NewJWKS(srv.URL, srv.Client(), WithClock(clk.Now))
+	j := NewJWKS(srv.URL, srv.Client(), Clock(clk.Now))
 	ctx := context.Background()
 	if _, err := j.Key(ctx, "k1", "RS256"); err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestJWKSFirstFetchFailure(t *testing.T) {
 	t.Parallel()
 	srv := newJWKSServer(t)
 	srv.set(http.StatusNotFound)
-	j := NewJWKS(srv.URL, srv.Client(), WithClock(newClock().Now))
+	j := NewJWKS(srv.URL, srv.Client(), Clock(newClock().Now))
 	for range 3 {
 		_, err := j.Key(context.Background(), "k1", "RS256")
 		if err == nil || errors.Is(err, ErrKeyNotFound) {
@@ -235,7 +235,7 @@ func TestJWKSFirstFetchFailure(t *testing.T) {
 func TestJWKSConcurrentLookupsShareOneFetch(t *testing.T) {
 	t.Parallel()
 	srv := newJWKSServer(t, jwkDoc(t, &rsaKey().PublicKey, "k1", "", ""))
-	j := NewJWKS(srv.URL, srv.Client(), WithClock(newClock().Now))
+	j := NewJWKS(srv.URL, srv.Client(), Clock(newClock().Now))
 	var wg sync.WaitGroup
 	for range 32 {
 		wg.Go(func() {
@@ -293,7 +293,7 @@ func TestJWKSStaleSetAnswersWhileRefreshing(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	defer close(release)
-	j := NewJWKS(srv.URL, srv.Client(), WithClock(clk.Now))
+	j := NewJWKS(srv.URL, srv.Client(), Clock(clk.Now))
 	if _, err := j.Key(context.Background(), "k1", "RS256"); err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestJWKSHangingFirstFetchIsBounded(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	defer close(release)
-	j := NewJWKS(srv.URL, srv.Client(), WithMaxWait(time.Millisecond))
+	j := NewJWKS(srv.URL, srv.Client(), MaxWait(time.Millisecond))
 	_, err := j.Key(context.Background(), "k1", "RS256")
 	var ue *UnavailableError
 	if !errors.As(err, &ue) || ue.RetryAfter() < time.Second {
@@ -333,7 +333,7 @@ func TestJWKSRecoversAfterRetryDelay(t *testing.T) {
 	clk := newClock()
 	srv := newJWKSServer(t, jwkDoc(t, &rsaKey().PublicKey, "k1", "", ""))
 	srv.set(http.StatusInternalServerError)
-	j := NewJWKS(srv.URL, srv.Client(), WithClock(clk.Now))
+	j := NewJWKS(srv.URL, srv.Client(), Clock(clk.Now))
 	ctx := context.Background()
 	for range 2 {
 		_, err := j.Key(ctx, "k1", "RS256")

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // DefaultClockSkew is the leeway applied to exp, nbf and iat when
@@ -48,7 +48,7 @@ type JWTConfig struct {
 	// user record) from a verified identity. Returning an *Error rejects
 	// the request with it; any other error is reported as a failure to
 	// decide, not as a bad token.
-	Principal func(ctx context.Context, id *sake.Identity) (any, error)
+	Principal func(ctx context.Context, id *protocol.Identity) (any, error)
 	// RequireDPoP refuses Bearer tokens: only DPoP-bound tokens presented
 	// with a valid proof are accepted.
 	RequireDPoP bool
@@ -84,7 +84,7 @@ type JWTConfig struct {
 type JWTVerifier struct {
 	keys        KeySource
 	secret      []byte
-	principal   func(ctx context.Context, id *sake.Identity) (any, error)
+	principal   func(ctx context.Context, id *protocol.Identity) (any, error)
 	requireDPoP bool
 	window      time.Duration
 	replay      ReplayCache
@@ -198,7 +198,7 @@ func (v *JWTVerifier) RequiresDPoP() bool { return v.requireDPoP }
 // valid proof for the request whose key thumbprint equals jkt; the DPoP
 // scheme with an unbound token is refused, and so is Bearer when RequireDPoP
 // is set.
-func (v *JWTVerifier) Verify(ctx context.Context, r *TokenRequest) (*sake.Identity, error) {
+func (v *JWTVerifier) Verify(ctx context.Context, r *TokenRequest) (*protocol.Identity, error) {
 	if r == nil || r.Token == "" {
 		e := MissingToken(nil)
 		e.DPoP = v.requireDPoP
@@ -328,8 +328,8 @@ func checkBinding(r *TokenRequest, scheme, jkt string, now time.Time, window tim
 }
 
 // resolvePrincipal runs the host's Principal hook, if any.
-func resolvePrincipal(ctx context.Context, f func(context.Context, *sake.Identity) (any, error),
-	id *sake.Identity) (*sake.Identity, error) {
+func resolvePrincipal(ctx context.Context, f func(context.Context, *protocol.Identity) (any, error),
+	id *protocol.Identity) (*protocol.Identity, error) {
 	if f == nil {
 		return id, nil
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // staticVerifier verifies RS256 ("rsa"), ES256 ("ec") and EdDSA ("ed")
@@ -365,7 +365,7 @@ func TestJWTPrincipal(t *testing.T) {
 	denied := &Error{Status: http.StatusForbidden, Code: CodeInsufficientScope}
 	boom := errors.New("database down")
 	v := staticVerifier(t, func(c *JWTConfig) {
-		c.Principal = func(_ context.Context, id *sake.Identity) (any, error) {
+		c.Principal = func(_ context.Context, id *protocol.Identity) (any, error) {
 			switch id.Subject {
 			case "alice":
 				return &user{"Alice"}, nil

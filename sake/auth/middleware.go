@@ -5,20 +5,20 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 type identityKey struct{}
 
 // ContextWithIdentity returns a context carrying id.
-func ContextWithIdentity(ctx context.Context, id *sake.Identity) context.Context {
+func ContextWithIdentity(ctx context.Context, id *protocol.Identity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
 }
 
 // IdentityFrom returns the identity Middleware (or ContextWithIdentity) put
 // into ctx, or nil.
-func IdentityFrom(ctx context.Context) *sake.Identity {
-	id, _ := ctx.Value(identityKey{}).(*sake.Identity)
+func IdentityFrom(ctx context.Context) *protocol.Identity {
+	id, _ := ctx.Value(identityKey{}).(*protocol.Identity)
 	return id
 }
 
@@ -46,7 +46,7 @@ func Middleware(v Verifier, metadataURL string, requiredScopes []string) func(ht
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			tr, err := TokenRequestFrom(r)
-			var id *sake.Identity
+			var id *protocol.Identity
 			switch {
 			case err != nil:
 			case tr.Token == "":

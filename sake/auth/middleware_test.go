@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 const testMetadataURL = "https://x/.well-known/oauth-protected-resource/mcp"
 
-type verifierFunc func(ctx context.Context, r *TokenRequest) (*sake.Identity, error)
+type verifierFunc func(ctx context.Context, r *TokenRequest) (*protocol.Identity, error)
 
-func (f verifierFunc) Verify(ctx context.Context, r *TokenRequest) (*sake.Identity, error) {
+func (f verifierFunc) Verify(ctx context.Context, r *TokenRequest) (*protocol.Identity, error) {
 	return f(ctx, r)
 }
 
@@ -45,7 +45,7 @@ func TestMiddleware(t *testing.T) {
 		}
 		return p
 	}
-	unavailable := verifierFunc(func(context.Context, *TokenRequest) (*sake.Identity, error) {
+	unavailable := verifierFunc(func(context.Context, *TokenRequest) (*protocol.Identity, error) {
 		return nil, errors.New("jwks down")
 	})
 
@@ -181,7 +181,7 @@ func TestIdentityContext(t *testing.T) {
 	if IdentityFrom(context.Background()) != nil {
 		t.Fatal("identity from an empty context")
 	}
-	id := &sake.Identity{Subject: "s"}
+	id := &protocol.Identity{Subject: "s"}
 	if IdentityFrom(ContextWithIdentity(context.Background(), id)) != id {
 		t.Fatal("round trip")
 	}

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Verifier turns the credentials of an HTTP request into an identity.
@@ -19,7 +19,7 @@ import (
 // without a token is the caller's to answer with MissingToken; verifiers
 // return MissingToken for it too.
 type Verifier interface {
-	Verify(ctx context.Context, r *TokenRequest) (*sake.Identity, error)
+	Verify(ctx context.Context, r *TokenRequest) (*protocol.Identity, error)
 }
 
 // Authorization schemes, as ParseAuthorization returns them.

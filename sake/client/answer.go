@@ -8,53 +8,34 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
-// ElicitRequest is a question the server asks the user
-// (elicitation/create).
-type ElicitRequest struct {
-	// Mode is "form" or "url".
-	Mode    string `json:"mode"`
-	Message string `json:"message"`
-	// RequestedSchema is the form's JSON Schema (form mode).
-	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
-	// URL is the page to open (URL mode).
-	URL string `json:"url,omitempty"`
-	// ElicitationID names a URL-mode question of the handshake era.
-	ElicitationID string `json:"elicitationId,omitempty"`
-}
-
-// ElicitResult is the user's answer.
-type ElicitResult struct {
-	Action sake.ElicitAction `json:"action"`
-	// Content is the filled-in form (a map or a struct) on accept.
-	Content any `json:"content,omitempty"`
-}
-
 // Accept answers a form with content.
-func Accept(content any) *ElicitResult { return &ElicitResult{Action: sake.Accept, Content: content} }
+func Accept(content any) *protocol.ElicitResult {
+	return &protocol.ElicitResult{Action: protocol.Accept, Content: content}
+}
 
 // Decline says the user refused.
-func Decline() *ElicitResult { return &ElicitResult{Action: sake.Decline} }
+func Decline() *protocol.ElicitResult { return &protocol.ElicitResult{Action: protocol.Decline} }
 
 // Cancel says the user dismissed the question.
-func Cancel() *ElicitResult { return &ElicitResult{Action: sake.Cancel} }
+func Cancel() *protocol.ElicitResult { return &protocol.ElicitResult{Action: protocol.Cancel} }
 
 // handlerError is the JSON-RPC error the server gets when a handler of
-// the client's fails: a *sake.Error it returned (or wrapped) as it is, any
+// the client's fails: a *protocol.Error it returned (or wrapped) as it is, any
 // other error as -32603 with the error's text.
-func handlerError(err error) *sake.Error {
-	if e, ok := errors.AsType[*sake.Error](err); ok {
+func handlerError(err error) *protocol.Error {
+	if e, ok := errors.AsType[*protocol.Error](err); ok {
 		return e
 	}
-	return sake.NewError(sake.CodeInternalError, "%v", err)
+	return protocol.NewError(protocol.CodeInternalError, "%v", err)
 }
 
 // answer computes the client's answer to one question of the server.
-func (c *Client) answer(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *sake.Error) {
-	fail := func(code int, format string, args ...any) (json.RawMessage, *sake.Error) {
-		return nil, sake.NewError(code, format, args...)
+func (c *Client) answer(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *protocol.Error) {
+	fail := func(code int, format string, args ...any) (json.RawMessage, *protocol.Error) {
+		return nil, protocol.NewError(code, format, args...)
 	}
 	if c.o.onQuestion != nil {
 		c.o.onQuestion(method, params)
@@ -62,12 +43,12 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 	switch method {
 	case "elicitation/create":
 		if c.o.elicit == nil {
-			return fail(sake.CodeMethodNotFound, "this client does not answer elicitations")
+			return fail(protocol.CodeMethodNotFound, "this client does not answer elicitations")
 		}
-		var req ElicitRequest
+		var req protocol.ElicitRequest
 		if len(params) > 0 {
 			if err := json.Unmarshal(params, &req); err != nil {
-				return fail(sake.CodeInvalidParams, "elicitation/create: %v", err)
+				return fail(protocol.CodeInvalidParams, "elicitation/create: %v", err)
 			}
 		}
 		if req.Mode == "" {
@@ -82,73 +63,73 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 		}
 		b, err := json.Marshal(res)
 		if err != nil {
-			return fail(sake.CodeInternalError, "%v", err)
+			return fail(protocol.CodeInternalError, "%v", err)
 		}
 		return b, nil
 	case "sampling/createMessage":
 		if c.o.sample == nil {
-			return fail(sake.CodeMethodNotFound, "this client does not answer sampling requests")
+			return fail(protocol.CodeMethodNotFound, "this client does not answer sampling requests")
 		}
 		req, err := decodeSampling(params)
 		if err != nil {
-			return fail(sake.CodeInvalidParams, "sampling/createMessage: %v", err)
+			return fail(protocol.CodeInvalidParams, "sampling/createMessage: %v", err)
 		}
 		res, err := c.o.sample(ctx, req)
 		if err != nil {
 			return nil, handlerError(err)
 		}
 		if res == nil || res.Content == nil {
-			return fail(sake.CodeInternalError, "the sampling handler returned no content")
+			return fail(protocol.CodeInternalError, "the sampling handler returned no content")
 		}
 		content, err := json.Marshal(res.Content)
 		if err != nil {
-			return fail(sake.CodeInternalError, "%v", err)
+			return fail(protocol.CodeInternalError, "%v", err)
 		}
 		role := res.Role
 		if role == "" {
-			role = sake.RoleAssistant
+			role = protocol.RoleAssistant
 		}
 		b, _ := json.Marshal(map[string]any{"role": role, "content": json.RawMessage(content), "model": res.Model, "stopReason": res.StopReason})
 		return b, nil
 	case "roots/list":
 		if c.o.roots == nil {
-			return fail(sake.CodeMethodNotFound, "this client has no roots")
+			return fail(protocol.CodeMethodNotFound, "this client has no roots")
 		}
 		roots, err := c.o.roots(ctx)
 		if err != nil {
 			return nil, handlerError(err)
 		}
 		if roots == nil {
-			roots = []sake.Root{}
+			roots = []protocol.Root{}
 		}
 		b, _ := json.Marshal(map[string]any{"roots": roots})
 		return b, nil
 	case "ping":
 		return json.RawMessage(`{}`), nil
 	}
-	return fail(sake.CodeMethodNotFound, "this client does not answer %s", method)
+	return fail(protocol.CodeMethodNotFound, "this client does not answer %s", method)
 }
 
 // decodeSampling decodes sampling/createMessage params, whose messages
 // hold content of any type.
-func decodeSampling(params json.RawMessage) (*sake.SamplingRequest, error) {
+func decodeSampling(params json.RawMessage) (*protocol.SamplingRequest, error) {
 	var w struct {
-		Messages         []sake.PromptMessage `json:"messages"`
-		SystemPrompt     string               `json:"systemPrompt"`
-		MaxTokens        int                  `json:"maxTokens"`
-		Temperature      *float64             `json:"temperature"`
-		StopSequences    []string             `json:"stopSequences"`
-		ModelPreferences json.RawMessage      `json:"modelPreferences"`
-		IncludeContext   string               `json:"includeContext"`
-		Metadata         json.RawMessage      `json:"metadata"`
+		Messages         []protocol.PromptMessage `json:"messages"`
+		SystemPrompt     string                   `json:"systemPrompt"`
+		MaxTokens        int                      `json:"maxTokens"`
+		Temperature      *float64                 `json:"temperature"`
+		StopSequences    []string                 `json:"stopSequences"`
+		ModelPreferences json.RawMessage          `json:"modelPreferences"`
+		IncludeContext   string                   `json:"includeContext"`
+		Metadata         json.RawMessage          `json:"metadata"`
 	}
 	if err := json.Unmarshal(params, &w); err != nil {
 		return nil, err
 	}
-	req := &sake.SamplingRequest{SystemPrompt: w.SystemPrompt, MaxTokens: w.MaxTokens, Temperature: w.Temperature,
+	req := &protocol.SamplingRequest{SystemPrompt: w.SystemPrompt, MaxTokens: w.MaxTokens, Temperature: w.Temperature,
 		StopSequences: w.StopSequences, ModelPreferences: w.ModelPreferences, IncludeContext: w.IncludeContext, Metadata: w.Metadata}
 	for _, m := range w.Messages {
-		req.Messages = append(req.Messages, sake.SamplingMessage(m))
+		req.Messages = append(req.Messages, protocol.SamplingMessage(m))
 	}
 	return req, nil
 }
@@ -162,19 +143,13 @@ func (c *Client) answerAll(ctx context.Context, requests map[string]json.RawMess
 			// Every question is still put to the handlers, so that one
 			// that must be asked elsewhere (a proxy's caller) asks them all
 			// at once.
-			var q struct {
-				Method string          `json:"method"`
-				Params json.RawMessage `json:"params"`
-			}
+			var q protocol.InputRequest
 			if json.Unmarshal(raw, &q) == nil {
 				_, _ = c.answer(context.WithValue(ctx, inputKey{}, key), q.Method, q.Params)
 			}
 			continue
 		}
-		var q struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
+		var q protocol.InputRequest
 		if err := json.Unmarshal(raw, &q); err != nil {
 			return nil, fmt.Errorf("client: input request %q is malformed: %w", key, err)
 		}
@@ -205,7 +180,7 @@ func (c *Client) serveRequest(callCtx context.Context, id json.RawMessage, metho
 	case c.serving <- struct{}{}:
 	default:
 		c.mu.Unlock()
-		c.respond(id, method, nil, sake.NewError(sake.CodeServerBusy,
+		c.respond(id, method, nil, protocol.NewError(protocol.CodeServerBusy,
 			"too many requests in flight: the client answers %d of the server's requests at once (MaxServerRequests); retry once some are answered", cap(c.serving)))
 		return
 	}
@@ -229,18 +204,13 @@ func (c *Client) serveRequest(callCtx context.Context, id json.RawMessage, metho
 
 // respond sends the client's answer to the server's request id: its result
 // res, or the error e.
-func (c *Client) respond(id json.RawMessage, method string, res json.RawMessage, e *sake.Error) {
-	msg := []byte(`{"jsonrpc":"2.0","id":`)
-	msg = append(msg, id...)
+func (c *Client) respond(id json.RawMessage, method string, res json.RawMessage, e *protocol.Error) {
+	var msg []byte
 	if e != nil {
-		eb, _ := json.Marshal(e)
-		msg = append(msg, `,"error":`...)
-		msg = append(msg, eb...)
+		msg, _ = protocol.AppendError(nil, id, e)
 	} else {
-		msg = append(msg, `,"result":`...)
-		msg = append(msg, res...)
+		msg = protocol.AppendResult(nil, id, res)
 	}
-	msg = append(msg, '}')
 	info := c.Info()
 	if err := c.t.send(c.ctx, &message{body: msg, era: info.Era, version: info.ProtocolVersion}); err != nil {
 		c.o.logger.Warn("client: answering the server failed", "method", method, "err", err)
@@ -293,31 +263,6 @@ func (c *Client) deliverProgress(params json.RawMessage) bool {
 	}
 	fn(Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
 	return true
-}
-
-// Defaults returns the default value of every field of the form that
-// declares one (requestedSchema.properties.*.default): a client fills the
-// form with them before the user edits it.
-func (r *ElicitRequest) Defaults() map[string]any {
-	var s struct {
-		Properties map[string]struct {
-			Default json.RawMessage `json:"default"`
-		} `json:"properties"`
-	}
-	out := map[string]any{}
-	if json.Unmarshal(r.RequestedSchema, &s) != nil {
-		return out
-	}
-	for name, p := range s.Properties {
-		if len(p.Default) == 0 {
-			continue
-		}
-		var v any
-		if json.Unmarshal(p.Default, &v) == nil {
-			out[name] = v
-		}
-	}
-	return out
 }
 
 // mergeCancel returns a context with the values of values that also ends

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // misanswering answers tools/list with the JSON body answer makes of the
@@ -86,7 +86,7 @@ func TestJSONErrorWithNullIDIsTheRequestsError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.ListTools(t.Context()); !isCode(err, sake.CodeInvalidRequest) {
+	if _, err := c.ListTools(t.Context()); !isCode(err, protocol.CodeInvalidRequest) {
 		t.Fatalf("a null-id error = %v, want the server's -32600", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/client/memory"
 )
 
 // BenchmarkCallTool measures a tools/call in memory, both eras.
@@ -12,7 +13,7 @@ func BenchmarkCallTool(b *testing.B) {
 	for _, e := range eras {
 		b.Run(e.name, func(b *testing.B) {
 			srv := sake.MustNew(newKit())
-			c, err := client.Connect(b.Context(), client.Memory(srv), e.opts...)
+			c, err := client.Connect(b.Context(), memory.Transport(srv), e.opts...)
 			if err != nil {
 				b.Fatal(err)
 			}

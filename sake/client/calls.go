@@ -8,41 +8,35 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
-
-// Page is one page of a list and the cursor of the next ("" at the end).
-type Page[T any] struct {
-	Items      []T
-	NextCursor string
-}
 
 // maxPages bounds the pages ListTools and its kind follow: a server whose
 // cursors never end cannot hold the client forever.
 const maxPages = 1000
 
-func listPage[T any](ctx context.Context, c *Client, method, key, cursor string) (Page[T], error) {
+func listPage[T any](ctx context.Context, c *Client, method, key, cursor string) (protocol.Page[T], error) {
 	var params any
 	if cursor != "" {
 		params = map[string]string{"cursor": cursor}
 	}
 	raw, err := c.call(ctx, method, params, nil)
 	if err != nil {
-		return Page[T]{}, err
+		return protocol.Page[T]{}, err
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return Page[T]{}, fmt.Errorf("client: %s result: %w", method, err)
+		return protocol.Page[T]{}, fmt.Errorf("client: %s result: %w", method, err)
 	}
-	var page Page[T]
+	var page protocol.Page[T]
 	if items := m[key]; len(items) > 0 {
 		if err := json.Unmarshal(items, &page.Items); err != nil {
-			return Page[T]{}, fmt.Errorf("client: %s result: %w", method, err)
+			return protocol.Page[T]{}, fmt.Errorf("client: %s result: %w", method, err)
 		}
 	}
 	if nc := m["nextCursor"]; len(nc) > 0 && string(nc) != "null" {
 		if err := json.Unmarshal(nc, &page.NextCursor); err != nil {
-			return Page[T]{}, fmt.Errorf("client: %s nextCursor: %w", method, err)
+			return protocol.Page[T]{}, fmt.Errorf("client: %s nextCursor: %w", method, err)
 		}
 	}
 	return page, nil
@@ -73,8 +67,8 @@ func listAll[T any](ctx context.Context, c *Client, method, key string) ([]T, er
 // ListTools returns every tool, following the pages. In the 2026-07-28
 // era a tool whose x-mcp-header annotations break the protocol's rules is
 // left out (the protocol asks clients to drop it), and logged.
-func (c *Client) ListTools(ctx context.Context) ([]sake.ToolInfo, error) {
-	tools, err := listAll[sake.ToolInfo](ctx, c, "tools/list", "tools")
+func (c *Client) ListTools(ctx context.Context) ([]protocol.ToolInfo, error) {
+	tools, err := listAll[protocol.ToolInfo](ctx, c, "tools/list", "tools")
 	if err != nil {
 		return nil, err
 	}
@@ -82,8 +76,8 @@ func (c *Client) ListTools(ctx context.Context) ([]sake.ToolInfo, error) {
 }
 
 // ListToolsPage returns one page of tools.
-func (c *Client) ListToolsPage(ctx context.Context, cursor string) (Page[sake.ToolInfo], error) {
-	p, err := listPage[sake.ToolInfo](ctx, c, "tools/list", "tools", cursor)
+func (c *Client) ListToolsPage(ctx context.Context, cursor string) (protocol.Page[protocol.ToolInfo], error) {
+	p, err := listPage[protocol.ToolInfo](ctx, c, "tools/list", "tools", cursor)
 	if err == nil {
 		p.Items = c.learnTools(p.Items, cursor == "")
 	}
@@ -91,41 +85,41 @@ func (c *Client) ListToolsPage(ctx context.Context, cursor string) (Page[sake.To
 }
 
 // ListResources returns every resource, following the pages.
-func (c *Client) ListResources(ctx context.Context) ([]sake.ResourceInfo, error) {
-	return listAll[sake.ResourceInfo](ctx, c, "resources/list", "resources")
+func (c *Client) ListResources(ctx context.Context) ([]protocol.ResourceInfo, error) {
+	return listAll[protocol.ResourceInfo](ctx, c, "resources/list", "resources")
 }
 
 // ListResourcesPage returns one page of resources.
-func (c *Client) ListResourcesPage(ctx context.Context, cursor string) (Page[sake.ResourceInfo], error) {
-	return listPage[sake.ResourceInfo](ctx, c, "resources/list", "resources", cursor)
+func (c *Client) ListResourcesPage(ctx context.Context, cursor string) (protocol.Page[protocol.ResourceInfo], error) {
+	return listPage[protocol.ResourceInfo](ctx, c, "resources/list", "resources", cursor)
 }
 
 // ListResourceTemplates returns every resource template, following the
 // pages.
-func (c *Client) ListResourceTemplates(ctx context.Context) ([]sake.ResourceTemplateInfo, error) {
-	return listAll[sake.ResourceTemplateInfo](ctx, c, "resources/templates/list", "resourceTemplates")
+func (c *Client) ListResourceTemplates(ctx context.Context) ([]protocol.ResourceTemplateInfo, error) {
+	return listAll[protocol.ResourceTemplateInfo](ctx, c, "resources/templates/list", "resourceTemplates")
 }
 
 // ListResourceTemplatesPage returns one page of resource templates.
-func (c *Client) ListResourceTemplatesPage(ctx context.Context, cursor string) (Page[sake.ResourceTemplateInfo], error) {
-	return listPage[sake.ResourceTemplateInfo](ctx, c, "resources/templates/list", "resourceTemplates", cursor)
+func (c *Client) ListResourceTemplatesPage(ctx context.Context, cursor string) (protocol.Page[protocol.ResourceTemplateInfo], error) {
+	return listPage[protocol.ResourceTemplateInfo](ctx, c, "resources/templates/list", "resourceTemplates", cursor)
 }
 
 // ListPrompts returns every prompt, following the pages.
-func (c *Client) ListPrompts(ctx context.Context) ([]sake.PromptInfo, error) {
-	return listAll[sake.PromptInfo](ctx, c, "prompts/list", "prompts")
+func (c *Client) ListPrompts(ctx context.Context) ([]protocol.PromptInfo, error) {
+	return listAll[protocol.PromptInfo](ctx, c, "prompts/list", "prompts")
 }
 
 // ListPromptsPage returns one page of prompts.
-func (c *Client) ListPromptsPage(ctx context.Context, cursor string) (Page[sake.PromptInfo], error) {
-	return listPage[sake.PromptInfo](ctx, c, "prompts/list", "prompts", cursor)
+func (c *Client) ListPromptsPage(ctx context.Context, cursor string) (protocol.Page[protocol.PromptInfo], error) {
+	return listPage[protocol.PromptInfo](ctx, c, "prompts/list", "prompts", cursor)
 }
 
 // CallTool calls a tool with args (a map or a struct, encoded as JSON; nil
 // for none) and returns its result. A tool that answered with isError
-// returns its result and a *sake.ToolError; a JSON-RPC error is a
-// *sake.Error. A tool the server runs as a task is awaited.
-func (c *Client) CallTool(ctx context.Context, name string, args any) (*sake.ToolResult, error) {
+// returns its result and a *protocol.ToolError; a JSON-RPC error is a
+// *protocol.Error. A tool the server runs as a task is awaited.
+func (c *Client) CallTool(ctx context.Context, name string, args any) (*protocol.ToolResult, error) {
 	res, task, err := c.StartTool(ctx, name, args)
 	if err != nil || task == nil {
 		return res, err
@@ -141,25 +135,25 @@ type callParams struct {
 }
 
 // toolResult decodes a tools/call result.
-func toolResult(raw []byte) (*sake.ToolResult, error) {
-	var res sake.ToolResult
+func toolResult(raw []byte) (*protocol.ToolResult, error) {
+	var res protocol.ToolResult
 	if err := res.UnmarshalJSON(raw); err != nil {
 		return nil, fmt.Errorf("client: tools/call result: %w", err)
 	}
 	if res.IsError {
-		return &res, &sake.ToolError{Result: &res}
+		return &res, &protocol.ToolError{Result: &res}
 	}
 	return &res, nil
 }
 
 // ReadResource reads a resource and returns its contents.
-func (c *Client) ReadResource(ctx context.Context, uri string) ([]sake.ResourceContents, error) {
+func (c *Client) ReadResource(ctx context.Context, uri string) ([]protocol.ResourceContents, error) {
 	raw, err := c.call(ctx, "resources/read", map[string]string{"uri": uri}, &callOpts{name: uri, hasName: true})
 	if err != nil {
 		return nil, err
 	}
 	var r struct {
-		Contents []sake.ResourceContents `json:"contents"`
+		Contents []protocol.ResourceContents `json:"contents"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("client: resources/read result: %w", err)
@@ -168,7 +162,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string) ([]sake.ResourceC
 }
 
 // GetPrompt gets a prompt with its arguments.
-func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*sake.PromptResult, error) {
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*protocol.PromptResult, error) {
 	params := map[string]any{"name": name}
 	if args != nil {
 		params["arguments"] = args
@@ -177,29 +171,16 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	if err != nil {
 		return nil, err
 	}
-	var r sake.PromptResult
+	var r protocol.PromptResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("client: prompts/get result: %w", err)
 	}
 	return &r, nil
 }
 
-// Ref names what a completion is for: a prompt or a resource template.
-type Ref struct {
-	Type string `json:"type"`
-	Name string `json:"name,omitempty"`
-	URI  string `json:"uri,omitempty"`
-}
-
-// PromptRef refers to a prompt's argument.
-func PromptRef(name string) Ref { return Ref{Type: "ref/prompt", Name: name} }
-
-// ResourceRef refers to a resource template's variable.
-func ResourceRef(uriTemplate string) Ref { return Ref{Type: "ref/resource", URI: uriTemplate} }
-
 // Complete asks for completions of argument, whose value so far is value;
 // context holds the other arguments already chosen (nil for none).
-func (c *Client) Complete(ctx context.Context, ref Ref, argument, value string, context map[string]string) (*sake.Completion, error) {
+func (c *Client) Complete(ctx context.Context, ref protocol.CompleteRef, argument, value string, context map[string]string) (*protocol.Completion, error) {
 	params := map[string]any{"ref": ref, "argument": map[string]string{"name": argument, "value": value}}
 	if len(context) > 0 {
 		params["context"] = map[string]any{"arguments": context}
@@ -209,7 +190,7 @@ func (c *Client) Complete(ctx context.Context, ref Ref, argument, value string, 
 		return nil, err
 	}
 	var r struct {
-		Completion sake.Completion `json:"completion"`
+		Completion protocol.Completion `json:"completion"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("client: completion/complete result: %w", err)
@@ -221,7 +202,7 @@ func (c *Client) Complete(ctx context.Context, ref Ref, argument, value string, 
 // asks server/discover instead.
 func (c *Client) Ping(ctx context.Context) error {
 	method := "ping"
-	if c.Era() == sake.EraModern {
+	if c.Era() == protocol.EraModern {
 		method = "server/discover"
 	}
 	_, err := c.call(ctx, method, nil, nil)
@@ -231,8 +212,8 @@ func (c *Client) Ping(ctx context.Context) error {
 // SetLogLevel sets the level of the log messages the server sends
 // (logging/setLevel). In the 2026-07-28 era the level travels on every
 // request instead: use the LogLevel option.
-func (c *Client) SetLogLevel(ctx context.Context, level sake.LogLevel) error {
-	if c.Era() == sake.EraModern {
+func (c *Client) SetLogLevel(ctx context.Context, level protocol.LogLevel) error {
+	if c.Era() == protocol.EraModern {
 		return fmt.Errorf("client: the 2026-07-28 era has no logging/setLevel; connect with the LogLevel option")
 	}
 	_, err := c.call(ctx, "logging/setLevel", map[string]any{"level": level}, nil)
@@ -247,8 +228,8 @@ type headerParam struct {
 // learnTools records which tool arguments travel as headers
 // (x-mcp-header), and returns the tools without those whose headers are
 // invalid (2026-07-28).
-func (c *Client) learnTools(tools []sake.ToolInfo, first bool) []sake.ToolInfo {
-	modern := c.Era() == sake.EraModern
+func (c *Client) learnTools(tools []protocol.ToolInfo, first bool) []protocol.ToolInfo {
+	modern := c.Era() == protocol.EraModern
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	kept := tools[:0:0]

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
@@ -24,7 +25,7 @@ func (h *holder) Hold(ctx *sake.Context) (string, error) {
 }
 
 func TestCancelledTaskIsErrTaskCancelledInBothEras(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		m := tasks.New()
 		t.Cleanup(func() { _ = m.Shutdown(t.Context()) })
 		h := &holder{ids: make(chan string, 2)}
@@ -61,7 +62,7 @@ func TestCancelledTaskIsErrTaskCancelledInBothEras(t *testing.T) {
 		if res != nil || !errors.Is(err, client.ErrTaskCancelled) {
 			t.Fatalf("TaskResult of a cancelled task = %v, %v, want ErrTaskCancelled", res, err)
 		}
-		var rpc *sake.Error
+		var rpc *protocol.Error
 		if errors.As(err, &rpc) {
 			t.Fatalf("the error of a cancelled task carries a protocol error (%v) in one era only", rpc)
 		}
@@ -69,7 +70,7 @@ func TestCancelledTaskIsErrTaskCancelledInBothEras(t *testing.T) {
 }
 
 func TestClientCloseEndsSubscriptions(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c, err := client.Connect(t.Context(), tr.make(t, srv), opts...)
 		if err != nil {

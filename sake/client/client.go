@@ -10,8 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sakemcp/sake-go/sake"
-	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // ErrClosed is returned by the calls of a closed client.
@@ -45,12 +44,12 @@ type Client struct {
 // ServerInfo is what the client learned about the server when it
 // connected.
 type ServerInfo struct {
-	// Era is sake.EraModern (2026-07-28) or sake.EraLegacy (the handshake).
-	Era sake.Era
+	// Era is protocol.EraModern (2026-07-28) or protocol.EraLegacy (the handshake).
+	Era protocol.Era
 	// ProtocolVersion is the revision in use.
 	ProtocolVersion string
 	// Server names the server (serverInfo).
-	Server sake.Implementation
+	Server protocol.Implementation
 	// Capabilities is the server's capabilities object, as sent.
 	Capabilities json.RawMessage
 	// Instructions is the server's guidance for the model.
@@ -87,12 +86,6 @@ func (s ServerInfo) HasExtension(id string) bool {
 	return ok
 }
 
-// Notification is a notification the server sent.
-type Notification struct {
-	Method string
-	Params json.RawMessage
-}
-
 // Connect opens t and settles the protocol era with the server (see the
 // package documentation). ctx bounds the connection's setup only; Close
 // ends the client.
@@ -102,8 +95,8 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) 
 		opt(&o)
 	}
 	o.caps = o.capabilities()
-	if o.version != "" && o.version != sake.Modern && !sake.IsLegacyVersion(o.version) {
-		return nil, fmt.Errorf("client: protocol version %q is not one this client speaks (%v)", o.version, sake.SupportedVersions())
+	if o.version != "" && o.version != protocol.ModernVersion && !protocol.IsLegacyVersion(o.version) {
+		return nil, fmt.Errorf("client: protocol version %q is not one this client speaks (%v)", o.version, protocol.SupportedVersions())
 	}
 	if o.onMessage != nil {
 		t = &tapTransport{Transport: t, fn: o.onMessage}
@@ -128,8 +121,8 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) 
 // buildMeta renders the members every 2026-07-28 request carries.
 func (c *Client) buildMeta() []byte {
 	caps := c.o.caps
-	if !c.o.noTasks && !caps.HasExtension(sake.TaskExtension) {
-		ext := map[string]json.RawMessage{sake.TaskExtension: json.RawMessage(`{}`)}
+	if !c.o.noTasks && !caps.HasExtension(protocol.TaskExtension) {
+		ext := map[string]json.RawMessage{protocol.TaskExtension: json.RawMessage(`{}`)}
 		for k, v := range caps.Extensions {
 			ext[k] = v
 		}
@@ -146,10 +139,10 @@ func (c *Client) buildMeta() []byte {
 
 // renderMeta renders the _meta members of a 2026-07-28 request declaring
 // caps and asking for log messages at level and above ("" for none).
-func (c *Client) renderMeta(caps sake.ClientCapabilities, level sake.LogLevel) []byte {
+func (c *Client) renderMeta(caps protocol.ClientCapabilities, level protocol.LogLevel) []byte {
 	cb, _ := json.Marshal(caps)
 	ib, _ := json.Marshal(c.o.info)
-	m := []byte(`"io.modelcontextprotocol/protocolVersion":"` + sake.Modern + `","io.modelcontextprotocol/clientCapabilities":`)
+	m := []byte(`"io.modelcontextprotocol/protocolVersion":"` + protocol.ModernVersion + `","io.modelcontextprotocol/clientCapabilities":`)
 	m = append(m, cb...)
 	m = append(m, `,"io.modelcontextprotocol/clientInfo":`...)
 	m = append(m, ib...)
@@ -168,7 +161,7 @@ func (c *Client) Info() ServerInfo {
 }
 
 // Era returns the protocol era in use.
-func (c *Client) Era() sake.Era { return c.Info().Era }
+func (c *Client) Era() protocol.Era { return c.Info().Era }
 
 // Close ends the client: subscriptions end, a legacy session is deleted,
 // a command's process is stopped. Calls after it return ErrClosed.
@@ -324,7 +317,7 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 		token = true
 	}
 	meta := c.meta
-	if env := envelopeOf(ctx); env != nil && info.Era == sake.EraModern {
+	if env := forwardOf(ctx); env != nil && info.Era == protocol.EraModern {
 		var release func()
 		meta, release = c.envelopeMeta(ctx, env, co != nil && co.long)
 		defer release()
@@ -338,7 +331,7 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 		}
 	}
 	body, err := c.t.roundTrip(ctx, m)
-	if errors.Is(err, errSessionGone) && info.Era == sake.EraLegacy {
+	if errors.Is(err, ErrSessionGone) && info.Era == protocol.EraLegacy {
 		// The server forgot the session: start a new one and try once more.
 		if rerr := c.relink(ctx, info.ProtocolVersion); rerr != nil {
 			return nil, fmt.Errorf("client: the server ended the session and refused a new one: %w", rerr)
@@ -353,24 +346,23 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 
 // encode builds a request: the 2026-07-28 _meta (and, with token, the
 // progress token "p<id>") spliced before the params' own members.
-func (c *Client) encode(id int64, method string, p, extra []byte, token bool, era sake.Era) []byte {
+func (c *Client) encode(id int64, method string, p, extra []byte, token bool, era protocol.Era) []byte {
 	return c.encodeMeta(id, method, p, extra, token, era, c.meta)
 }
 
 // encodeMeta is encode with the given 2026-07-28 _meta members.
-func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token bool, era sake.Era, meta []byte) []byte {
+func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token bool, era protocol.Era, meta []byte) []byte {
 	b := make([]byte, 0, 96+len(p)+len(extra)+len(meta))
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, `,"method":`...)
-	b = strconv.AppendQuote(b, method)
-	modern := era == sake.EraModern
+	var idText [20]byte
+	rid := strconv.AppendInt(idText[:0], id, 10)
+	modern := era == protocol.EraModern
 	hasMeta := modern || token
 	members := len(p) > 2 || len(extra) > 0
 	if !hasMeta && !members {
-		return append(b, '}')
+		return protocol.AppendRequest(b, rid, method, nil)
 	}
-	b = append(b, `,"params":{`...)
+	b = protocol.AppendRequestHead(b, rid, method)
+	b = append(b, '{')
 	sep := false
 	if hasMeta {
 		b = append(b, `"_meta":{`...)
@@ -413,38 +405,27 @@ func (c *Client) notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
-	b := []byte(`{"jsonrpc":"2.0","method":`)
-	b = strconv.AppendQuote(b, method)
-	if len(p) > 0 {
-		b = append(b, `,"params":`...)
-		b = append(b, p...)
+	if len(p) == 0 {
+		p = nil
 	}
-	b = append(b, '}')
+	b := protocol.AppendNotification(nil, method, p)
 	info := c.Info()
 	return c.t.send(ctx, &message{method: method, body: b, era: info.Era, version: info.ProtocolVersion})
 }
 
 // decodeResponse returns the result of a response, or its error.
 func decodeResponse(body []byte) (json.RawMessage, error) {
-	var result, errRaw []byte
-	err := jsonscan.Members(body, func(key, v []byte) error {
-		switch string(key) {
-		case "result":
-			result = v
-		case "error":
-			errRaw = v
-		}
-		return nil
-	})
+	env, err := protocol.Peek(body)
+	result, errRaw := env.Result, env.Error
 	if err != nil {
 		return nil, fmt.Errorf("client: the server's response is not JSON-RPC: %w", err)
 	}
 	if errRaw != nil {
-		var e sake.Error
+		var e protocol.Error
 		if err := json.Unmarshal(errRaw, &e); err != nil {
 			return nil, fmt.Errorf("client: the server's error response is malformed: %w", err)
 		}
-		return nil, sake.AuthErrorFrom(&e)
+		return nil, protocol.AuthErrorFrom(&e)
 	}
 	if result == nil {
 		return nil, fmt.Errorf("client: the server's response has neither result nor error: %.200s", body)
@@ -454,23 +435,21 @@ func decodeResponse(body []byte) (json.RawMessage, error) {
 
 // incoming receives every message the server sends besides responses.
 func (c *Client) incoming(ctx context.Context, msg []byte) {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if err := json.Unmarshal(msg, &m); err != nil {
+	m, err := protocol.Peek(msg)
+	if err != nil {
 		c.o.logger.Warn("client: the server sent a message that is not JSON", "err", err)
 		return
 	}
 	if m.Method == "" {
 		return // a response nobody waits for (a cancelled call)
 	}
+	// What the handlers keep must not share the transport's buffer.
+	m.Params = bytes.Clone(m.Params)
 	if m.ID != nil {
-		c.serveRequest(ctx, m.ID, m.Method, m.Params)
+		c.serveRequest(ctx, bytes.Clone(m.ID), m.Method, m.Params)
 		return
 	}
-	n := Notification{Method: m.Method, Params: m.Params}
+	n := protocol.Notification{Method: m.Method, Params: m.Params}
 	if fn := c.o.observe; fn != nil {
 		fn(n)
 	}

@@ -7,12 +7,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/client/memory"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func TestConnectSettlesTheEra(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
 		info := c.Info()
@@ -22,10 +23,10 @@ func TestConnectSettlesTheEra(t *testing.T) {
 		if info.Server.Name == "" || !info.HasCapability("tools") {
 			t.Fatalf("info = %+v", info)
 		}
-		if era == sake.EraModern && (info.ProtocolVersion != sake.Modern || !slices.Contains(info.SupportedVersions, sake.Modern)) {
+		if era == protocol.EraModern && (info.ProtocolVersion != protocol.ModernVersion || !slices.Contains(info.SupportedVersions, protocol.ModernVersion)) {
 			t.Fatalf("modern info = %+v", info)
 		}
-		if era == sake.EraLegacy && info.ProtocolVersion != sake.Legacy {
+		if era == protocol.EraLegacy && info.ProtocolVersion != protocol.LegacyVersion {
 			t.Fatalf("legacy version = %q", info.ProtocolVersion)
 		}
 		if err := c.Ping(t.Context()); err != nil {
@@ -35,7 +36,7 @@ func TestConnectSettlesTheEra(t *testing.T) {
 }
 
 func TestListsFollowPages(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
 		ctx := t.Context()
@@ -47,7 +48,7 @@ func TestListsFollowPages(t *testing.T) {
 		if err != nil || len(page.Items) != 3 || page.NextCursor == "" {
 			t.Fatalf("first page = %+v, %v", page, err)
 		}
-		if _, err := c.ListToolsPage(ctx, "not-a-cursor"); !isCode(err, sake.CodeInvalidParams) {
+		if _, err := c.ListToolsPage(ctx, "not-a-cursor"); !isCode(err, protocol.CodeInvalidParams) {
 			t.Fatalf("bad cursor: %v", err)
 		}
 		res, err := c.ListResources(ctx)
@@ -66,12 +67,12 @@ func TestListsFollowPages(t *testing.T) {
 }
 
 func isCode(err error, code int) bool {
-	var e *sake.Error
+	var e *protocol.Error
 	return errors.As(err, &e) && e.Code == code
 }
 
 func TestCallsAndErrors(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
 		ctx := t.Context()
@@ -80,14 +81,14 @@ func TestCallsAndErrors(t *testing.T) {
 			t.Fatalf("echo = %v, %v", res, err)
 		}
 		res, err = c.CallTool(ctx, "fail", nil)
-		var te *sake.ToolError
+		var te *protocol.ToolError
 		if !errors.As(err, &te) || res == nil || !res.IsError || res.Text() != "it went wrong" {
 			t.Fatalf("fail = %v, %v", res, err)
 		}
-		if _, err := c.CallTool(ctx, "refuse", nil); !isCode(err, sake.CodeInvalidParams) {
+		if _, err := c.CallTool(ctx, "refuse", nil); !isCode(err, protocol.CodeInvalidParams) {
 			t.Fatalf("refuse: %v", err)
 		}
-		if _, err := c.CallTool(ctx, "no_such_tool", nil); !isCode(err, sake.CodeInvalidParams) {
+		if _, err := c.CallTool(ctx, "no_such_tool", nil); !isCode(err, protocol.CodeInvalidParams) {
 			t.Fatalf("unknown tool: %v", err)
 		}
 		if _, err := c.CallTool(ctx, "echo", []int{1}); err == nil {
@@ -97,9 +98,9 @@ func TestCallsAndErrors(t *testing.T) {
 		if err != nil || len(contents) != 1 || contents[0].Text != "item 7" {
 			t.Fatalf("read = %+v, %v", contents, err)
 		}
-		wantNotFound := sake.CodeInvalidParams
-		if era == sake.EraLegacy {
-			wantNotFound = sake.CodeResourceNotFound
+		wantNotFound := protocol.CodeInvalidParams
+		if era == protocol.EraLegacy {
+			wantNotFound = protocol.CodeResourceNotFound
 		}
 		if _, err := c.ReadResource(ctx, "kit://items/missing"); !isCode(err, wantNotFound) {
 			t.Fatalf("missing resource: %v", err)
@@ -108,7 +109,7 @@ func TestCallsAndErrors(t *testing.T) {
 		if err != nil || p.Text() != "Hello, Ada" {
 			t.Fatalf("prompt = %+v, %v", p, err)
 		}
-		comp, err := c.Complete(ctx, client.ResourceRef("kit://items/{id}"), "id", "ap", nil)
+		comp, err := c.Complete(ctx, protocol.ResourceRef("kit://items/{id}"), "id", "ap", nil)
 		if err != nil || !slices.Equal(comp.Values, []string{"apple", "apricot"}) {
 			t.Fatalf("complete = %+v, %v", comp, err)
 		}
@@ -116,18 +117,18 @@ func TestCallsAndErrors(t *testing.T) {
 		if err != nil || len(raw) == 0 {
 			t.Fatalf("raw request = %s, %v", raw, err)
 		}
-		if _, err := c.Request(ctx, "no/such/method", nil); !isCode(err, sake.CodeMethodNotFound) {
+		if _, err := c.Request(ctx, "no/such/method", nil); !isCode(err, protocol.CodeMethodNotFound) {
 			t.Fatalf("unknown method: %v", err)
 		}
 	})
 }
 
 func TestProgressAndLogs(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		var mu sync.Mutex
-		var logs []client.Notification
-		opts = append(opts, client.LogLevel(sake.LevelDebug), client.OnNotification(func(n client.Notification) {
+		var logs []protocol.Notification
+		opts = append(opts, client.LogLevel(protocol.LevelDebug), client.OnNotification(func(n protocol.Notification) {
 			mu.Lock()
 			logs = append(logs, n)
 			mu.Unlock()
@@ -151,14 +152,14 @@ func TestProgressAndLogs(t *testing.T) {
 		if !found {
 			t.Fatalf("no log message among %+v", logs)
 		}
-		if era == sake.EraLegacy {
-			if err := c.SetLogLevel(t.Context(), sake.LevelError); err != nil {
+		if era == protocol.EraLegacy {
+			if err := c.SetLogLevel(t.Context(), protocol.LevelError); err != nil {
 				t.Fatalf("set level: %v", err)
 			}
-			if err := c.SetLogLevel(t.Context(), "loud"); !isCode(err, sake.CodeInvalidParams) {
+			if err := c.SetLogLevel(t.Context(), "loud"); !isCode(err, protocol.CodeInvalidParams) {
 				t.Fatalf("bad level: %v", err)
 			}
-		} else if err := c.SetLogLevel(t.Context(), sake.LevelError); err == nil {
+		} else if err := c.SetLogLevel(t.Context(), protocol.LevelError); err == nil {
 			t.Fatal("logging/setLevel in the modern era")
 		}
 	})
@@ -171,20 +172,20 @@ func askOptions(asked *[]string, mu *sync.Mutex) []client.Option {
 		mu.Unlock()
 	}
 	return []client.Option{
-		client.OnElicit(func(_ context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
+		client.OnElicit(func(_ context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			note("elicit " + r.Mode + " " + r.Message)
 			return client.Accept(map[string]any{"name": "Ada"}), nil
 		}),
-		client.OnSample(func(_ context.Context, r *sake.SamplingRequest) (*sake.SamplingResult, error) {
+		client.OnSample(func(_ context.Context, r *protocol.SamplingRequest) (*protocol.SamplingResult, error) {
 			note("sample")
-			return &sake.SamplingResult{Content: sake.Text("model says hi"), Model: "m"}, nil
+			return &protocol.SamplingResult{Content: protocol.Text("model says hi"), Model: "m"}, nil
 		}),
-		client.Roots(sake.Root{URI: "file:///work", Name: "work"}),
+		client.Roots(protocol.Root{URI: "file:///work", Name: "work"}),
 	}
 }
 
 func TestAnsweringTheServer(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		var mu sync.Mutex
 		var asked []string
@@ -202,21 +203,21 @@ func TestAnsweringTheServer(t *testing.T) {
 }
 
 func TestWithoutHandlersTheServerCannotAsk(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
 		_, err := c.CallTool(t.Context(), "ask", nil)
 		if err == nil {
 			t.Fatal("a client without handlers answered")
 		}
-		if era == sake.EraModern && !isCode(err, sake.CodeMissingRequiredClientCapability) {
+		if era == protocol.EraModern && !isCode(err, protocol.CodeMissingRequiredClientCapability) {
 			t.Fatalf("modern: %v", err)
 		}
 	})
 }
 
 func TestCancellationThroughTheContext(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, k := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
 		ctx, cancel := context.WithCancel(t.Context())
@@ -239,20 +240,20 @@ func TestCancellationThroughTheContext(t *testing.T) {
 
 func TestScopesAsErrors(t *testing.T) {
 	srv, _ := newKitServer(t)
-	c, err := client.Connect(t.Context(), client.Memory(srv, client.AsIdentity(&sake.Identity{Subject: "u", FromToken: true, Scopes: []string{"read"}})))
+	c, err := client.Connect(t.Context(), memory.Transport(srv, memory.AsIdentity(&protocol.Identity{Subject: "u", FromToken: true, Scopes: []string{"read"}})))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	_, err = c.CallTool(t.Context(), "admin", nil)
-	var se *sake.InsufficientScopeError
+	var se *protocol.InsufficientScopeError
 	if !errors.As(err, &se) || !slices.Contains(se.Scopes, "admin") {
 		t.Fatalf("admin = %v", err)
 	}
 }
 
 func TestClosedClient(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
 		if err := c.Close(); err != nil {

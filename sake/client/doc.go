@@ -1,5 +1,9 @@
 // Package client calls Model Context Protocol servers, in both protocol
-// eras, over Streamable HTTP, stdio or in memory.
+// eras, over Streamable HTTP, stdio or in memory (sake/client/memory).
+//
+// It speaks the vocabulary of sake/protocol and imports no server code:
+// a program that only connects to servers links neither the sake
+// package nor its schema reflection.
 //
 //	c, err := client.Connect(ctx, client.HTTP("https://example.com/mcp", nil))
 //	if err != nil { ... }
@@ -30,9 +34,9 @@
 //
 // # Errors
 //
-// Calls return errors as values: *sake.Error for a JSON-RPC error,
-// *sake.ToolError beside the result when a tool answered with isError,
-// *sake.InsufficientScopeError and *sake.InsufficientAuthenticationError
+// Calls return errors as values: *protocol.Error for a JSON-RPC error,
+// *protocol.ToolError beside the result when a tool answered with isError,
+// *protocol.InsufficientScopeError and *protocol.InsufficientAuthenticationError
 // when the server asks for a stronger authorization (with the raw
 // challenge), and *HTTPError for a transport failure (its status, with the
 // JSON-RPC error inside when the body held one; for a redirect, where it
@@ -41,7 +45,7 @@
 //
 // A handler that answers the server's questions (OnElicit, OnSample,
 // OnRoots) and fails is reported to the server as -32603 with the error's
-// text, unless it returns (or wraps) a *sake.Error, which the server gets
+// text, unless it returns (or wraps) a *protocol.Error, which the server gets
 // with its own code and message.
 //
 // # Limits
@@ -65,7 +69,8 @@
 // OnMessage shows every message the client sends and receives, OnQuestion
 // every question the server asks (whichever era carried it), and Raw sends
 // a hand-made message in the client's session: sake/saketest, the test
-// client, is this client on the Memory transport with these on top.
+// client, is this client on the in-memory transport (sake/client/memory)
+// with these on top.
 //
 // # Authorization
 //
@@ -86,14 +91,13 @@
 // endpoint. So credentials (Authorization, DPoP proofs, the headers given
 // with Header) never reach an origin other than the endpoint's.
 //
-// # Proxying
+// # Forwarding
 //
-// Proxy builds a sake server whose tools, resources and prompts are those
-// of a remote server, forwarded through a Client with the proxy's own
-// credentials, never its callers'. A forwarded 2026-07-28 request declares
-// what the proxy's caller declared (capabilities, log level), not what the
-// proxy's client could answer. A remote task becomes a task of the
-// proxy's, owned by the caller (another caller gets "Task not found"),
-// which the proxy follows and cancels upstream. The remote skills are
-// copied once and served by the proxy.
+// A call made with WithForward's context is made for another party, such
+// as a proxy's caller (sake/proxy builds a sake server from a Client this
+// way): a 2026-07-28 request declares the party's capabilities and log
+// level, not the client's own, and with ForwardQuestions the server's
+// questions and log messages of the call go to the party's Caller.
+// InProcess and Endpoint connect to a server in the same process
+// (sake/client/memory).
 package client

@@ -1,11 +1,10 @@
 package client
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // HTTPError is a failure of the HTTP transport: the server answered with a
@@ -16,7 +15,7 @@ type HTTPError struct {
 	Header http.Header
 	// Body is the start of the response body (at most 4 KiB).
 	Body []byte
-	RPC  *sake.Error
+	RPC  *protocol.Error
 
 	location string // where a redirect pointed, resolved against the endpoint
 }
@@ -49,6 +48,3 @@ func (e *HTTPError) Unwrap() error {
 	}
 	return e.RPC
 }
-
-// errSessionGone says the server no longer knows the legacy session.
-var errSessionGone = errors.New("client: the server ended the session")

@@ -42,16 +42,3 @@ func Example() {
 	fmt.Println(c.Era(), res.Text())
 	// Output: modern Hello, Ada!
 }
-
-func ExampleMemory() {
-	ctx := context.Background()
-	c, err := client.Connect(ctx, client.Memory(sake.MustNew(greeter{})), client.ProtocolVersion(sake.Legacy))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer c.Close()
-	res, _ := c.CallTool(ctx, "greet", map[string]string{"name": "Grace"})
-	fmt.Println(c.Info().ProtocolVersion, res.Text())
-	// Output: 2025-11-25 Hello, Grace!
-}

@@ -12,7 +12,9 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/client/memory"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/stdio"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
@@ -53,18 +55,18 @@ type echoArgs struct {
 
 func (k *kit) Echo(_ *sake.Context, a echoArgs) (string, error) { return a.Text, nil }
 
-func (k *kit) Fail(*sake.Context) (*sake.ToolResult, error) {
-	return sake.ErrorResult("it went wrong"), nil
+func (k *kit) Fail(*sake.Context) (*protocol.ToolResult, error) {
+	return protocol.ErrorResult("it went wrong"), nil
 }
 
 func (k *kit) Refuse(*sake.Context) (string, error) {
-	return "", sake.InvalidParams("not like this")
+	return "", protocol.InvalidParams("not like this")
 }
 
 func (k *kit) Report(ctx *sake.Context) (string, error) {
 	ctx.Progress(1, 2, "half")
 	ctx.Progress(2, 2, "done")
-	ctx.Log(sake.LevelInfo, "kit", "reported")
+	ctx.Log(protocol.LevelInfo, "kit", "reported")
 	return "reported", nil
 }
 
@@ -78,7 +80,7 @@ func (k *kit) Ask(ctx *sake.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	res, err := ctx.Sample("model", sake.SamplingRequest{Messages: []sake.SamplingMessage{{Role: sake.RoleUser, Content: sake.Text("hi")}}, MaxTokens: 10})
+	res, err := ctx.Sample("model", protocol.SamplingRequest{Messages: []protocol.SamplingMessage{{Role: protocol.RoleUser, Content: protocol.Text("hi")}}, MaxTokens: 10})
 	if err != nil {
 		return "", err
 	}
@@ -137,12 +139,12 @@ type itemVars struct {
 
 func (k *kit) Item(_ *sake.Context, v itemVars) (string, error) {
 	if v.ID == "missing" {
-		return "", sake.ErrResourceNotFound
+		return "", protocol.ErrResourceNotFound
 	}
 	return "item " + v.ID, nil
 }
 
-func (k *kit) ItemIDs(_ *sake.Context, r sake.CompleteRequest) ([]string, error) {
+func (k *kit) ItemIDs(_ *sake.Context, r protocol.CompleteRequest) ([]string, error) {
 	var out []string
 	for _, id := range []string{"apple", "apricot", "banana"} {
 		if strings.HasPrefix(id, r.Value) {
@@ -178,7 +180,7 @@ type transport struct {
 }
 
 var transports = []transport{
-	{"memory", func(t *testing.T, srv *sake.Server) client.Transport { return client.Memory(srv) }},
+	{"memory", func(t *testing.T, srv *sake.Server) client.Transport { return memory.Transport(srv) }},
 	{"http", func(t *testing.T, srv *sake.Server) client.Transport {
 		h := plug.New(srv)
 		ts := httptest.NewServer(h)
@@ -218,14 +220,14 @@ func pipeTo(t *testing.T, srv *sake.Server) client.Transport {
 var eras = []struct {
 	name string
 	opts []client.Option
-	want sake.Era
+	want protocol.Era
 }{
-	{"negotiated", nil, sake.EraModern},
-	{"legacy", []client.Option{client.ProtocolVersion(sake.Legacy)}, sake.EraLegacy},
+	{"negotiated", nil, protocol.EraModern},
+	{"legacy", []client.Option{client.ProtocolVersion(protocol.LegacyVersion)}, protocol.EraLegacy},
 }
 
 // each runs fn for every transport and era.
-func each(t *testing.T, fn func(t *testing.T, tr transport, era sake.Era, opts []client.Option)) {
+func each(t *testing.T, fn func(t *testing.T, tr transport, era protocol.Era, opts []client.Option)) {
 	for _, tr := range transports {
 		for _, e := range eras {
 			t.Run(tr.name+"/"+e.name, func(t *testing.T) {

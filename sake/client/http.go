@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // HTTPOption configures a Streamable HTTP transport.
@@ -93,7 +93,7 @@ type httpTransport struct {
 	mu        sync.Mutex
 	session   string
 	version   string // the negotiated handshake-era revision
-	era       sake.Era
+	era       protocol.Era
 	getCancel context.CancelFunc
 	getDone   chan struct{}
 	getReady  chan struct{} // closed once the GET stream answered
@@ -110,7 +110,7 @@ func (h *httpTransport) bind(_ context.Context, incoming func(context.Context, [
 	return nil
 }
 
-func (h *httpTransport) established(era sake.Era, version string) {
+func (h *httpTransport) established(era protocol.Era, version string) {
 	h.mu.Lock()
 	h.era, h.version = era, version
 	h.mu.Unlock()
@@ -133,8 +133,8 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, m *messag
 	session, version := h.session, h.version
 	h.mu.Unlock()
 	switch {
-	case m != nil && m.era == sake.EraModern:
-		req.Header.Set("MCP-Protocol-Version", sake.Modern)
+	case m != nil && m.era == protocol.EraModern:
+		req.Header.Set("MCP-Protocol-Version", protocol.ModernVersion)
 		if m.method != "" && m.id != 0 {
 			req.Header.Set("Mcp-Method", m.method)
 		}
@@ -235,9 +235,9 @@ func challengeError(resp *http.Response) error {
 	ch := ParseChallenge(www)
 	switch ch.Error {
 	case "insufficient_scope":
-		return &sake.InsufficientScopeError{Scopes: ch.Scopes, Challenge: www, ResourceMetadata: ch.ResourceMetadata}
+		return &protocol.InsufficientScopeError{Scopes: ch.Scopes, Challenge: www, ResourceMetadata: ch.ResourceMetadata}
 	case "insufficient_user_authentication":
-		e := &sake.InsufficientAuthenticationError{ACRValues: ch.ACRValues, Challenge: www, ResourceMetadata: ch.ResourceMetadata}
+		e := &protocol.InsufficientAuthenticationError{ACRValues: ch.ACRValues, Challenge: www, ResourceMetadata: ch.ResourceMetadata}
 		if ch.MaxAge != nil {
 			d := *ch.MaxAge
 			e.MaxAge = &d
@@ -252,7 +252,7 @@ func httpError(resp *http.Response) *HTTPError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 	e := &HTTPError{Status: resp.StatusCode, Header: resp.Header, Body: body}
 	var env struct {
-		Error *sake.Error `json:"error"`
+		Error *protocol.Error `json:"error"`
 	}
 	if json.Unmarshal(body, &env) == nil && env.Error != nil {
 		e.RPC = env.Error
@@ -318,13 +318,13 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 			return nil, err
 		}
 		return body, nil
-	case resp.StatusCode == http.StatusNotFound && m.era == sake.EraLegacy && !m.handshake && h.hasSession():
+	case resp.StatusCode == http.StatusNotFound && m.era == protocol.EraLegacy && !m.handshake && h.hasSession():
 		drain(resp)
 		h.mu.Lock()
 		h.session = ""
 		h.mu.Unlock()
 		h.stopGET()
-		return nil, errSessionGone
+		return nil, ErrSessionGone
 	}
 	defer drain(resp)
 	return nil, httpError(resp)
@@ -351,7 +351,7 @@ func (h *httpTransport) isClosed() bool {
 // cancelRequest tells a session's server that the client gave up on m. A
 // 2026-07-28 request is cancelled by closing its stream, which is done.
 func (h *httpTransport) cancelRequest(m *message) {
-	if m.era != sake.EraLegacy || m.id == 0 || m.handshake {
+	if m.era != protocol.EraLegacy || m.id == 0 || m.handshake {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -371,7 +371,7 @@ func (h *httpTransport) readStream(ctx context.Context, m *message, resp *http.R
 		return body, err
 	}
 	var tooLarge *tooLargeError
-	if m.era != sake.EraLegacy || sr.lastID == "" || errors.As(err, &tooLarge) {
+	if m.era != protocol.EraLegacy || sr.lastID == "" || errors.As(err, &tooLarge) {
 		if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			err = fmt.Errorf("client: the server's stream for %s ended without an answer", m.method)
 		}
@@ -462,11 +462,8 @@ func (h *httpTransport) events(ctx context.Context, sr *sseReader, key string) (
 // routeResponse hands a response that arrived on the GET stream to the
 // request waiting for it; it reports whether msg was a response.
 func (h *httpTransport) routeResponse(msg []byte) bool {
-	var peek struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-	}
-	if json.Unmarshal(msg, &peek) != nil || peek.Method != nil || peek.ID == nil {
+	peek, err := protocol.Peek(msg)
+	if err != nil || peek.Kind() != protocol.KindResponse {
 		return false
 	}
 	key := string(peek.ID)
@@ -488,11 +485,8 @@ func (h *httpTransport) routeResponse(msg []byte) bool {
 // isResponseTo reports whether msg is the response to the request whose
 // id is key.
 func isResponseTo(msg []byte, key string) bool {
-	var peek struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-	}
-	if json.Unmarshal(msg, &peek) != nil || peek.Method != nil || peek.ID == nil {
+	peek, err := protocol.Peek(msg)
+	if err != nil || peek.Kind() != protocol.KindResponse {
 		return false
 	}
 	id := string(peek.ID)
@@ -564,7 +558,7 @@ func (h *httpTransport) send(ctx context.Context, m *message) error {
 	defer drain(resp)
 	if resp.StatusCode/100 != 2 {
 		if resp.StatusCode == http.StatusNotFound && h.hasSession() {
-			return errSessionGone
+			return ErrSessionGone
 		}
 		return httpError(resp)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // A tool called before the client listed the tools: the server refuses
@@ -49,7 +50,7 @@ func TestOversizedEventIsNotResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, rec, url := httpKitFor(t, srv)
-	c, err := client.Connect(t.Context(), client.HTTP(url, nil), client.ProtocolVersion(sake.Legacy), client.MaxMessageBytes(4<<10))
+	c, err := client.Connect(t.Context(), client.HTTP(url, nil), client.ProtocolVersion(protocol.LegacyVersion), client.MaxMessageBytes(4<<10))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Filter says which notifications a subscription wants.
@@ -27,7 +27,7 @@ type Filter struct {
 type Subscription struct {
 	c      *Client
 	filter Filter
-	fn     func(Notification)
+	fn     func(protocol.Notification)
 	legacy bool
 
 	mu     sync.Mutex
@@ -46,12 +46,12 @@ type Subscription struct {
 // with resources/subscribe and takes the list changes of the session.
 // The subscription lasts until Close, the client's Close or the server
 // ends it (Done).
-func (c *Client) Listen(ctx context.Context, filter Filter, fn func(Notification)) (*Subscription, error) {
+func (c *Client) Listen(ctx context.Context, filter Filter, fn func(protocol.Notification)) (*Subscription, error) {
 	if fn == nil {
-		fn = func(Notification) {}
+		fn = func(protocol.Notification) {}
 	}
 	s := &Subscription{c: c, filter: filter, fn: fn, ack: make(chan struct{}), done: make(chan struct{})}
-	if c.Era() != sake.EraModern {
+	if c.Era() != protocol.EraModern {
 		return s, c.listenLegacy(ctx, s)
 	}
 	sctx, cancel := context.WithCancel(c.ctx)
@@ -166,7 +166,7 @@ func (s *Subscription) stop() {
 
 // deliverToSubscription hands a notification to the subscriptions that
 // want it; it reports whether one did.
-func (c *Client) deliverToSubscription(n Notification) bool {
+func (c *Client) deliverToSubscription(n protocol.Notification) bool {
 	var p struct {
 		Meta struct {
 			SubscriptionID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`

@@ -12,14 +12,15 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func TestListen(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
-		got := make(chan client.Notification, 16)
-		sub, err := c.Listen(t.Context(), client.Filter{ToolsListChanged: true, Resources: []string{"kit://readme"}}, func(n client.Notification) { got <- n })
+		got := make(chan protocol.Notification, 16)
+		sub, err := c.Listen(t.Context(), client.Filter{ToolsListChanged: true, Resources: []string{"kit://readme"}}, func(n protocol.Notification) { got <- n })
 		if err != nil {
 			t.Fatalf("listen: %v", err)
 		}
@@ -174,7 +175,7 @@ func TestModernHeaders(t *testing.T) {
 	rec.mu.Lock()
 	h := rec.headers[len(rec.headers)-1]
 	rec.mu.Unlock()
-	if h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != "region" || h.Get("MCP-Protocol-Version") != sake.Modern ||
+	if h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != "region" || h.Get("MCP-Protocol-Version") != protocol.ModernVersion ||
 		h.Get("Mcp-Param-Region") != "=?base64?IGV1LXdlc3Qg?=" || h.Get("Mcp-Session-Id") != "" {
 		t.Fatalf("headers = %v", h)
 	}
@@ -184,4 +185,13 @@ func TestModernHeaders(t *testing.T) {
 	if rec.count(http.MethodDelete)+rec.count(http.MethodGet) != 0 {
 		t.Fatal("a modern client sent GET or DELETE")
 	}
+}
+
+// httpKitFor serves srv over HTTP through a recorder.
+func httpKitFor(t *testing.T, srv *sake.Server) (*sake.Server, *recorder, string) {
+	h := plug.New(srv)
+	rec := &recorder{h: h}
+	ts := httptest.NewServer(rec)
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	return srv, rec, ts.URL
 }

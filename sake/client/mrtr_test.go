@@ -7,6 +7,8 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/client/memory"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // rounds asks two questions one after the other.
@@ -33,13 +35,13 @@ func (rounds) Interview(ctx *sake.Context) (string, error) {
 func TestInputRounds(t *testing.T) {
 	t.Parallel()
 	srv := sake.MustNew(rounds{})
-	answer := client.OnElicit(func(_ context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
+	answer := client.OnElicit(func(_ context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 		if r.Message == "Name?" {
 			return client.Accept(map[string]string{"name": "Ada"}), nil
 		}
 		return client.Accept(map[string]string{"color": "blue"}), nil
 	})
-	c, err := client.Connect(t.Context(), client.Memory(srv), answer)
+	c, err := client.Connect(t.Context(), memory.Transport(srv), answer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestInputRounds(t *testing.T) {
 		t.Fatalf("interview = %v, %v", res, err)
 	}
 	// A bound on the rounds stops a server that keeps asking.
-	c2, err := client.Connect(t.Context(), client.Memory(srv), answer, client.MaxInputRounds(2))
+	c2, err := client.Connect(t.Context(), memory.Transport(srv), answer, client.MaxInputRounds(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestInputRounds(t *testing.T) {
 		t.Fatalf("bounded rounds: %v", err)
 	}
 	// A handler's failure reaches the caller.
-	c3, err := client.Connect(t.Context(), client.Memory(srv), client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+	c3, err := client.Connect(t.Context(), memory.Transport(srv), client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 		return nil, context.DeadlineExceeded
 	}))
 	if err != nil {

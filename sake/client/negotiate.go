@@ -8,14 +8,14 @@ import (
 	"net"
 	"slices"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // negotiate settles the era: server/discover first unless a handshake-era
 // revision is pinned, then the handshake when the server is older.
 func (c *Client) negotiate(ctx context.Context) error {
 	switch v := c.o.version; {
-	case v == sake.Modern:
+	case v == protocol.ModernVersion:
 		err := c.discover(ctx)
 		if supportsModern(err) {
 			err = c.discover(ctx) // the server lists this version after all: once more
@@ -36,10 +36,10 @@ func (c *Client) negotiate(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var version = sake.Legacy
-	var rpc *sake.Error
+	var version = protocol.LegacyVersion
+	var rpc *protocol.Error
 	switch {
-	case errors.As(err, &rpc) && rpc.Code == sake.CodeUnsupportedProtocolVersion:
+	case errors.As(err, &rpc) && rpc.Code == protocol.CodeUnsupportedProtocolVersion:
 		// A 2026-07-28 server that serves other revisions: take the newest
 		// handshake one it lists.
 		v, ok := newestLegacy(rpc.Data)
@@ -58,13 +58,13 @@ func (c *Client) negotiate(ctx context.Context) error {
 // supportsModern reports a -32022 refusal whose list of supported
 // versions has 2026-07-28 in it.
 func supportsModern(err error) bool {
-	var rpc *sake.Error
-	if !errors.As(err, &rpc) || rpc.Code != sake.CodeUnsupportedProtocolVersion {
+	var rpc *protocol.Error
+	if !errors.As(err, &rpc) || rpc.Code != protocol.CodeUnsupportedProtocolVersion {
 		return false
 	}
 	m, _ := rpc.Data.(map[string]any)
 	list, _ := m["supported"].([]any)
-	return slices.Contains(list, any(sake.Modern))
+	return slices.Contains(list, any(protocol.ModernVersion))
 }
 
 // isNetError reports a failure to reach the server at all, which no
@@ -82,8 +82,8 @@ func isRedirect(err error) bool {
 }
 
 func isAuthError(err error) bool {
-	var se *sake.InsufficientScopeError
-	var ae *sake.InsufficientAuthenticationError
+	var se *protocol.InsufficientScopeError
+	var ae *protocol.InsufficientAuthenticationError
 	var he *HTTPError
 	return errors.As(err, &se) || errors.As(err, &ae) || (errors.As(err, &he) && he.Status == 401) ||
 		errors.Is(err, ErrAuthorization) // a failed authorization: the handshake would fail the same way
@@ -94,8 +94,8 @@ func isAuthError(err error) bool {
 func newestLegacy(data any) (string, bool) {
 	m, _ := data.(map[string]any)
 	list, _ := m["supported"].([]any)
-	for _, v := range sake.SupportedVersions() {
-		if v == sake.Modern {
+	for _, v := range protocol.SupportedVersions() {
+		if v == protocol.ModernVersion {
 			continue
 		}
 		if slices.Contains(list, any(v)) {
@@ -113,7 +113,7 @@ func (c *Client) setInfo(info ServerInfo) {
 
 // discover asks server/discover in the 2026-07-28 era.
 func (c *Client) discover(ctx context.Context) error {
-	c.setInfo(ServerInfo{Era: sake.EraModern, ProtocolVersion: sake.Modern})
+	c.setInfo(ServerInfo{Era: protocol.EraModern, ProtocolVersion: protocol.ModernVersion})
 	raw, err := c.call(ctx, "server/discover", nil, nil)
 	if err != nil {
 		c.setInfo(ServerInfo{})
@@ -124,21 +124,21 @@ func (c *Client) discover(ctx context.Context) error {
 		Capabilities      json.RawMessage `json:"capabilities"`
 		Instructions      string          `json:"instructions"`
 		Meta              struct {
-			ServerInfo sake.Implementation `json:"io.modelcontextprotocol/serverInfo"`
+			ServerInfo protocol.Implementation `json:"io.modelcontextprotocol/serverInfo"`
 		} `json:"_meta"`
 	}
 	if err := json.Unmarshal(raw, &d); err != nil {
 		c.setInfo(ServerInfo{})
 		return fmt.Errorf("client: server/discover answered something else: %w", err)
 	}
-	if len(d.SupportedVersions) > 0 && !slices.Contains(d.SupportedVersions, sake.Modern) {
+	if len(d.SupportedVersions) > 0 && !slices.Contains(d.SupportedVersions, protocol.ModernVersion) {
 		c.setInfo(ServerInfo{})
-		return &sake.Error{Code: sake.CodeUnsupportedProtocolVersion, Message: "the server does not serve " + sake.Modern,
-			Data: map[string]any{"supported": toAny(d.SupportedVersions), "requested": sake.Modern}}
+		return &protocol.Error{Code: protocol.CodeUnsupportedProtocolVersion, Message: "the server does not serve " + protocol.ModernVersion,
+			Data: map[string]any{"supported": toAny(d.SupportedVersions), "requested": protocol.ModernVersion}}
 	}
-	c.setInfo(ServerInfo{Era: sake.EraModern, ProtocolVersion: sake.Modern, Server: d.Meta.ServerInfo,
+	c.setInfo(ServerInfo{Era: protocol.EraModern, ProtocolVersion: protocol.ModernVersion, Server: d.Meta.ServerInfo,
 		Capabilities: d.Capabilities, Instructions: d.Instructions, SupportedVersions: d.SupportedVersions})
-	c.t.established(sake.EraModern, sake.Modern)
+	c.t.established(protocol.EraModern, protocol.ModernVersion)
 	return nil
 }
 
@@ -152,16 +152,16 @@ func toAny(list []string) []any {
 
 // legacyCaps is the capabilities object of initialize: what the client
 // declares, handlers included.
-func (c *Client) legacyCaps() sake.ClientCapabilities { return c.o.caps }
+func (c *Client) legacyCaps() protocol.ClientCapabilities { return c.o.caps }
 
 // initialize runs the handshake, asking for version; strict refuses any
 // other answer.
 func (c *Client) initialize(ctx context.Context, version string, strict bool) error {
-	c.setInfo(ServerInfo{Era: sake.EraLegacy, ProtocolVersion: version})
+	c.setInfo(ServerInfo{Era: protocol.EraLegacy, ProtocolVersion: version})
 	params := map[string]any{"protocolVersion": version, "capabilities": c.legacyCaps(), "clientInfo": c.o.info}
 	id := c.nextID.Add(1)
 	p, _ := json.Marshal(params)
-	m := &message{id: id, method: "initialize", era: sake.EraLegacy, handshake: true, body: c.encode(id, "initialize", p, nil, false, sake.EraLegacy)}
+	m := &message{id: id, method: "initialize", era: protocol.EraLegacy, handshake: true, body: c.encode(id, "initialize", p, nil, false, protocol.EraLegacy)}
 	body, err := c.t.roundTrip(ctx, m)
 	if err != nil {
 		return err
@@ -171,20 +171,20 @@ func (c *Client) initialize(ctx context.Context, version string, strict bool) er
 		return err
 	}
 	var r struct {
-		ProtocolVersion string              `json:"protocolVersion"`
-		Capabilities    json.RawMessage     `json:"capabilities"`
-		ServerInfo      sake.Implementation `json:"serverInfo"`
-		Instructions    string              `json:"instructions"`
+		ProtocolVersion string                  `json:"protocolVersion"`
+		Capabilities    json.RawMessage         `json:"capabilities"`
+		ServerInfo      protocol.Implementation `json:"serverInfo"`
+		Instructions    string                  `json:"instructions"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return fmt.Errorf("client: initialize answered something else: %w", err)
 	}
-	if !sake.IsLegacyVersion(r.ProtocolVersion) || (strict && r.ProtocolVersion != version) {
+	if !protocol.IsLegacyVersion(r.ProtocolVersion) || (strict && r.ProtocolVersion != version) {
 		return fmt.Errorf("client: the server answered initialize with protocol version %q, which this client does not accept (it asked for %s)", r.ProtocolVersion, version)
 	}
-	c.setInfo(ServerInfo{Era: sake.EraLegacy, ProtocolVersion: r.ProtocolVersion, Server: r.ServerInfo,
+	c.setInfo(ServerInfo{Era: protocol.EraLegacy, ProtocolVersion: r.ProtocolVersion, Server: r.ServerInfo,
 		Capabilities: r.Capabilities, Instructions: r.Instructions, SessionID: sessionOf(c.t)})
-	c.t.established(sake.EraLegacy, r.ProtocolVersion)
+	c.t.established(protocol.EraLegacy, r.ProtocolVersion)
 	if err := c.notify(ctx, "notifications/initialized", nil); err != nil {
 		return err
 	}

@@ -14,9 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // olderServer answers server/discover the way a handshake-only server
@@ -47,8 +47,8 @@ func TestFallsBackToTheHandshake(t *testing.T) {
 		name, body, version string
 		status              int
 	}{
-		{"no session", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: no valid session"}}`, sake.Legacy, 400},
-		{"empty 404", ``, sake.Legacy, 404},
+		{"no session", `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: no valid session"}}`, protocol.LegacyVersion, 400},
+		{"empty 404", ``, protocol.LegacyVersion, 404},
 		{"unsupported version", `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported","data":{"supported":["2025-03-26"],"requested":"2026-07-28"}}}`, "2025-03-26", 400},
 	}
 	for _, tc := range cases {
@@ -60,7 +60,7 @@ func TestFallsBackToTheHandshake(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			if info := c.Info(); info.Era != sake.EraLegacy || info.ProtocolVersion != tc.version {
+			if info := c.Info(); info.Era != protocol.EraLegacy || info.ProtocolVersion != tc.version {
 				t.Fatalf("info = %+v", info)
 			}
 			if res, err := c.CallTool(t.Context(), "echo", map[string]string{"text": "old"}); err != nil || res.Text() != "old" {
@@ -74,14 +74,14 @@ func TestRefusedConnections(t *testing.T) {
 	t.Parallel()
 	// A pinned modern era does not fall back.
 	url := olderServer(t, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request"}}`)
-	_, err := client.Connect(t.Context(), client.HTTP(url, nil), client.ProtocolVersion(sake.Modern))
+	_, err := client.Connect(t.Context(), client.HTTP(url, nil), client.ProtocolVersion(protocol.ModernVersion))
 	var he *client.HTTPError
 	if !errors.As(err, &he) || he.Status != 400 || he.RPC == nil || he.RPC.Code != -32000 {
 		t.Fatalf("pinned modern against an older server: %v", err)
 	}
 	// No versions in common.
 	url = olderServer(t, 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported","data":{"supported":["2030-01-01"],"requested":"2026-07-28"}}}`)
-	if _, err := client.Connect(t.Context(), client.HTTP(url, nil)); !isCode(err, sake.CodeUnsupportedProtocolVersion) {
+	if _, err := client.Connect(t.Context(), client.HTTP(url, nil)); !isCode(err, protocol.CodeUnsupportedProtocolVersion) {
 		t.Fatalf("no common version: %v", err)
 	}
 	// A version this client does not speak.
@@ -113,8 +113,8 @@ func TestChallengeWithoutAuthorizer(t *testing.T) {
 		w.WriteHeader(http.StatusForbidden)
 	}))
 	defer ts.Close()
-	_, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(sake.Modern))
-	var se *sake.InsufficientScopeError
+	_, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(protocol.ModernVersion))
+	var se *protocol.InsufficientScopeError
 	if !errors.As(err, &se) || len(se.Scopes) != 2 || se.Challenge == "" {
 		t.Fatalf("challenge = %v", err)
 	}
@@ -149,18 +149,18 @@ func TestLogLevelWithoutLoggingCapability(t *testing.T) {
 		setLevel int
 	}{
 		{"undeclared", &pyWire{}, 0},
-		{"declared but refused", &pyWire{logging: true, setLevelCode: sake.CodeInternalError}, 1},
+		{"declared but refused", &pyWire{logging: true, setLevelCode: protocol.CodeInternalError}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, _ := newKitServer(t)
 			logs := &warnings{}
-			c, err := client.Connect(t.Context(), tc.wire.transport(t, srv), client.LogLevel(sake.LevelDebug), client.Logger(slog.New(logs)))
+			c, err := client.Connect(t.Context(), tc.wire.transport(t, srv), client.LogLevel(protocol.LevelDebug), client.Logger(slog.New(logs)))
 			if err != nil {
 				t.Fatalf("connect: %v", err)
 			}
 			defer c.Close()
-			if info := c.Info(); info.Era != sake.EraLegacy || info.ProtocolVersion != "2025-06-18" || info.HasCapability("logging") != tc.wire.logging {
+			if info := c.Info(); info.Era != protocol.EraLegacy || info.ProtocolVersion != "2025-06-18" || info.HasCapability("logging") != tc.wire.logging {
 				t.Fatalf("info = %+v", info)
 			}
 			if n := tc.wire.sent("logging/setLevel"); n != tc.setLevel {
@@ -226,14 +226,14 @@ func TestNewSessionRefusingASubscription(t *testing.T) {
 			}
 			if json.Unmarshal(b, &m) == nil && m.Method == "resources/subscribe" && subscribes.Add(1) > 1 {
 				w.Header().Set("Content-Type", "application/json")
-				_, _ = w.Write(pyError(m.ID, sake.CodeInvalidParams, "no subscriptions in this session"))
+				_, _ = w.Write(pyError(m.ID, protocol.CodeInvalidParams, "no subscriptions in this session"))
 				return
 			}
 		}
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(func() { ts.Close(); h.Close() })
-	c, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(sake.Legacy))
+	c, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil), client.ProtocolVersion(protocol.LegacyVersion))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // testAS is a small authorization server: it signs the user in at once.
@@ -368,8 +369,8 @@ func TestOAuthRefusals(t *testing.T) {
 			w.WriteHeader(http.StatusForbidden)
 		}))
 		defer ts.Close()
-		_, err := oauthClient(t, ts.URL+"/mcp", client.OAuthConfig{MaxReauthorizations: 2}, client.ProtocolVersion(sake.Modern))
-		var se *sake.InsufficientScopeError
+		_, err := oauthClient(t, ts.URL+"/mcp", client.OAuthConfig{MaxReauthorizations: 2}, client.ProtocolVersion(protocol.ModernVersion))
+		var se *protocol.InsufficientScopeError
 		if !errors.As(err, &se) || challenges.Load() != 3 {
 			t.Fatalf("err = %v after %d challenges", err, challenges.Load())
 		}

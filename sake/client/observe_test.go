@@ -7,23 +7,23 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // answering are handlers that answer every question of the kit's Ask.
 var answering = []client.Option{
-	client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+	client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 		return client.Accept(map[string]any{"name": "Ana"}), nil
 	}),
-	client.OnSample(func(context.Context, *sake.SamplingRequest) (*sake.SamplingResult, error) {
-		return &sake.SamplingResult{Content: sake.Text("hello"), Model: "m"}, nil
+	client.OnSample(func(context.Context, *protocol.SamplingRequest) (*protocol.SamplingResult, error) {
+		return &protocol.SamplingResult{Content: protocol.Text("hello"), Model: "m"}, nil
 	}),
-	client.Roots(sake.Root{URI: "file:///w"}),
+	client.Roots(protocol.Root{URI: "file:///w"}),
 }
 
 func TestOnMessageAndOnQuestionSeeTheConversation(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		var mu sync.Mutex
 		var sent, received []string
@@ -59,7 +59,7 @@ func TestOnMessageAndOnQuestionSeeTheConversation(t *testing.T) {
 		if !containsWith(sent, `"method":"tools/call"`) || !containsWith(received, "accept Ana") {
 			t.Errorf("messages: sent %q, received %q", sent, received)
 		}
-		if era == sake.EraLegacy && (!containsWith(sent, `"method":"initialize"`) || !containsWith(received, `"method":"elicitation/create"`) ||
+		if era == protocol.EraLegacy && (!containsWith(sent, `"method":"initialize"`) || !containsWith(received, `"method":"elicitation/create"`) ||
 			!containsWith(sent, `"result":{"action":"accept"`)) {
 			t.Errorf("a session's questions and answers are not all seen: sent %q, received %q", sent, received)
 		}
@@ -81,9 +81,9 @@ func TestDeclaredCapabilitiesWinOverTheHandlers(t *testing.T) {
 			srv, _ := newKitServer(t)
 			var mu sync.Mutex
 			var first string
-			form := &sake.ElicitationCapability{Form: json.RawMessage(`{}`)}
+			form := &protocol.ElicitationCapability{Form: json.RawMessage(`{}`)}
 			opts := append(append([]client.Option{}, e.opts...), answering...)
-			opts = append(opts, client.Capabilities(sake.ClientCapabilities{Elicitation: form}),
+			opts = append(opts, client.Capabilities(protocol.ClientCapabilities{Elicitation: form}),
 				client.OnMessage(func(out bool, msg []byte) {
 					mu.Lock()
 					if out && first == "" {
@@ -102,14 +102,14 @@ func TestDeclaredCapabilitiesWinOverTheHandlers(t *testing.T) {
 }
 
 func TestSessionIDIsReported(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
 		sid := c.Info().SessionID
 		switch {
-		case era == sake.EraModern && sid != "":
+		case era == protocol.EraModern && sid != "":
 			t.Errorf("a 2026-07-28 client has session %q", sid)
-		case era == sake.EraLegacy && tr.name != "stdio" && sid == "":
+		case era == protocol.EraLegacy && tr.name != "stdio" && sid == "":
 			t.Errorf("no session id")
 		case tr.name == "stdio" && sid != "":
 			t.Errorf("stdio has session %q", sid)
@@ -118,12 +118,12 @@ func TestSessionIDIsReported(t *testing.T) {
 }
 
 func TestRawSendsTheMessageAsItIs(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
 		meta := ""
-		if era == sake.EraModern {
-			meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + sake.Modern + `","io.modelcontextprotocol/clientCapabilities":{}},`
+		if era == protocol.EraModern {
+			meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + protocol.ModernVersion + `","io.modelcontextprotocol/clientCapabilities":{}},`
 		}
 		call := []byte(`{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{` + meta + `"name":"echo","arguments":{"text":"raw"}}}`)
 		body, err := c.Raw(t.Context(), call)
@@ -139,13 +139,13 @@ func TestRawSendsTheMessageAsItIs(t *testing.T) {
 		bad := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + meta + `"name":"nope"}}`)
 		body, err = c.Raw(t.Context(), bad)
 		var r struct {
-			ID    int         `json:"id"`
-			Error *sake.Error `json:"error"`
+			ID    int             `json:"id"`
+			Error *protocol.Error `json:"error"`
 		}
-		if err != nil || json.Unmarshal(body, &r) != nil || r.ID != 7 || r.Error == nil || r.Error.Code != sake.CodeInvalidParams {
+		if err != nil || json.Unmarshal(body, &r) != nil || r.ID != 7 || r.Error == nil || r.Error.Code != protocol.CodeInvalidParams {
 			t.Fatalf("bad params = %s, %v", body, err)
 		}
-		if a, err := c.Exchange(t.Context(), bad); err != nil || a.Method != "tools/call" || a.ErrorCode != sake.CodeInvalidParams {
+		if a, err := c.Exchange(t.Context(), bad); err != nil || a.Method != "tools/call" || a.ErrorCode != protocol.CodeInvalidParams {
 			t.Fatalf("Exchange of bad params = %+v, %v", a, err)
 		}
 		if a, err := c.Exchange(t.Context(), call); err != nil || a.Method != "tools/call" || a.ErrorCode != 0 || !strings.Contains(string(a.Body), "raw") {
@@ -166,9 +166,9 @@ func TestRawSendsTheMessageAsItIs(t *testing.T) {
 }
 
 func TestTaskResultFinishesAStartedTask(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
-		opts = append(opts, client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+		opts = append(opts, client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			return client.Accept(map[string]any{"ok": true}), nil
 		}))
 		c := connect(t, tr, srv, opts...)
@@ -187,7 +187,7 @@ func TestTaskResultFinishesAStartedTask(t *testing.T) {
 }
 
 func TestClientWideProgressAndPerCallProgress(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		var mu sync.Mutex
 		var wide []client.Progress
@@ -222,12 +222,12 @@ func TestClientWideProgressAndPerCallProgress(t *testing.T) {
 // ObserveNotifications sees every notification, those delivered to a
 // call's progress handler included, before they are delivered.
 func TestObserveNotificationsSeesProgressToo(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		var mu sync.Mutex
 		var observed []string
 		delivered := 0
-		opts = append(opts, client.ObserveNotifications(func(n client.Notification) {
+		opts = append(opts, client.ObserveNotifications(func(n protocol.Notification) {
 			mu.Lock()
 			defer mu.Unlock()
 			observed = append(observed, n.Method)

@@ -6,24 +6,24 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Option configures a Client.
 type Option func(*options)
 
 type options struct {
-	info           sake.Implementation
+	info           protocol.Implementation
 	version        string // pinned revision; "" negotiates
-	logLevel       sake.LogLevel
-	caps           sake.ClientCapabilities // as declared with Capabilities
+	logLevel       protocol.LogLevel
+	caps           protocol.ClientCapabilities // as declared with Capabilities
 	noTasks        bool
 	forwarding     bool // ForwardQuestions: 2026-07-28 requests carry their caller's log level only
-	elicit         func(context.Context, *ElicitRequest) (*ElicitResult, error)
-	sample         func(context.Context, *sake.SamplingRequest) (*sake.SamplingResult, error)
-	roots          func(context.Context) ([]sake.Root, error)
-	onNotification func(Notification)
-	observe        func(Notification)
+	elicit         func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error)
+	sample         func(context.Context, *protocol.SamplingRequest) (*protocol.SamplingResult, error)
+	roots          func(context.Context) ([]protocol.Root, error)
+	onNotification func(protocol.Notification)
+	observe        func(protocol.Notification)
 	onProgress     func(Progress)
 	onMessage      func(sent bool, msg []byte)
 	onQuestion     func(method string, params json.RawMessage)
@@ -36,7 +36,7 @@ type options struct {
 
 func defaultOptions() options {
 	return options{
-		info:          sake.Implementation{Name: "sake-client", Version: "1.0.0"},
+		info:          protocol.Implementation{Name: "sake-client", Version: "1.0.0"},
 		logger:        slog.New(slog.DiscardHandler),
 		maxRounds:     10,
 		probeTimeout:  10 * time.Second,
@@ -52,10 +52,10 @@ const DefaultMaxMessageBytes = 16 << 20
 // ClientInfo names the client to the server (clientInfo). The default is
 // sake-client 1.0.0.
 func ClientInfo(name, version string) Option {
-	return func(o *options) { o.info = sake.Implementation{Name: name, Version: version} }
+	return func(o *options) { o.info = protocol.Implementation{Name: name, Version: version} }
 }
 
-// ProtocolVersion pins the protocol revision: sake.Modern (2026-07-28,
+// ProtocolVersion pins the protocol revision: protocol.ModernVersion (2026-07-28,
 // no fallback) or a handshake-era revision from 2025-11-25 down to
 // 2024-11-05 (initialize asks for it and accepts no other). Without it
 // Connect negotiates.
@@ -67,28 +67,28 @@ func ProtocolVersion(v string) Option { return func(o *options) { o.version = v 
 // only when it declares the logging capability, and its refusal does not
 // fail Connect (the Logger hears of it): the server then sends the log
 // messages it chooses. They arrive as notifications/message.
-func LogLevel(level sake.LogLevel) Option { return func(o *options) { o.logLevel = level } }
+func LogLevel(level protocol.LogLevel) Option { return func(o *options) { o.logLevel = level } }
 
 // Capabilities sets the capabilities the client declares (extensions,
 // experimental members). OnElicit, OnSample and Roots add theirs, in any
 // order of the options, unless c declares that capability itself (an
 // elicitation capability with the form mode only, say).
-func Capabilities(c sake.ClientCapabilities) Option {
+func Capabilities(c protocol.ClientCapabilities) Option {
 	return func(o *options) { o.caps = c }
 }
 
 // capabilities are the declared capabilities with those of the handlers
 // added.
-func (o *options) capabilities() sake.ClientCapabilities {
+func (o *options) capabilities() protocol.ClientCapabilities {
 	caps := o.caps
 	if o.elicit != nil && caps.Elicitation == nil {
-		caps.Elicitation = &sake.ElicitationCapability{Form: json.RawMessage(`{}`), URL: json.RawMessage(`{}`)}
+		caps.Elicitation = &protocol.ElicitationCapability{Form: json.RawMessage(`{}`), URL: json.RawMessage(`{}`)}
 	}
 	if o.sample != nil && caps.Sampling == nil {
-		caps.Sampling = &sake.SamplingCapability{}
+		caps.Sampling = &protocol.SamplingCapability{}
 	}
 	if o.roots != nil && caps.Roots == nil {
-		caps.Roots = &sake.RootsCapability{}
+		caps.Roots = &protocol.RootsCapability{}
 	}
 	return caps
 }
@@ -100,25 +100,25 @@ func WithoutTasks() Option { return func(o *options) { o.noTasks = true } }
 // OnElicit answers the server's questions to the user
 // (elicitation/create), in form and URL modes, and declares the
 // elicitation capability.
-func OnElicit(fn func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)) Option {
+func OnElicit(fn func(ctx context.Context, req *protocol.ElicitRequest) (*protocol.ElicitResult, error)) Option {
 	return func(o *options) { o.elicit = fn }
 }
 
 // OnSample answers the server's requests for a model completion
 // (sampling/createMessage) and declares the sampling capability.
-func OnSample(fn func(ctx context.Context, req *sake.SamplingRequest) (*sake.SamplingResult, error)) Option {
+func OnSample(fn func(ctx context.Context, req *protocol.SamplingRequest) (*protocol.SamplingResult, error)) Option {
 	return func(o *options) { o.sample = fn }
 }
 
 // Roots answers roots/list with roots and declares the roots capability.
-func Roots(roots ...sake.Root) Option {
-	list := append([]sake.Root{}, roots...)
-	return OnRoots(func(context.Context) ([]sake.Root, error) { return list, nil })
+func Roots(roots ...protocol.Root) Option {
+	list := append([]protocol.Root{}, roots...)
+	return OnRoots(func(context.Context) ([]protocol.Root, error) { return list, nil })
 }
 
 // OnRoots answers roots/list with what fn returns and declares the roots
 // capability.
-func OnRoots(fn func(ctx context.Context) ([]sake.Root, error)) Option {
+func OnRoots(fn func(ctx context.Context) ([]protocol.Root, error)) Option {
 	return func(o *options) { o.roots = fn }
 }
 
@@ -126,7 +126,7 @@ func OnRoots(fn func(ctx context.Context) ([]sake.Root, error)) Option {
 // nor a subscription's: log messages, list changes and resource updates
 // of the handshake era, and anything else a server sends. It runs on the
 // client's reading goroutine: keep it short.
-func OnNotification(fn func(Notification)) Option {
+func OnNotification(fn func(protocol.Notification)) Option {
 	return func(o *options) { o.onNotification = fn }
 }
 
@@ -135,7 +135,7 @@ func OnNotification(fn func(Notification)) Option {
 // a subscription, a forwarded log, or OnNotification): for tests and
 // tracing. It observes only, runs on the client's reading goroutine (keep
 // it short), and must not change n.Params.
-func ObserveNotifications(fn func(n Notification)) Option {
+func ObserveNotifications(fn func(n protocol.Notification)) Option {
 	return func(o *options) { o.observe = fn }
 }
 
@@ -214,7 +214,7 @@ const DefaultMaxServerRequests = 256
 // a handshake-era session, on any of its streams) the client answers at
 // once, each on a goroutine of its own (default DefaultMaxServerRequests).
 // A request beyond the bound is refused at once with a -32000 error
-// (sake.CodeServerBusy, "too many requests in flight"), sent before the
+// (protocol.CodeServerBusy, "too many requests in flight"), sent before the
 // client reads the next message of that stream.
 func MaxServerRequests(n int) Option {
 	return func(o *options) {

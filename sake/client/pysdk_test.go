@@ -12,6 +12,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/stdio"
 )
 
@@ -152,20 +153,20 @@ func (w *pyWire) transport(t *testing.T, srv *sake.Server) client.Transport {
 func (w *pyWire) refusal(method string, params map[string]json.RawMessage) (int, string) {
 	switch method {
 	case "server/discover", "subscriptions/listen":
-		return sake.CodeInvalidParams, "Invalid request parameters"
+		return protocol.CodeInvalidParams, "Invalid request parameters"
 	case "logging/setLevel":
 		if w.logging && w.setLevelCode != 0 {
 			return w.setLevelCode, "the level cannot be set"
 		}
-		return sake.CodeMethodNotFound, "Method not found"
+		return protocol.CodeMethodNotFound, "Method not found"
 	case "resources/subscribe", "resources/unsubscribe":
 		if !w.subscribe {
-			return sake.CodeMethodNotFound, "Method not found"
+			return protocol.CodeMethodNotFound, "Method not found"
 		}
 		var uri string
 		_ = json.Unmarshal(params["uri"], &uri)
 		if slices.Contains(w.refuse, uri) {
-			return sake.CodeInvalidParams, "Unknown resource: " + uri
+			return protocol.CodeInvalidParams, "Unknown resource: " + uri
 		}
 	}
 	return 0, ""

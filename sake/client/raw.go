@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Raw sends msg, one JSON-RPC message, exactly as given (the client adds
@@ -42,20 +44,15 @@ func (c *Client) Exchange(ctx context.Context, msg []byte) (RawAnswer, error) {
 	if c.isClosed() {
 		return RawAnswer{}, ErrClosed
 	}
-	var peek struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Name   *string `json:"name"`
-			URI    *string `json:"uri"`
-			TaskID *string `json:"taskId"`
-		} `json:"params"`
+	peek, _ := protocol.Peek(msg)
+	var p headerParams
+	if len(peek.Params) > 0 {
+		_ = json.Unmarshal(peek.Params, &p)
 	}
-	_ = json.Unmarshal(msg, &peek)
 	info := c.Info()
 	m := &message{method: peek.Method, body: msg, era: info.Era, version: info.ProtocolVersion}
 	// The headers a request of this method carries (Mcp-Name).
-	switch p := peek.Params; {
+	switch {
 	case peek.Method == "tools/call" || peek.Method == "prompts/get":
 		m.name, m.hasName = deref(p.Name), p.Name != nil
 	case peek.Method == "resources/read":
@@ -110,16 +107,6 @@ func deref(s *string) string {
 	return *s
 }
 
-func (m *memoryTransport) raw(ctx context.Context, msg *message, _ string) ([]byte, error) {
-	m.mu.Lock()
-	closed := m.closed
-	m.mu.Unlock()
-	if closed {
-		return nil, ErrClosed
-	}
-	return m.srv.Handle(ctx, msg.body, m.inbound()).Body, nil
-}
-
 func (h *httpTransport) raw(ctx context.Context, m *message, key string) ([]byte, error) {
 	resp, err := h.do(ctx, http.MethodPost, m, nil)
 	if err != nil {
@@ -142,10 +129,7 @@ func (h *httpTransport) raw(ctx context.Context, m *message, key string) ([]byte
 	e := httpError(resp)
 	resp.Body.Close()
 	if e.RPC != nil && key != "" && json.Valid(e.Body) {
-		var id struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(e.Body, &id) == nil && len(id.ID) > 0 && string(id.ID) != "null" {
+		if env, err := protocol.Peek(e.Body); err == nil && len(env.ID) > 0 && string(env.ID) != "null" {
 			return e.Body, nil
 		}
 	}
@@ -162,4 +146,11 @@ func readBody(resp *http.Response, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("client: the answer exceeds %d bytes (raise MaxMessageBytes)", max)
 	}
 	return b, nil
+}
+
+// headerParams are the params whose values a request's headers repeat.
+type headerParams struct {
+	Name   *string `json:"name"`
+	URI    *string `json:"uri"`
+	TaskID *string `json:"taskId"`
 }

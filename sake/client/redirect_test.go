@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // dpopAuthorizer puts a DPoP-bound token and a proof on every request.
@@ -117,7 +117,7 @@ func TestRedirectedSessionStreamKeepsItsCredentials(t *testing.T) {
 	sink, other := newSink(t)
 	endpoint := redirecting(t, http.StatusTemporaryRedirect, other, http.MethodGet)
 	c, err := client.Connect(t.Context(), client.HTTP(endpoint, nil, client.WithAuthorizer(dpopAuthorizer{})),
-		client.ProtocolVersion(sake.Legacy))
+		client.ProtocolVersion(protocol.LegacyVersion))
 	if err != nil {
 		t.Fatal(err)
 	}

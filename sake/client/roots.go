@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // RootsChanged tells the server that the roots the client's OnRoots
@@ -12,13 +12,13 @@ import (
 // server of the handshake era asks for them again. A 2026-07-28 server
 // asks for the roots within each request that needs them: there is
 // nothing to send, and RootsChanged returns nil. Declare that the client
-// sends it with Capabilities(sake.ClientCapabilities{Roots:
-// &sake.RootsCapability{ListChanged: true}}).
+// sends it with Capabilities(protocol.ClientCapabilities{Roots:
+// &protocol.RootsCapability{ListChanged: true}}).
 func (c *Client) RootsChanged(ctx context.Context) error {
 	if c.o.roots == nil {
 		return errors.New("client: RootsChanged without roots: give the client Roots or OnRoots")
 	}
-	if c.Era() == sake.EraModern {
+	if c.Era() == protocol.EraModern {
 		return nil
 	}
 	return c.notify(ctx, "notifications/roots/list_changed", nil)

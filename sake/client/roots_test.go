@@ -5,12 +5,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func TestRootsChanged(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		var mu sync.Mutex
 		var sent []string
@@ -43,13 +43,13 @@ func TestRootsChanged(t *testing.T) {
 			t.Fatal("a roots/list_changed went out without roots")
 		}
 
-		c := connect(t, tr, srv, append(opts, watch, client.Roots(sake.Root{URI: "file:///w"}),
-			client.Capabilities(sake.ClientCapabilities{Roots: &sake.RootsCapability{ListChanged: true}}))...)
+		c := connect(t, tr, srv, append(opts, watch, client.Roots(protocol.Root{URI: "file:///w"}),
+			client.Capabilities(protocol.ClientCapabilities{Roots: &protocol.RootsCapability{ListChanged: true}}))...)
 		if err := c.RootsChanged(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		want := 1
-		if era == sake.EraModern {
+		if era == protocol.EraModern {
 			want = 0 // roots travel within each request that needs them
 		}
 		if got := changed(); got != want {

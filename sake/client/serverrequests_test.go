@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // askingServer is a 2025-11-25 session whose GET stream sends the client
@@ -57,7 +57,7 @@ func (a *askingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case m.Method == "initialize":
 		w.Header().Set("Mcp-Session-Id", "s1")
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{},"serverInfo":{"name":"asking","version":"1"}}}`, m.ID, sake.Legacy)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{},"serverInfo":{"name":"asking","version":"1"}}}`, m.ID, protocol.LegacyVersion)
 	case m.Method == "":
 		a.answers <- json.RawMessage(b)
 		w.WriteHeader(http.StatusAccepted)
@@ -108,15 +108,15 @@ func TestServerRequestsInFlightAreBounded(t *testing.T) {
 			t.Parallel()
 			a, url := newAskingServer(t)
 			entered, release := make(chan struct{}, tc.bound+1), make(chan struct{})
-			roots := client.OnRoots(func(ctx context.Context) ([]sake.Root, error) {
+			roots := client.OnRoots(func(ctx context.Context) ([]protocol.Root, error) {
 				entered <- struct{}{}
 				select {
 				case <-release:
 				case <-ctx.Done():
 				}
-				return []sake.Root{{URI: "file:///r"}}, nil
+				return []protocol.Root{{URI: "file:///r"}}, nil
 			})
-			opts := append([]client.Option{client.ProtocolVersion(sake.Legacy), roots}, tc.opts...)
+			opts := append([]client.Option{client.ProtocolVersion(protocol.LegacyVersion), roots}, tc.opts...)
 			c, err := client.Connect(t.Context(), client.HTTP(url, nil), opts...)
 			if err != nil {
 				t.Fatal(err)

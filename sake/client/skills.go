@@ -5,24 +5,24 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // ListSkills lists the server's Agent Skills (skills/list, the
 // io.modelcontextprotocol/skills extension), following the pages.
-func (c *Client) ListSkills(ctx context.Context) ([]sake.SkillInfo, error) {
-	return listAll[sake.SkillInfo](ctx, c, "skills/list", "skills")
+func (c *Client) ListSkills(ctx context.Context) ([]protocol.SkillInfo, error) {
+	return listAll[protocol.SkillInfo](ctx, c, "skills/list", "skills")
 }
 
 // GetSkill returns the entry of the skill whose SKILL.md is at uri
 // (skills/get).
-func (c *Client) GetSkill(ctx context.Context, uri string) (*sake.SkillInfo, error) {
+func (c *Client) GetSkill(ctx context.Context, uri string) (*protocol.SkillInfo, error) {
 	raw, err := c.call(ctx, "skills/get", map[string]string{"uri": uri}, nil)
 	if err != nil {
 		return nil, err
 	}
 	var r struct {
-		Skill *sake.SkillInfo `json:"skill"`
+		Skill *protocol.SkillInfo `json:"skill"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil || r.Skill == nil {
 		return nil, fmt.Errorf("client: skills/get answered something else (%v): %.200s", err, raw)
@@ -33,8 +33,8 @@ func (c *Client) GetSkill(ctx context.Context, uri string) (*sake.SkillInfo, err
 // ReadDirectory lists the children of a directory resource
 // (resources/directory/read), following the pages; subdirectories have
 // the type inode/directory.
-func (c *Client) ReadDirectory(ctx context.Context, uri string) ([]sake.ResourceInfo, error) {
-	var all []sake.ResourceInfo
+func (c *Client) ReadDirectory(ctx context.Context, uri string) ([]protocol.ResourceInfo, error) {
+	var all []protocol.ResourceInfo
 	cursor := ""
 	seen := map[string]bool{}
 	for range maxPages {
@@ -47,8 +47,8 @@ func (c *Client) ReadDirectory(ctx context.Context, uri string) ([]sake.Resource
 			return nil, err
 		}
 		var r struct {
-			Resources  []sake.ResourceInfo `json:"resources"`
-			NextCursor string              `json:"nextCursor"`
+			Resources  []protocol.ResourceInfo `json:"resources"`
+			NextCursor string                  `json:"nextCursor"`
 		}
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("client: resources/directory/read result: %w", err)

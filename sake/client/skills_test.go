@@ -6,10 +6,11 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func TestSkills(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		fsys := fstest.MapFS{
 			"pdf/SKILL.md":            {Data: []byte("---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n")},
 			"pdf/references/FORMS.md": {Data: []byte("# Forms\n")},

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Stream connects to a server that reads newline-delimited JSON-RPC from
@@ -170,15 +169,12 @@ func (t *streamTransport) read() {
 		if len(line) == 0 {
 			continue
 		}
-		var peek struct {
-			ID     json.RawMessage `json:"id"`
-			Method *string         `json:"method"`
-		}
-		if json.Unmarshal(line, &peek) != nil {
+		peek, err := protocol.Peek(line)
+		if err != nil {
 			t.logger.Warn("client: the server wrote a line that is not JSON", "line", string(line[:min(len(line), 200)]))
 			continue
 		}
-		if peek.Method == nil && peek.ID != nil {
+		if peek.Kind() == protocol.KindResponse {
 			t.mu.Lock()
 			ch := t.pending[string(peek.ID)]
 			delete(t.pending, string(peek.ID))
@@ -191,13 +187,13 @@ func (t *streamTransport) read() {
 		}
 		var ctx context.Context
 		switch {
-		case peek.Method != nil && *peek.Method == "notifications/message":
+		case peek.Kind() == protocol.KindNotification && peek.Method == "notifications/message":
 			// A log message belongs to the one request that asked for logs
 			// (see takeLogSlot); stdio does not say which request it is.
 			t.mu.Lock()
 			ctx = t.logCtx
 			t.mu.Unlock()
-		case peek.Method != nil && peek.ID != nil:
+		case peek.Kind() == protocol.KindRequest:
 			// Nor does a request of the server (a session's question).
 			ctx = t.callOf()
 		}
@@ -255,7 +251,7 @@ func (t *streamTransport) roundTrip(ctx context.Context, m *message) ([]byte, er
 		return nil, ErrClosed
 	}
 	t.pending[key] = ch
-	if ctx.Value(callerKey{}) != nil {
+	if forwardOf(ctx) != nil {
 		t.forwarded[key] = ctx
 	}
 	t.mu.Unlock()
@@ -301,7 +297,7 @@ func (t *streamTransport) send(_ context.Context, m *message) error {
 	return t.write(m.body)
 }
 
-func (t *streamTransport) established(sake.Era, string) {}
+func (t *streamTransport) established(protocol.Era, string) {}
 
 func (t *streamTransport) ready(context.Context) error { return nil }
 

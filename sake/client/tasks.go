@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Task is a task as the server reports it (tasks/get).
@@ -26,14 +26,14 @@ type Task struct {
 	// task, by key (2026-07-28).
 	InputRequests map[string]json.RawMessage
 	// Result is the tool result of a completed task.
-	Result *sake.ToolResult
+	Result *protocol.ToolResult
 	// Error is the error of a failed task.
-	Error *sake.Error
+	Error *protocol.Error
 }
 
 // Terminal reports whether the task has finished.
 func (t *Task) Terminal() bool {
-	return t.Status == sake.TaskCompleted || t.Status == sake.TaskFailed || t.Status == sake.TaskCancelled
+	return t.Status == protocol.TaskCompleted || t.Status == protocol.TaskFailed || t.Status == protocol.TaskCancelled
 }
 
 func decodeTask(raw []byte) (*Task, error) {
@@ -49,7 +49,7 @@ func decodeTask(raw []byte) (*Task, error) {
 		PollInterval   int64                      `json:"pollInterval"`
 		InputRequests  map[string]json.RawMessage `json:"inputRequests"`
 		Result         json.RawMessage            `json:"result"`
-		Error          *sake.Error                `json:"error"`
+		Error          *protocol.Error            `json:"error"`
 		Task           json.RawMessage            `json:"task"`
 	}
 	if err := json.Unmarshal(raw, &w); err != nil {
@@ -70,7 +70,7 @@ func decodeTask(raw []byte) (*Task, error) {
 	}
 	t.PollInterval = time.Duration(max(w.PollIntervalMs, w.PollInterval)) * time.Millisecond
 	if len(w.Result) > 0 && string(w.Result) != "null" {
-		var r sake.ToolResult
+		var r protocol.ToolResult
 		if err := r.UnmarshalJSON(w.Result); err != nil {
 			return nil, fmt.Errorf("client: task result: %w", err)
 		}
@@ -98,10 +98,10 @@ func isTask(raw []byte) bool {
 // StartTool calls a tool and returns its task when the server runs it as
 // one (the result is then nil), or its result when it answered at once.
 // Drive the task with AwaitTask, GetTask, UpdateTask and CancelTask.
-func (c *Client) StartTool(ctx context.Context, name string, args any) (*sake.ToolResult, *Task, error) {
+func (c *Client) StartTool(ctx context.Context, name string, args any) (*protocol.ToolResult, *Task, error) {
 	p := &callParams{Name: name, Arguments: args}
 	co := &callOpts{name: name, hasName: true}
-	if c.Era() == sake.EraModern {
+	if c.Era() == protocol.EraModern {
 		hs, err := c.paramHeaders(name, args)
 		if err != nil {
 			return nil, nil, err
@@ -111,7 +111,7 @@ func (c *Client) StartTool(ctx context.Context, name string, args any) (*sake.To
 		p.Task = map[string]any{}
 	}
 	raw, err := c.call(ctx, "tools/call", p, co)
-	if err != nil && co.params == nil && isHeaderMismatch(err) && c.Era() == sake.EraModern {
+	if err != nil && co.params == nil && isHeaderMismatch(err) && c.Era() == protocol.EraModern {
 		// The server wants some arguments in Mcp-Param-* headers and the
 		// client had not learned which (the tool was called before it was
 		// listed): list the tools, then call once more with the headers.
@@ -138,8 +138,8 @@ func (c *Client) StartTool(ctx context.Context, name string, args any) (*sake.To
 // isHeaderMismatch reports a -32020 refusal: an HTTP header disagrees with
 // the request's body.
 func isHeaderMismatch(err error) bool {
-	var rpc *sake.Error
-	return errors.As(err, &rpc) && rpc.Code == sake.CodeHeaderMismatch
+	var rpc *protocol.Error
+	return errors.As(err, &rpc) && rpc.Code == protocol.CodeHeaderMismatch
 }
 
 // legacyTaskTool reports whether a handshake-era server runs the tool as
@@ -189,8 +189,8 @@ func (c *Client) legacyTaskTool(ctx context.Context, name string) bool {
 
 // followTask drives a task to its end, answering its questions with the
 // client's handlers, and returns its result as CallTool does.
-func (c *Client) followTask(ctx context.Context, t *Task) (*sake.ToolResult, error) {
-	if c.Era() != sake.EraModern {
+func (c *Client) followTask(ctx context.Context, t *Task) (*protocol.ToolResult, error) {
+	if c.Era() != protocol.EraModern {
 		// tasks/result waits for the end, and the server asks its questions
 		// on the way as requests of the session.
 		raw, err := c.call(ctx, "tasks/result", map[string]any{"taskId": t.ID}, nil)
@@ -205,7 +205,7 @@ func (c *Client) followTask(ctx context.Context, t *Task) (*sake.ToolResult, err
 			return nil, err
 		}
 		switch got.Status {
-		case sake.TaskInputRequired:
+		case protocol.TaskInputRequired:
 			answers, err := c.answerAll(ctx, got.InputRequests)
 			if err != nil {
 				return nil, err
@@ -213,15 +213,15 @@ func (c *Client) followTask(ctx context.Context, t *Task) (*sake.ToolResult, err
 			if err := c.UpdateTask(ctx, t.ID, answers); err != nil {
 				return nil, err
 			}
-		case sake.TaskCompleted:
+		case protocol.TaskCompleted:
 			if got.Result == nil {
 				return nil, fmt.Errorf("client: task %s completed without a result", t.ID)
 			}
 			if got.Result.IsError {
-				return got.Result, &sake.ToolError{Result: got.Result}
+				return got.Result, &protocol.ToolError{Result: got.Result}
 			}
 			return got.Result, nil
-		case sake.TaskFailed:
+		case protocol.TaskFailed:
 			if got.Error != nil {
 				return nil, got.Error
 			}
@@ -238,7 +238,7 @@ func (c *Client) followTask(ctx context.Context, t *Task) (*sake.ToolResult, err
 // error of its own (servers answer with an internal error), so a
 // protocol error is checked against tasks/get.
 func (c *Client) legacyTaskError(ctx context.Context, id string, err error) error {
-	var rpc *sake.Error
+	var rpc *protocol.Error
 	if !errors.As(err, &rpc) || ctx.Err() != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func (c *Client) legacyTaskError(ctx context.Context, id string, err error) erro
 	if gerr != nil {
 		return err
 	}
-	if t, derr := decodeTask(raw); derr == nil && t.Status == sake.TaskCancelled {
+	if t, derr := decodeTask(raw); derr == nil && t.Status == protocol.TaskCancelled {
 		return fmt.Errorf("%w (task %s)", ErrTaskCancelled, id)
 	}
 	return err
@@ -257,7 +257,7 @@ func (c *Client) legacyTaskError(ctx context.Context, id string, err error) erro
 // way: with tasks/update in the 2026-07-28 era, within tasks/result in the
 // handshake era (where the server asks them as requests of the session).
 // For a task started with StartTool; ctx bounds the wait.
-func (c *Client) TaskResult(ctx context.Context, id string) (*sake.ToolResult, error) {
+func (c *Client) TaskResult(ctx context.Context, id string) (*protocol.ToolResult, error) {
 	return c.followTask(ctx, &Task{ID: id})
 }
 
@@ -269,14 +269,14 @@ func (c *Client) GetTask(ctx context.Context, id string) (*Task, error) {
 		return nil, err
 	}
 	t, err := decodeTask(raw)
-	if err != nil || c.Era() == sake.EraModern || t.Status != sake.TaskCompleted {
+	if err != nil || c.Era() == protocol.EraModern || t.Status != protocol.TaskCompleted {
 		return t, err
 	}
 	res, err := c.call(ctx, "tasks/result", map[string]any{"taskId": id}, nil)
 	if err != nil {
 		return nil, err
 	}
-	var r sake.ToolResult
+	var r protocol.ToolResult
 	if err := r.UnmarshalJSON(res); err != nil {
 		return nil, fmt.Errorf("client: tasks/result: %w", err)
 	}
@@ -307,9 +307,9 @@ const defaultPoll = time.Second
 // the wait.
 func (c *Client) AwaitTask(ctx context.Context, id string) (*Task, error) {
 	var wake chan struct{}
-	if c.Era() == sake.EraModern && c.Info().HasExtension(sake.TaskExtension) {
+	if c.Era() == protocol.EraModern && c.Info().HasExtension(protocol.TaskExtension) {
 		wake = make(chan struct{}, 1)
-		sub, err := c.Listen(ctx, Filter{TaskIDs: []string{id}}, func(n Notification) {
+		sub, err := c.Listen(ctx, Filter{TaskIDs: []string{id}}, func(n protocol.Notification) {
 			if n.Method == "notifications/tasks" || n.Method == "notifications/tasks/status" {
 				select {
 				case wake <- struct{}{}:
@@ -328,9 +328,9 @@ func (c *Client) AwaitTask(ctx context.Context, id string) (*Task, error) {
 			}
 			wake = nil
 		}
-	} else if c.Era() == sake.EraLegacy {
+	} else if c.Era() == protocol.EraLegacy {
 		wake = make(chan struct{}, 1)
-		sub, err := c.Listen(ctx, Filter{TaskIDs: []string{id}}, func(Notification) {
+		sub, err := c.Listen(ctx, Filter{TaskIDs: []string{id}}, func(protocol.Notification) {
 			select {
 			case wake <- struct{}{}:
 			default:
@@ -342,7 +342,7 @@ func (c *Client) AwaitTask(ctx context.Context, id string) (*Task, error) {
 	}
 	for {
 		t, err := c.GetTask(ctx, id)
-		if err != nil || t.Status != sake.TaskWorking {
+		if err != nil || t.Status != protocol.TaskWorking {
 			return t, err
 		}
 		wait := t.PollInterval

@@ -6,26 +6,26 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func TestTaskAwaited(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, k := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
 		_, task, err := c.StartTool(t.Context(), "job", nil)
-		if err != nil || task == nil || task.Status != sake.TaskWorking {
+		if err != nil || task == nil || task.Status != protocol.TaskWorking {
 			t.Fatalf("start = %+v, %v", task, err)
 		}
 		got, err := c.GetTask(t.Context(), task.ID)
-		if err != nil || got.Status != sake.TaskWorking {
+		if err != nil || got.Status != protocol.TaskWorking {
 			t.Fatalf("get = %+v, %v", got, err)
 		}
 		// The poll interval is an hour: only a notification can wake the
 		// wait in time (in the handshake era tasks/result waits).
 		done := make(chan struct{})
-		var res *sake.ToolResult
+		var res *protocol.ToolResult
 		go func() {
 			defer close(done)
 			res, err = c.CallTool(t.Context(), "job", nil)
@@ -35,7 +35,7 @@ func TestTaskAwaited(t *testing.T) {
 		if err != nil || res.Text() != "job done" {
 			t.Fatalf("awaited call = %v, %v", res, err)
 		}
-		if era == sake.EraLegacy {
+		if era == protocol.EraLegacy {
 			// A 2025-11-25 server sends no task status notifications, so
 			// AwaitTask would poll at the server's interval (an hour
 			// here): let the first task finish before awaiting it.
@@ -44,21 +44,21 @@ func TestTaskAwaited(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if t1.Status != sake.TaskWorking {
+				if t1.Status != protocol.TaskWorking {
 					break
 				}
 				runtime.Gosched()
 			}
 		}
 		first, err := c.AwaitTask(t.Context(), task.ID)
-		if err != nil || first.Status != sake.TaskCompleted || first.Result == nil || first.Result.Text() != "job done" {
+		if err != nil || first.Status != protocol.TaskCompleted || first.Result == nil || first.Result.Text() != "job done" {
 			t.Fatalf("await = %+v, %v", first, err)
 		}
 	})
 }
 
 func TestTaskByHand(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
 		c := connect(t, tr, srv, opts...)
 		_, task, err := c.StartTool(t.Context(), "job", nil)
@@ -69,19 +69,19 @@ func TestTaskByHand(t *testing.T) {
 			t.Fatalf("cancel: %v", err)
 		}
 		got, err := c.AwaitTask(t.Context(), task.ID)
-		if err != nil || got.Status != sake.TaskCancelled {
+		if err != nil || got.Status != protocol.TaskCancelled {
 			t.Fatalf("after cancel = %+v, %v", got, err)
 		}
-		if _, err := c.GetTask(t.Context(), "no-such-task"); !isCode(err, sake.CodeInvalidParams) {
+		if _, err := c.GetTask(t.Context(), "no-such-task"); !isCode(err, protocol.CodeInvalidParams) {
 			t.Fatalf("unknown task: %v", err)
 		}
 	})
 }
 
 func TestTaskAsks(t *testing.T) {
-	each(t, func(t *testing.T, tr transport, era sake.Era, opts []client.Option) {
+	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
-		answer := client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+		answer := client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			return client.Accept(map[string]any{"ok": true}), nil
 		})
 		c := connect(t, tr, srv, append(opts, answer)...)
@@ -97,7 +97,7 @@ func TestTaskInputByHand(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			srv, _ := newKitServer(t)
-			c := connect(t, tr, srv, client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+			c := connect(t, tr, srv, client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 				return nil, errors.New("not asked here")
 			}))
 			_, task, err := c.StartTool(t.Context(), "confirm", nil)
@@ -105,7 +105,7 @@ func TestTaskInputByHand(t *testing.T) {
 				t.Fatalf("start = %+v, %v", task, err)
 			}
 			got, err := c.AwaitTask(t.Context(), task.ID)
-			if err != nil || got.Status != sake.TaskInputRequired || len(got.InputRequests) != 1 {
+			if err != nil || got.Status != protocol.TaskInputRequired || len(got.InputRequests) != 1 {
 				t.Fatalf("await = %+v, %v", got, err)
 			}
 			answers := map[string]any{}
@@ -116,10 +116,10 @@ func TestTaskInputByHand(t *testing.T) {
 				t.Fatalf("update: %v", err)
 			}
 			got, err = c.AwaitTask(t.Context(), task.ID)
-			for err == nil && got.Status == sake.TaskInputRequired {
+			for err == nil && got.Status == protocol.TaskInputRequired {
 				got, err = c.AwaitTask(t.Context(), task.ID)
 			}
-			if err != nil || got.Status != sake.TaskCompleted || got.Result.Text() != "stopped" {
+			if err != nil || got.Status != protocol.TaskCompleted || got.Result.Text() != "stopped" {
 				t.Fatalf("after update = %+v, %v", got, err)
 			}
 		})
@@ -131,7 +131,7 @@ func TestWithoutTasksTheCallRunsThrough(t *testing.T) {
 	c := connect(t, transports[0], srv, client.WithoutTasks())
 	k.relOnce.Do(func() { close(k.release) })
 	_, err := c.CallTool(t.Context(), "job", nil)
-	if !isCode(err, sake.CodeMissingRequiredClientCapability) {
+	if !isCode(err, protocol.CodeMissingRequiredClientCapability) {
 		t.Fatalf("task tool without the extension: %v", err)
 	}
 }

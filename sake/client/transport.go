@@ -4,11 +4,12 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Transport carries the client's messages to one server. HTTP, Command,
-// Stream and Memory build one; a Transport serves one Client.
+// Stream and InProcess (sake/client/memory.Transport) build one; a
+// Transport serves one Client.
 type Transport interface {
 	// bind hands the transport the function that receives every message
 	// the server sends besides the responses to the client's requests (with
@@ -23,7 +24,7 @@ type Transport interface {
 	send(ctx context.Context, m *message) error
 	// established says the era is settled (after the handshake, or
 	// server/discover).
-	established(era sake.Era, version string)
+	established(era protocol.Era, version string)
 	// ready waits until the server can reach the client outside its
 	// requests (a session's GET stream is open, or was refused).
 	ready(ctx context.Context) error
@@ -37,7 +38,7 @@ type message struct {
 	id      int64 // 0: a notification or a response
 	method  string
 	body    []byte
-	era     sake.Era
+	era     protocol.Era
 	version string
 	// name is the Mcp-Name header (tools/call, prompts/get,
 	// resources/read, tasks/*) when hasName.
@@ -54,7 +55,8 @@ type message struct {
 
 // cancelled is the notification that cancels request id.
 func cancelled(id int64, reason string) []byte {
-	b := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`)
+	b := protocol.AppendNotificationHead(nil, "notifications/cancelled")
+	b = append(b, `{"requestId":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"reason":`...)
 	b = strconv.AppendQuote(b, reason)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // tools is the test server.
@@ -104,7 +105,7 @@ type httpCaller struct {
 
 func newHTTPCaller(t *testing.T, h http.Handler, era, addr, user string) *httpCaller {
 	c := &httpCaller{t: t, h: h, era: era, addr: addr, user: user}
-	if era != sake.Modern {
+	if era != protocol.ModernVersion {
 		resp := c.post("initialize", "", `{"protocolVersion":"`+era+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
 		if resp.Code != http.StatusOK {
 			t.Fatalf("initialize: %d %s", resp.Code, resp.Body)
@@ -130,7 +131,7 @@ func (c *httpCaller) post(method, name, params string) *httptest.ResponseRecorde
 
 // postAs posts with the given request id, from any goroutine.
 func (c *httpCaller) postAs(id int, method, name, params string) *httptest.ResponseRecorder {
-	if c.era == sake.Modern {
+	if c.era == protocol.ModernVersion {
 		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 		if params == "{}" {
 			params = "{" + meta + "}"
@@ -151,8 +152,8 @@ func (c *httpCaller) postAs(id int, method, name, params string) *httptest.Respo
 	if c.user != "" {
 		r.Header.Set("X-Test-User", c.user)
 	}
-	if c.era == sake.Modern {
-		r.Header.Set("MCP-Protocol-Version", sake.Modern)
+	if c.era == protocol.ModernVersion {
+		r.Header.Set("MCP-Protocol-Version", protocol.ModernVersion)
 		r.Header.Set("Mcp-Method", method)
 		if name != "" {
 			r.Header.Set("Mcp-Name", name)
@@ -184,4 +185,4 @@ func itoa(n int) string {
 	return string(b)
 }
 
-var eras = []string{sake.Modern, sake.Legacy}
+var eras = []string{protocol.ModernVersion, protocol.LegacyVersion}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/middleware"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -215,7 +216,7 @@ func TestRateLimitIPv6Network(t *testing.T) {
 	clk := newClock()
 	h := endpoint(t, limited(t, clk, middleware.Limit{Rate: 1, Methods: []string{"tools/call"}}))
 	post := func(addr string) int {
-		c := newHTTPCaller(t, h, sake.Modern, "", "")
+		c := newHTTPCaller(t, h, protocol.ModernVersion, "", "")
 		c.addr = addr
 		return c.call("echo").Code
 	}

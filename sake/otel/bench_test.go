@@ -27,7 +27,7 @@ func BenchmarkToolsCall(b *testing.B) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}))
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 		b.Cleanup(func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) })
-		return []sake.Option{sakeotel.Instrument(sakeotel.WithTracerProvider(tp), sakeotel.WithMeterProvider(mp))}
+		return []sake.Option{sakeotel.Instrument(sakeotel.TracerProvider(tp), sakeotel.MeterProvider(mp))}
 	}
 	cases := []struct {
 		name string
@@ -35,7 +35,7 @@ func BenchmarkToolsCall(b *testing.B) {
 	}{
 		{"bare", func() []sake.Option { return nil }},
 		{"noop", func() []sake.Option {
-			return []sake.Option{sakeotel.Instrument(sakeotel.WithTracerProvider(tracenoop.NewTracerProvider()), sakeotel.WithMeterProvider(metricnoop.NewMeterProvider()))}
+			return []sake.Option{sakeotel.Instrument(sakeotel.TracerProvider(tracenoop.NewTracerProvider()), sakeotel.MeterProvider(metricnoop.NewMeterProvider()))}
 		}},
 		{"sdk", sdk},
 	}

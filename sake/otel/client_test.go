@@ -11,13 +11,14 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // A call made with sake/client over HTTP through RoundTripper is a CLIENT
 // span in the caller's trace, and the server's span is its child.
 func TestSakeClientOverHTTP(t *testing.T) {
 	t.Parallel()
-	for _, era := range []string{sake.Modern, "2025-11-25"} {
+	for _, era := range []string{protocol.ModernVersion, "2025-11-25"} {
 		t.Run(era, func(t *testing.T) {
 			w := newWorld(t)
 			srv := sake.MustNew(&weather{}, w.tel.Option())

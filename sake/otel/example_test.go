@@ -16,7 +16,7 @@ import (
 func Example() {
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
-	srv := sake.MustNew(&weather{}, sakeotel.Instrument(sakeotel.WithTracerProvider(tp)))
+	srv := sake.MustNew(&weather{}, sakeotel.Instrument(sakeotel.TracerProvider(tp)))
 
 	srv.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"Porto"},`+
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},`+

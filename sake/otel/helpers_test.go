@@ -39,7 +39,7 @@ func newWorld(t *testing.T, opts ...sakeotel.Option) *world {
 	w := &world{t: t, spans: tracetest.NewSpanRecorder(), ended: make(chan sdktrace.ReadOnlySpan, 256), reader: sdkmetric.NewManualReader()}
 	w.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(w.spans), sdktrace.WithSpanProcessor(notifier{w.ended}))
 	w.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(w.reader))
-	w.tel = sakeotel.New(append([]sakeotel.Option{sakeotel.WithTracerProvider(w.tp), sakeotel.WithMeterProvider(w.mp)}, opts...)...)
+	w.tel = sakeotel.New(append([]sakeotel.Option{sakeotel.TracerProvider(w.tp), sakeotel.MeterProvider(w.mp)}, opts...)...)
 	t.Cleanup(func() {
 		_ = w.tp.Shutdown(context.Background())
 		_ = w.mp.Shutdown(context.Background())

@@ -26,17 +26,17 @@ type config struct {
 	toolIO map[string]bool
 }
 
-// WithTracerProvider sets where spans go; the default is the global one
+// TracerProvider sets where spans go; the default is the global one
 // (go.opentelemetry.io/otel.GetTracerProvider).
-func WithTracerProvider(tp trace.TracerProvider) Option { return func(c *config) { c.tp = tp } }
+func TracerProvider(tp trace.TracerProvider) Option { return func(c *config) { c.tp = tp } }
 
-// WithMeterProvider sets where metrics go; the default is the global one.
-func WithMeterProvider(mp metric.MeterProvider) Option { return func(c *config) { c.mp = mp } }
+// MeterProvider sets where metrics go; the default is the global one.
+func MeterProvider(mp metric.MeterProvider) Option { return func(c *config) { c.mp = mp } }
 
-// WithPropagator sets how trace context is read from _meta and HTTP headers
+// Propagator sets how trace context is read from _meta and HTTP headers
 // and written to outgoing requests. The default is the global propagator,
 // or W3C Trace Context and Baggage when the global one propagates nothing.
-func WithPropagator(p propagation.TextMapPropagator) Option {
+func Propagator(p propagation.TextMapPropagator) Option {
 	return func(c *config) { c.prop = p }
 }
 

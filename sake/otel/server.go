@@ -11,13 +11,14 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // knownVersions are the revisions the metrics name; anything else a
 // client sends would let it grow their cardinality.
 var knownVersions = func() map[string]bool {
 	m := map[string]bool{}
-	for _, v := range sake.SupportedVersions() {
+	for _, v := range protocol.SupportedVersions() {
 		m[v] = true
 	}
 	return m

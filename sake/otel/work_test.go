@@ -20,11 +20,12 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	sakeotel "github.com/sakemcp/sake-go/sake/otel"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
-func answerAnn(saketest.ElicitParams) saketest.Answer {
+func answerAnn(protocol.ElicitRequest) protocol.ElicitResult {
 	return saketest.Accept(map[string]any{"name": "Ann"})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 	"github.com/sakemcp/sake-go/sake/pgreplica"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks/pgstore"
 )
 
@@ -87,7 +88,7 @@ func TestTasksAcrossReplicas(t *testing.T) {
 		}
 	}
 	c, err := client.Connect(ctx, client.HTTP(first, &http.Client{Transport: rr}),
-		client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+		client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			return client.Accept(map[string]any{"name": "Ada"}), nil
 		}))
 	if err != nil {

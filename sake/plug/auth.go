@@ -7,6 +7,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Authorization makes the endpoint an OAuth 2.1 resource server: every
@@ -85,12 +86,16 @@ func (u *unavailable) RetryAfter() time.Duration {
 }
 
 // authFailureChallenge renders the challenge of a component's refusal.
-func (h *Handler) authFailureChallenge(r *http.Request, f *sake.AuthFailure) (int, string) {
+func (h *Handler) authFailureChallenge(r *http.Request, f error) (int, string) {
 	var e *auth.Error
-	if f.Status == http.StatusForbidden {
-		e = auth.InsufficientScope(f.Scopes)
+	if se, ok := errors.AsType[*protocol.InsufficientScopeError](f); ok {
+		e = auth.InsufficientScope(se.Scopes)
 	} else {
-		e = auth.InsufficientAuthentication(f.ACRValues, f.MaxAge)
+		ae, _ := errors.AsType[*protocol.InsufficientAuthenticationError](f)
+		if ae == nil {
+			ae = &protocol.InsufficientAuthenticationError{}
+		}
+		e = auth.InsufficientAuthentication(ae.ACRValues, ae.MaxAge)
 	}
 	scheme := auth.SchemeBearer
 	if s, _, err := auth.ParseAuthorization(r.Header); err == nil && s != "" {

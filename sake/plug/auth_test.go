@@ -142,7 +142,7 @@ func TestAuthorizationKeySetOutageIs503(t *testing.T) {
 		b64([]byte(`{"iss":"https://issuer.test","aud":"http://x/mcp","sub":"ana","exp":9999999999}`)) + "." + b64([]byte("sig"))
 	for name, keys := range map[string]*auth.JWKS{
 		"failing": auth.NewJWKS(failing.URL, failing.Client()),
-		"hanging": auth.NewJWKS(hanging.URL, hanging.Client(), auth.WithMaxWait(time.Millisecond)),
+		"hanging": auth.NewJWKS(hanging.URL, hanging.Client(), auth.MaxWait(time.Millisecond)),
 	} {
 		v, err := auth.NewJWTVerifier(auth.JWTConfig{Issuer: "https://issuer.test", Audience: []string{"http://x/mcp"}, Keys: keys})
 		if err != nil {

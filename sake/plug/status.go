@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Header values shared by every response; net/http only reads them.
@@ -55,7 +56,7 @@ func statusFor(r *sake.Reply) int {
 
 // errorBody renders the body of the transport's own refusals: a JSON-RPC
 // error that answers no particular request, as the server spells it.
-func errorBody(code int, message string) []byte { return sake.ErrorBody(code, message) }
+func errorBody(code int, message string) []byte { return protocol.ErrorBody(code, message) }
 
 // Bodies of the common refusals, rendered once.
 var (

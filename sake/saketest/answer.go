@@ -4,36 +4,23 @@ import (
 	"encoding/json"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
-// ElicitParams is a question the server asks the user
-// (elicitation/create), as the input handler receives it.
-type ElicitParams struct {
-	Mode            string          `json:"mode"`
-	Message         string          `json:"message"`
-	RequestedSchema json.RawMessage `json:"requestedSchema"`
-	URL             string          `json:"url"`
-}
-
-// Answer is the user's answer to an elicitation: build it with Accept,
-// Decline or Cancel.
-type Answer struct {
-	Action  sake.ElicitAction `json:"action"`
-	Content any               `json:"content,omitempty"`
-}
-
 // Accept answers a form with content (a map or a struct).
-func Accept(content any) Answer { return Answer{Action: sake.Accept, Content: content} }
+func Accept(content any) protocol.ElicitResult {
+	return protocol.ElicitResult{Action: sake.Accept, Content: content}
+}
 
 // Decline says the user refused.
-func Decline() Answer { return Answer{Action: sake.Decline} }
+func Decline() protocol.ElicitResult { return protocol.ElicitResult{Action: sake.Decline} }
 
 // Cancel says the user dismissed the question.
-func Cancel() Answer { return Answer{Action: sake.Cancel} }
+func Cancel() protocol.ElicitResult { return protocol.ElicitResult{Action: sake.Cancel} }
 
 // OnInput answers the server's elicitations with fn, and declares the
 // elicitation capability (form and URL modes).
-func OnInput(fn func(ElicitParams) Answer) Option {
+func OnInput(fn func(protocol.ElicitRequest) protocol.ElicitResult) Option {
 	return func(o *options) { o.onInput = fn }
 }
 

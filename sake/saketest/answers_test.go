@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
@@ -85,10 +86,10 @@ func (unanswered) Lists(ctx *sake.Context) (string, error) {
 // gets an error naming that option, in both eras.
 func TestDeclaredCapabilityWithoutHandlerNamesTheOption(t *testing.T) {
 	t.Parallel()
-	caps := sake.ClientCapabilities{
-		Elicitation: &sake.ElicitationCapability{},
-		Sampling:    &sake.SamplingCapability{},
-		Roots:       &sake.RootsCapability{},
+	caps := protocol.ClientCapabilities{
+		Elicitation: &protocol.ElicitationCapability{},
+		Sampling:    &protocol.SamplingCapability{},
+		Roots:       &protocol.RootsCapability{},
 	}
 	both(t, func(t *testing.T, era saketest.Option) {
 		c := saketest.Connect(t, unanswered{}, era, saketest.Capabilities(caps))

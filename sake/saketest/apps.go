@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // UI makes the client declare the MCP Apps extension (a host that renders
@@ -12,7 +13,7 @@ import (
 // tools see Context.SupportsApps as true.
 func UI() Option {
 	return func(o *options) {
-		ext := map[string]json.RawMessage{sake.AppsExtension: json.RawMessage(`{"mimeTypes":["` + sake.AppMIMEType + `"]}`)}
+		ext := map[string]json.RawMessage{protocol.AppsExtension: json.RawMessage(`{"mimeTypes":["` + protocol.AppMIMEType + `"]}`)}
 		for k, v := range o.capabilities.Extensions {
 			ext[k] = v
 		}
@@ -24,7 +25,7 @@ func UI() Option {
 // ui:// resource it names.
 type View struct {
 	// Tool is the tool as tools/list describes it.
-	Tool sake.ToolInfo
+	Tool protocol.ToolInfo
 	// URI is the view's ui:// URI.
 	URI string
 	// MIMEType is the type the server read it with (text/html;profile=mcp-app).
@@ -33,10 +34,10 @@ type View struct {
 	HTML string
 	// Meta is the view's _meta.ui from resources/read: CSP, permissions,
 	// domain, border.
-	Meta sake.ViewMeta
+	Meta protocol.ViewMeta
 	// Listed is the view's entry in resources/list, nil when it is not
 	// listed.
-	Listed *sake.ResourceInfo
+	Listed *protocol.ResourceInfo
 }
 
 // View finds the tool in tools/list, reads the view its _meta.ui names
@@ -93,7 +94,7 @@ func (c *Client) CallAppTool(name string, args any) (*sake.ToolResult, error) {
 	return c.CallTool(name, args)
 }
 
-func (c *Client) findTool(name string) (*sake.ToolInfo, error) {
+func (c *Client) findTool(name string) (*protocol.ToolInfo, error) {
 	tools, err := c.ListTools()
 	if err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func (c *Client) findTool(name string) (*sake.ToolInfo, error) {
 		}
 	}
 	hint := ""
-	if !c.opts.capabilities.HasExtension(sake.AppsExtension) {
+	if !c.opts.capabilities.HasExtension(protocol.AppsExtension) {
 		hint = " (an app-only tool is listed only for a client that declares MCP Apps: connect with saketest.UI())"
 	}
 	return nil, fmt.Errorf("saketest: tool %s is not in tools/list%s", name, hint)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Match reports whether actual (JSON) matches pattern by partial
@@ -149,7 +150,7 @@ func notified(c *Client, method string, pattern any) bool {
 	return false
 }
 
-func listNotifications(ns []Notification) string {
+func listNotifications(ns []protocol.Notification) string {
 	if len(ns) == 0 {
 		return " nothing"
 	}
@@ -164,7 +165,7 @@ func listNotifications(ns []Notification) string {
 // updates) from the moment Listen is called until the test ends.
 type Listener struct {
 	rec     *recording
-	timeout time.Duration // 0: Timeout
+	timeout time.Duration // 0: defaultWaitTimeout
 }
 
 // recording is what a Listener and its Within copies share.
@@ -181,7 +182,7 @@ type recording struct {
 // unless they pass OwnBroadcasts (those their clients' calls made) or
 // OnlyBroadcasts with a filter that keeps their own (for example by URI). WaitTimeout sets how long
 // its assertions wait (by default the client's WaitTimeout when target is
-// a *Client, else Timeout).
+// a *Client, else 5 seconds).
 func Listen(t testing.TB, target any, opts ...Option) *Listener {
 	t.Helper()
 	var o options
@@ -232,22 +233,18 @@ func (l *Listener) Broadcasts() []sake.Broadcast {
 	return append([]sake.Broadcast(nil), l.rec.events...)
 }
 
-// Timeout is how long the Assert functions of a Listener wait for a
-// broadcast made by another goroutine, when neither the listener
-// (WaitTimeout given to Listen or Connect, Listener.Within) nor its client
-// says.
-//
-// Deprecated: a variable shared by every test cannot be changed safely by
-// parallel tests; use the WaitTimeout option or Listener.Within. It is
-// still read as the default.
-var Timeout = 5 * time.Second
+// defaultWaitTimeout is how long the Assert functions of a Listener wait
+// for a broadcast made by another goroutine, when neither the listener
+// (WaitTimeout given to Listen or Connect, Listener.Within) nor its
+// client says.
+const defaultWaitTimeout = 5 * time.Second
 
 // await waits, on broadcast events (never on a timer tick), until one
 // matches or the listener's timeout passes.
 func (l *Listener) await(match func(sake.Broadcast) bool) bool {
 	d := l.timeout
 	if d <= 0 {
-		d = Timeout
+		d = defaultWaitTimeout
 	}
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()

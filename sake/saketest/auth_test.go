@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -58,7 +59,7 @@ func TestScopeGating(t *testing.T) {
 			t.Fatalf("read: %v %v", res, err)
 		}
 		_, err := c.CallTool("write", nil)
-		var se *sake.InsufficientScopeError
+		var se *protocol.InsufficientScopeError
 		if !errors.As(err, &se) || !reflect.DeepEqual(se.Scopes, []string{"vault:read", "vault:write"}) {
 			t.Fatalf("write: %v (want every required scope in one challenge)", err)
 		}
@@ -83,7 +84,7 @@ func TestScopeGating(t *testing.T) {
 func TestStepUpAuthentication(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, era saketest.Option) {
-		var ae *sake.InsufficientAuthenticationError
+		var ae *protocol.InsufficientAuthenticationError
 		weak := saketest.Connect(t, vault{}, era, saketest.Scopes("vault:write"))
 		_, err := weak.CallTool("destroy", nil)
 		if !errors.As(err, &ae) || !reflect.DeepEqual(ae.ACRValues, []string{"urn:mfa"}) || ae.MaxAge == nil || *ae.MaxAge != 5*time.Minute {

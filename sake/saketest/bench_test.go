@@ -53,8 +53,8 @@ func BenchmarkTaskGet(b *testing.B) {
 // check's goroutine label and the wire trace (the default) and without.
 func BenchmarkCallTool(b *testing.B) {
 	for name, opts := range map[string][]saketest.Option{
-		"default":             nil,
-		"NoLeakCheck+NoTrace": {saketest.NoLeakCheck(), saketest.NoTrace()},
+		"default":                       nil,
+		"WithoutLeakCheck+WithoutTrace": {saketest.WithoutLeakCheck(), saketest.WithoutTrace()},
 	} {
 		b.Run(name, func(b *testing.B) {
 			c := saketest.Connect(b, Greeter{}, opts...)

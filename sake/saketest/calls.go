@@ -6,6 +6,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // CallTool calls a tool with args (a map or a struct, encoded as JSON;
@@ -19,12 +20,6 @@ func (c *Client) CallTool(name string, args any) (*sake.ToolResult, error) {
 		return res, err
 	}
 	return c.TaskResult(task.ID)
-}
-
-// Page is one page of a list.
-type Page[T any] struct {
-	Items      []T
-	NextCursor string
 }
 
 // call runs one call of the client underneath and reports the panics it
@@ -44,34 +39,34 @@ func call[T any](c *Client, fn func(cl *client.Client, ctx context.Context) (T, 
 }
 
 // ListTools lists every tool, following pages.
-func (c *Client) ListTools() ([]sake.ToolInfo, error) {
+func (c *Client) ListTools() ([]protocol.ToolInfo, error) {
 	c.t.Helper()
 	return call(c, (*client.Client).ListTools)
 }
 
 // ListToolsPage returns one page of tools/list ("" for the first).
-func (c *Client) ListToolsPage(cursor string) (Page[sake.ToolInfo], error) {
+func (c *Client) ListToolsPage(cursor string) (protocol.Page[protocol.ToolInfo], error) {
 	c.t.Helper()
-	p, err := call(c, func(cl *client.Client, ctx context.Context) (client.Page[sake.ToolInfo], error) {
+	p, err := call(c, func(cl *client.Client, ctx context.Context) (protocol.Page[protocol.ToolInfo], error) {
 		return cl.ListToolsPage(ctx, cursor)
 	})
-	return Page[sake.ToolInfo](p), err
+	return protocol.Page[protocol.ToolInfo](p), err
 }
 
 // ListResources lists every static resource, following pages.
-func (c *Client) ListResources() ([]sake.ResourceInfo, error) {
+func (c *Client) ListResources() ([]protocol.ResourceInfo, error) {
 	c.t.Helper()
 	return call(c, (*client.Client).ListResources)
 }
 
 // ListResourceTemplates lists every resource template, following pages.
-func (c *Client) ListResourceTemplates() ([]sake.ResourceTemplateInfo, error) {
+func (c *Client) ListResourceTemplates() ([]protocol.ResourceTemplateInfo, error) {
 	c.t.Helper()
 	return call(c, (*client.Client).ListResourceTemplates)
 }
 
 // ListPrompts lists every prompt, following pages.
-func (c *Client) ListPrompts() ([]sake.PromptInfo, error) {
+func (c *Client) ListPrompts() ([]protocol.PromptInfo, error) {
 	c.t.Helper()
 	return call(c, (*client.Client).ListPrompts)
 }
@@ -92,27 +87,14 @@ func (c *Client) GetPrompt(name string, args map[string]string) (*sake.PromptRes
 	})
 }
 
-// Ref names what Complete completes: PromptRef or ResourceRef.
-type Ref struct {
-	Type string `json:"type"`
-	Name string `json:"name,omitempty"`
-	URI  string `json:"uri,omitempty"`
-}
-
-// PromptRef refers to a prompt's arguments.
-func PromptRef(name string) Ref { return Ref(client.PromptRef(name)) }
-
-// ResourceRef refers to a resource template's variables.
-func ResourceRef(uriTemplate string) Ref { return Ref(client.ResourceRef(uriTemplate)) }
-
 // Complete asks for completions of argument, whose value so far is value.
 // context holds arguments already filled in (nil for none).
-func (c *Client) Complete(ref Ref, argument, value string, context map[string]string) (*sake.Completion, error) {
+func (c *Client) Complete(ref protocol.CompleteRef, argument, value string, context map[string]string) (*sake.Completion, error) {
 	c.t.Helper()
-	return c.complete(client.Ref(ref), argument, value, context)
+	return c.complete(protocol.CompleteRef(ref), argument, value, context)
 }
 
-func (c *Client) complete(ref client.Ref, argument, value string, known map[string]string) (*sake.Completion, error) {
+func (c *Client) complete(ref protocol.CompleteRef, argument, value string, known map[string]string) (*sake.Completion, error) {
 	c.t.Helper()
 	return call(c, func(cl *client.Client, ctx context.Context) (*sake.Completion, error) {
 		return cl.Complete(ctx, ref, argument, value, known)

@@ -3,20 +3,20 @@ package saketest
 import (
 	"errors"
 
-	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // challengeError is what a WWW-Authenticate challenge says as
-// *sake.InsufficientScopeError or *sake.InsufficientAuthenticationError,
+// *protocol.InsufficientScopeError or *protocol.InsufficientAuthenticationError,
 // or nil for other challenges.
 func challengeError(header string) error {
 	ch := client.ParseChallenge(header)
 	switch ch.Error {
 	case "insufficient_scope":
-		return &sake.InsufficientScopeError{Scopes: ch.Scopes, ResourceMetadata: ch.ResourceMetadata, Challenge: header}
+		return &protocol.InsufficientScopeError{Scopes: ch.Scopes, ResourceMetadata: ch.ResourceMetadata, Challenge: header}
 	case "insufficient_user_authentication":
-		return &sake.InsufficientAuthenticationError{ACRValues: ch.ACRValues, MaxAge: ch.MaxAge,
+		return &protocol.InsufficientAuthenticationError{ACRValues: ch.ACRValues, MaxAge: ch.MaxAge,
 			ResourceMetadata: ch.ResourceMetadata, Challenge: header}
 	}
 	return nil
@@ -26,8 +26,8 @@ func challengeError(header string) error {
 // body with what only the HTTP challenge carries.
 func withChallenge(err error, header string) error {
 	ch := client.ParseChallenge(header)
-	var se *sake.InsufficientScopeError
-	var ae *sake.InsufficientAuthenticationError
+	var se *protocol.InsufficientScopeError
+	var ae *protocol.InsufficientAuthenticationError
 	switch {
 	case errors.As(err, &se):
 		se.ResourceMetadata, se.Challenge = ch.ResourceMetadata, header

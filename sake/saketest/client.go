@@ -12,6 +12,8 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/client/memory"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
@@ -36,19 +38,13 @@ type state struct {
 	info SessionInfo
 
 	mu            sync.Mutex
-	notifications []Notification
+	notifications []protocol.Notification
 	asked         []Ask
 	panics        []string // panics of user code not reported yet
 	wire          traceRing
-	label         string // goroutine label of what the client starts; "" with NoLeakCheck
+	label         string // goroutine label of what the client starts; "" with WithoutLeakCheck
 	labels        pprof.LabelSet
 	ownsTasks     bool // Connect made the server's task manager (Tasks)
-}
-
-// Notification is a notification the server sent during a call.
-type Notification struct {
-	Method string
-	Params json.RawMessage
 }
 
 // SessionInfo is what the client learned when it connected.
@@ -57,7 +53,7 @@ type SessionInfo struct {
 	ProtocolVersion string
 	// SessionID is the legacy session's id ("" in the modern era).
 	SessionID    string
-	ServerInfo   sake.Implementation
+	ServerInfo   protocol.Implementation
 	Capabilities json.RawMessage
 	Instructions string
 	// SupportedVersions is what server/discover listed (modern era).
@@ -71,7 +67,7 @@ type SessionInfo struct {
 // client is closed when the test ends.
 func Connect(t testing.TB, impl any, opts ...Option) *Client {
 	t.Helper()
-	o := options{clientInfo: sake.Implementation{Name: "saketest", Version: "1.0.0"}}
+	o := options{clientInfo: protocol.Implementation{Name: "saketest", Version: "1.0.0"}}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -81,7 +77,7 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 		c.labels = pprof.Labels(labelKey, c.label)
 		wait := o.waitTimeout
 		if wait <= 0 {
-			wait = Timeout
+			wait = defaultWaitTimeout
 		}
 		// Registered first, so it runs last: after Close and the task
 		// manager's shutdown.
@@ -129,7 +125,7 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 			t.Fatalf("saketest: %v", err)
 		}
 	} else {
-		tr = client.Memory(srv, c.memoryOptions()...)
+		tr = memory.Transport(srv, c.memoryOptions()...)
 	}
 	var err error
 	c.run(func(ctx context.Context) {
@@ -150,7 +146,7 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 // clientOptions are the options of the client underneath.
 func (c *Client) clientOptions() []client.Option {
 	o := &c.opts
-	version := sake.Modern
+	version := protocol.ModernVersion
 	if o.legacy {
 		version = o.version
 	}
@@ -172,12 +168,12 @@ func (c *Client) clientOptions() []client.Option {
 		opts = append(opts, client.WithoutTasks())
 	}
 	if fn := o.onInput; fn != nil {
-		opts = append(opts, client.OnElicit(func(_ context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
-			a := fn(ElicitParams{Mode: r.Mode, Message: r.Message, RequestedSchema: r.RequestedSchema, URL: r.URL})
-			return &client.ElicitResult{Action: a.Action, Content: a.Content}, nil
+		opts = append(opts, client.OnElicit(func(_ context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
+			a := fn(protocol.ElicitRequest{Mode: r.Mode, Message: r.Message, RequestedSchema: r.RequestedSchema, URL: r.URL})
+			return &protocol.ElicitResult{Action: a.Action, Content: a.Content}, nil
 		}))
 	} else if o.capabilities.Elicitation != nil {
-		opts = append(opts, client.OnElicit(func(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+		opts = append(opts, client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			return nil, errNoHandler("elicitation", "saketest.OnInput")
 		}))
 	}
@@ -208,17 +204,17 @@ func errNoHandler(capability, option string) error {
 
 // memoryOptions are the options of the in-memory transport: the
 // simulated caller, the endpoint URL, the panics of user code.
-func (c *Client) memoryOptions() []client.MemoryOption {
+func (c *Client) memoryOptions() []memory.Option {
 	o := &c.opts
-	opts := []client.MemoryOption{client.MemoryBaseURL(o.baseURL)}
+	opts := []memory.Option{memory.BaseURL(o.baseURL)}
 	switch {
 	case o.principalVaries:
-		opts = append(opts, client.IdentityFunc(c.identity))
+		opts = append(opts, memory.IdentityFunc(c.identity))
 	case o.principal != nil || o.withToken:
-		opts = append(opts, client.AsIdentity(c.identity()))
+		opts = append(opts, memory.AsIdentity(c.identity()))
 	}
 	if !o.returnPanics {
-		opts = append(opts, client.OnPanic(c.notePanic))
+		opts = append(opts, memory.OnPanic(c.notePanic))
 	}
 	return opts
 }
@@ -234,11 +230,11 @@ func (c *Client) onMessage(sent bool, msg []byte) {
 
 // onNotification records a notification the server sent, as the client
 // read it.
-func (c *Client) onNotification(n client.Notification) {
+func (c *Client) onNotification(n protocol.Notification) {
 	if bytes.Contains(n.Params, []byte(`"io.modelcontextprotocol/subscriptionId"`)) {
 		return // the client's own subscription (awaiting a task)
 	}
-	note := Notification{Method: n.Method, Params: n.Params}
+	note := protocol.Notification{Method: n.Method, Params: n.Params}
 	c.mu.Lock()
 	c.notifications = append(c.notifications, note)
 	c.mu.Unlock()
@@ -270,10 +266,10 @@ func (c *Client) Close() {
 
 // Notifications returns every notification the server sent during this
 // client's calls, in order.
-func (c *Client) Notifications() []Notification {
+func (c *Client) Notifications() []protocol.Notification {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]Notification(nil), c.notifications...)
+	return append([]protocol.Notification(nil), c.notifications...)
 }
 
 // Request sends any request and returns its raw result: the escape hatch
@@ -334,12 +330,9 @@ func (c *Client) fix(err error) error {
 	var he *client.HTTPError
 	if errors.As(err, &he) {
 		challenge := he.Header.Get("WWW-Authenticate")
-		var id struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if he.RPC != nil && json.Unmarshal(he.Body, &id) == nil && len(id.ID) > 0 && string(id.ID) != "null" {
+		if env, err := protocol.Peek(he.Body); he.RPC != nil && err == nil && len(env.ID) > 0 && string(env.ID) != "null" {
 			// The server's JSON-RPC answer, sent with an HTTP error status.
-			return withChallenge(sake.AuthErrorFrom(he.RPC), challenge)
+			return withChallenge(protocol.AuthErrorFrom(he.RPC), challenge)
 		}
 		return &HTTPError{StatusCode: he.Status, Challenge: challenge, Body: string(he.Body)}
 	}

@@ -1,7 +1,7 @@
 // Package saketest connects a test client to a sake server in memory.
 //
 // The client is sake/client's Client, the project's one MCP client, whose
-// transport is the server itself (client.Memory): every request is
+// transport is the server itself (sake/client/memory): every request is
 // encoded as JSON and handed to the same dispatcher that sake/plug and
 // sake/stdio use, so argument validation, errors, results and
 // notifications are the production ones. Calls return what a client would
@@ -52,7 +52,7 @@
 //
 // When the test ends, Connect checks that no goroutine started during the
 // client's calls (by a tool, a task or the transport) still runs
-// (NoLeakCheck turns it off), and when it failed, prints the messages the
+// (WithoutLeakCheck turns it off), and when it failed, prints the messages the
 // client exchanged (Trace). Waits are bounded per client (WaitTimeout), per
 // listener or per call (Listener.Within), never by a shared variable.
 package saketest

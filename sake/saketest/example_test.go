@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -85,7 +86,7 @@ func ExampleScopes() {
 	fmt.Println(res, err)
 
 	_, err = reader.CallTool("write", nil)
-	var se *sake.InsufficientScopeError
+	var se *protocol.InsufficientScopeError
 	fmt.Println(errors.As(err, &se), se.Scopes)
 
 	writer := saketest.Connect(t, Notes{}, saketest.Subject("ana"), saketest.Scopes("notes:read", "notes:write"))
@@ -120,7 +121,7 @@ func ExampleOnInput() {
 	defer t.end()
 
 	for _, era := range []saketest.Option{saketest.ClientInfo("example", "1.0"), saketest.Legacy()} {
-		c := saketest.Connect(t, Interview{}, era, saketest.OnInput(func(p saketest.ElicitParams) saketest.Answer {
+		c := saketest.Connect(t, Interview{}, era, saketest.OnInput(func(p protocol.ElicitRequest) protocol.ElicitResult {
 			fmt.Println("asked:", p.Message)
 			return saketest.Accept(map[string]any{"name": "Rui"})
 		}))
@@ -141,7 +142,7 @@ func ExampleAccept() {
 	t := &exampleT{}
 	defer t.end()
 
-	c := saketest.Connect(t, Interview{}, saketest.Legacy(), saketest.OnInput(func(saketest.ElicitParams) saketest.Answer {
+	c := saketest.Connect(t, Interview{}, saketest.Legacy(), saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
 		return saketest.Accept(map[string]any{"nom": "Rui"})
 	}))
 	_, err := c.CallTool("ask", nil)

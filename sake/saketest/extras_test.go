@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
@@ -171,13 +172,13 @@ func TestLeakCheck(t *testing.T) {
 		}
 
 		off := &cleanupTB{TB: t}
-		c = saketest.Connect(off, l, append(opts, saketest.NoLeakCheck())...)
+		c = saketest.Connect(off, l, append(opts, saketest.WithoutLeakCheck())...)
 		if _, err := c.CallTool("leak", nil); err != nil {
 			t.Fatal(err)
 		}
 		off.end()
 		if len(off.errs) != 0 {
-			t.Errorf("NoLeakCheck still checked: %q", off.errs)
+			t.Errorf("WithoutLeakCheck still checked: %q", off.errs)
 		}
 	})
 }
@@ -224,11 +225,11 @@ func (asker) Confirm(ctx *sake.Context) (string, error) {
 }
 
 // Connect can own the task manager; UpdateTask takes the tool's own keys
-// and Answer values; TaskResult answers a task's questions in both eras.
+// and protocol.ElicitResult values; TaskResult answers a task's questions in both eras.
 func TestTasksOwnedByConnect(t *testing.T) {
 	t.Parallel()
 	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
-		c := saketest.Connect(t, asker{}, append(opts, saketest.Tasks(), saketest.OnInput(func(saketest.ElicitParams) saketest.Answer {
+		c := saketest.Connect(t, asker{}, append(opts, saketest.Tasks(), saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
 			return saketest.Accept(map[string]any{"ok": true})
 		}))...)
 		if c.Server().Tasks() == nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -21,7 +22,7 @@ func TestQuestionsThroughTheHTTPStack(t *testing.T) {
 		mux := http.NewServeMux()
 		mux.Handle("/mcp", h)
 		c := saketest.Connect(t, srv, era, saketest.Handler(mux, "/mcp"),
-			saketest.OnInput(func(p saketest.ElicitParams) saketest.Answer {
+			saketest.OnInput(func(p protocol.ElicitRequest) protocol.ElicitResult {
 				if p.Message == "Name?" {
 					return saketest.Accept(map[string]any{"name": "Ana"})
 				}

@@ -30,7 +30,7 @@ type HTTPError struct {
 }
 
 // Unwrap returns what an authorization challenge says, so errors.As
-// finds *sake.InsufficientScopeError or *sake.InsufficientAuthenticationError
+// finds *protocol.InsufficientScopeError or *protocol.InsufficientAuthenticationError
 // (with the challenge's resource_metadata) in a refusal by the endpoint
 // itself, as in one by a component.
 func (e *HTTPError) Unwrap() error {

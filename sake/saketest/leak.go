@@ -95,7 +95,7 @@ func (c *Client) checkLeaks(wait time.Duration) {
 		}
 		if time.Now().After(deadline) {
 			c.t.Errorf("saketest: %d goroutine group(s) started by this test's calls still run after it ended "+
-				"(a tool, task or stream that does not stop when its context ends?); pass saketest.NoLeakCheck() to skip this check:\n%s",
+				"(a tool, task or stream that does not stop when its context ends?); pass saketest.WithoutLeakCheck() to skip this check:\n%s",
 				len(left), strings.Join(left, "\n\n"))
 			return
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
@@ -18,12 +19,12 @@ type Option func(*options)
 type options struct {
 	legacy       bool
 	version      string
-	clientInfo   sake.Implementation
-	capabilities sake.ClientCapabilities
+	clientInfo   protocol.Implementation
+	capabilities protocol.ClientCapabilities
 	returnPanics bool
 	logLevel     sake.LogLevel
 	serverOpts   []sake.Option
-	onInput      func(ElicitParams) Answer
+	onInput      func(protocol.ElicitRequest) protocol.ElicitResult
 	sampling     func(sake.SamplingRequest) (*sake.SamplingResult, error)
 	roots        []sake.Root
 
@@ -55,13 +56,13 @@ type options struct {
 	noLeakCheck bool
 	noTrace     bool
 
-	onNotification func(Notification)
+	onNotification func(protocol.Notification)
 }
 
 // OnNotification calls fn with every notification the server sends during
 // the client's calls (progress, log messages), as it arrives; they are
 // recorded for Notifications and AssertNotification as well.
-func OnNotification(fn func(Notification)) Option {
+func OnNotification(fn func(protocol.Notification)) Option {
 	return func(o *options) { o.onNotification = fn }
 }
 
@@ -74,18 +75,18 @@ func Tasks(opts ...tasks.Option) Option {
 	return func(o *options) { o.ownTasks, o.taskOptions = true, append(o.taskOptions, opts...) }
 }
 
-// NoLeakCheck turns off the check that, when the test ends, no goroutine
+// WithoutLeakCheck turns off the check that, when the test ends, no goroutine
 // the client's calls started (in the server, its tasks or the transport)
 // still runs. The check is on by default; goroutines of a task manager
 // the test made itself are left to it, and so are the idle keep-alive
 // connections of an HTTP client a tool used (http.DefaultClient's among
 // them): they belong to the client's pool. A response body left open
 // holds its connection, and is reported.
-func NoLeakCheck() Option { return func(o *options) { o.noLeakCheck = true } }
+func WithoutLeakCheck() Option { return func(o *options) { o.noLeakCheck = true } }
 
-// NoTrace stops the client from keeping the messages it exchanges (Trace)
+// WithoutTrace stops the client from keeping the messages it exchanges (Trace)
 // and printing them when the test fails.
-func NoTrace() Option { return func(o *options) { o.noTrace = true } }
+func WithoutTrace() Option { return func(o *options) { o.noTrace = true } }
 
 // WithoutTasks makes a modern client leave the tasks extension out of its
 // capabilities (it is declared by default), to test tools that run as
@@ -95,8 +96,8 @@ func WithoutTasks() Option { return func(o *options) { o.noTasks = true } }
 // WaitTimeout sets how long the client's waits last: the assertions of a
 // Listener on it (AssertListChanged, AssertResourceUpdated) and AwaitTask
 // given no timeout. Given to Listen, it sets that listener's. It replaces
-// the package's Timeout for this client only, so parallel tests can each
-// choose theirs. Default: Timeout for listeners, 30 seconds for tasks.
+// the default for this client only, so parallel tests can each choose
+// theirs. Default: 5 seconds for listeners, 30 seconds for tasks.
 func WaitTimeout(d time.Duration) Option { return func(o *options) { o.waitTimeout = d } }
 
 // OnlyBroadcasts makes Listen record only the broadcasts keep accepts:
@@ -187,7 +188,7 @@ func BaseURL(u string) Option { return func(o *options) { o.baseURL = u } }
 
 // Legacy makes the client run the initialize handshake and speak the
 // 2025-11-25 protocol in a session.
-func Legacy() Option { return LegacyVersion(sake.Legacy) }
+func Legacy() Option { return LegacyVersion(protocol.LegacyVersion) }
 
 // LegacyVersion is Legacy with another handshake-era version to ask for
 // (2025-06-18, 2025-03-26, 2024-11-05).
@@ -197,7 +198,7 @@ func LegacyVersion(version string) Option {
 
 // ClientInfo sets the name and version the client reports.
 func ClientInfo(name, version string) Option {
-	return func(o *options) { o.clientInfo = sake.Implementation{Name: name, Version: version} }
+	return func(o *options) { o.clientInfo = protocol.Implementation{Name: name, Version: version} }
 }
 
 // Capabilities sets the capabilities the client declares. OnInput,
@@ -205,7 +206,7 @@ func ClientInfo(name, version string) Option {
 // options, unless c declares that capability itself. A question for a
 // capability declared here without the option that answers it gets an
 // error naming that option.
-func Capabilities(c sake.ClientCapabilities) Option {
+func Capabilities(c protocol.ClientCapabilities) Option {
 	return func(o *options) { o.capabilities = c }
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -24,12 +25,12 @@ func TestOptionsComposeInAnyOrder(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, era saketest.Option) {
 		c := saketest.Connect(t, interview{}, era,
-			saketest.OnInput(func(saketest.ElicitParams) saketest.Answer {
+			saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
 				return saketest.Accept(map[string]any{"name": "Rui"})
 			}),
 			saketest.SamplingText("Paris"),
 			saketest.Roots(sake.Root{URI: "file:///x"}),
-			saketest.Capabilities(sake.ClientCapabilities{Experimental: map[string]json.RawMessage{"x": json.RawMessage(`{}`)}}))
+			saketest.Capabilities(protocol.ClientCapabilities{Experimental: map[string]json.RawMessage{"x": json.RawMessage(`{}`)}}))
 		res, err := c.CallTool("survey", nil)
 		if err != nil || res.Text() != "Rui|Paris|1 roots" {
 			t.Fatalf("survey = %v, %v", res, err)
@@ -43,7 +44,7 @@ func (sampler) Ask(ctx *sake.Context) (string, error) {
 	temp := 0.25
 	res, err := ctx.Sample("q", sake.SamplingRequest{
 		Messages:         []sake.SamplingMessage{{Role: sake.RoleUser, Content: sake.Text("Capital of France?")}},
-		SystemPrompt:     "Answer in one word.",
+		SystemPrompt:     "protocol.ElicitResult in one word.",
 		MaxTokens:        7,
 		Temperature:      &temp,
 		StopSequences:    []string{"\n"},
@@ -74,7 +75,7 @@ func TestSamplingHandlerSeesTheWholeRequest(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if got.SystemPrompt != "Answer in one word." || got.MaxTokens != 7 || got.Temperature == nil || *got.Temperature != 0.25 ||
+		if got.SystemPrompt != "protocol.ElicitResult in one word." || got.MaxTokens != 7 || got.Temperature == nil || *got.Temperature != 0.25 ||
 			len(got.StopSequences) != 1 || got.IncludeContext != "none" ||
 			!strings.Contains(string(got.ModelPreferences), "small") || !strings.Contains(string(got.Metadata), `"v"`) {
 			t.Errorf("the handler got %+v", got)
@@ -188,14 +189,14 @@ func TestHandlerAuthErrorsCarryTheChallenge(t *testing.T) {
 		c := saketest.Connect(t, srv, era, saketest.Handler(h, "/mcp"), saketest.TokenIssuer(iss),
 			saketest.Subject("ana"), saketest.Scopes("vault:read"))
 		_, err = c.CallTool("write", nil)
-		var se *sake.InsufficientScopeError
+		var se *protocol.InsufficientScopeError
 		if !errors.As(err, &se) || strings.Join(se.Scopes, " ") != "vault:read vault:write" || se.ResourceMetadata != metadata {
 			t.Fatalf("write = %#v, want the scopes and the resource metadata", err)
 		}
 		strong := saketest.Connect(t, srv, era, saketest.Handler(h, "/mcp"), saketest.TokenIssuer(iss),
 			saketest.Subject("ana"), saketest.Scopes("vault:write"))
 		_, err = strong.CallTool("destroy", nil)
-		var ae *sake.InsufficientAuthenticationError
+		var ae *protocol.InsufficientAuthenticationError
 		if !errors.As(err, &ae) || strings.Join(ae.ACRValues, " ") != "urn:mfa" || ae.MaxAge == nil ||
 			*ae.MaxAge != 5*time.Minute || ae.ResourceMetadata != metadata {
 			t.Fatalf("destroy = %#v, want acr_values, max_age and the resource metadata", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -101,7 +102,7 @@ func both(t *testing.T, body func(t *testing.T, era saketest.Option)) {
 func TestOneQuestion(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, era saketest.Option) {
-		c := saketest.Connect(t, interview{}, era, saketest.OnInput(func(p saketest.ElicitParams) saketest.Answer {
+		c := saketest.Connect(t, interview{}, era, saketest.OnInput(func(p protocol.ElicitRequest) protocol.ElicitResult {
 			return saketest.Accept(map[string]any{"name": "Rui"})
 		}))
 		res, err := c.CallTool("ask", nil)
@@ -124,13 +125,13 @@ func TestDeclineCancelAndExplicitNo(t *testing.T) {
 			if answer == "cancel" {
 				a = saketest.Cancel()
 			}
-			c := saketest.Connect(t, interview{}, era, saketest.OnInput(func(saketest.ElicitParams) saketest.Answer { return a }))
+			c := saketest.Connect(t, interview{}, era, saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult { return a }))
 			res, err := c.CallTool("ask", nil)
 			if err != nil || res.Text() != want {
 				t.Errorf("%s: %v, %v", answer, res, err)
 			}
 		}
-		c := saketest.Connect(t, interview{}, era, saketest.OnInput(func(saketest.ElicitParams) saketest.Answer {
+		c := saketest.Connect(t, interview{}, era, saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
 			return saketest.Accept(map[string]any{"ok": false})
 		}))
 		res, err := c.CallTool("confirm", nil)
@@ -144,7 +145,9 @@ func TestSeveralQuestionsInOneRound(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, era saketest.Option) {
 		c := saketest.Connect(t, interview{}, era,
-			saketest.OnInput(func(saketest.ElicitParams) saketest.Answer { return saketest.Accept(map[string]any{"name": "Ana"}) }),
+			saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
+				return saketest.Accept(map[string]any{"name": "Ana"})
+			}),
 			saketest.SamplingText("Paris"),
 			saketest.Roots(sake.Root{URI: "file:///a"}, sake.Root{URI: "file:///b"}))
 		res, err := c.CallTool("survey", nil)
@@ -159,7 +162,7 @@ func TestSeveralQuestionsInOneRound(t *testing.T) {
 func TestSeveralRounds(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, era saketest.Option) {
-		c := saketest.Connect(t, interview{}, era, saketest.OnInput(func(p saketest.ElicitParams) saketest.Answer {
+		c := saketest.Connect(t, interview{}, era, saketest.OnInput(func(p protocol.ElicitRequest) protocol.ElicitResult {
 			if p.Message == "Name?" {
 				return saketest.Accept(map[string]any{"name": "Ana"})
 			}
@@ -226,7 +229,7 @@ func firstRound(t *testing.T, c *saketest.Client, name string) (requestState str
 }
 
 func modernMeta(caps map[string]any) map[string]any {
-	return map[string]any{"io.modelcontextprotocol/protocolVersion": sake.Modern, "io.modelcontextprotocol/clientCapabilities": caps}
+	return map[string]any{"io.modelcontextprotocol/protocolVersion": protocol.ModernVersion, "io.modelcontextprotocol/clientCapabilities": caps}
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -462,7 +465,7 @@ func TestOnNotification(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, era saketest.Option) {
 		var got []string
-		c := saketest.Connect(t, reporter{}, era, saketest.OnNotification(func(n saketest.Notification) {
+		c := saketest.Connect(t, reporter{}, era, saketest.OnNotification(func(n protocol.Notification) {
 			got = append(got, n.Method)
 		}))
 		if _, err := c.CallTool("work", nil); err != nil {

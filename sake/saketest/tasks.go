@@ -67,7 +67,7 @@ func (c *Client) GetTask(id string) (*Task, error) {
 // UpdateTask answers a task's input requests (tasks/update, modern era).
 // responses are keyed as the task's InputRequests are, or by the key the
 // tool asked with ("confirm" for the round's "confirm-2"); values are what
-// the client answers: an Answer (Accept, Decline, Cancel) for an
+// the client answers: a protocol.ElicitResult (Accept, Decline, Cancel) for an
 // elicitation, a *sake.SamplingResult for a sampling request, or any
 // value that encodes to the JSON the client answers. In the
 // 2025-11-25 era, where the protocol has no tasks/update, use TaskResult:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
@@ -95,7 +96,7 @@ func TestTaskInputRequired(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, era saketest.Option) {
 		srv, _, _ := taskServer(t)
-		c := saketest.Connect(t, srv, era, saketest.OnInput(func(saketest.ElicitParams) saketest.Answer {
+		c := saketest.Connect(t, srv, era, saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
 			return saketest.Accept(map[string]any{"ok": true})
 		}))
 		res, err := c.CallTool("confirmed", nil)
@@ -109,7 +110,7 @@ func TestTaskInputRequired(t *testing.T) {
 func TestTaskInputRequiredByHand(t *testing.T) {
 	t.Parallel()
 	srv, _, _ := taskServer(t)
-	c := saketest.Connect(t, srv, saketest.OnInput(func(saketest.ElicitParams) saketest.Answer { return saketest.Decline() }))
+	c := saketest.Connect(t, srv, saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult { return saketest.Decline() }))
 	_, task, err := c.CallToolAsync("confirmed", nil)
 	if err != nil || task == nil {
 		t.Fatalf("%+v %v", task, err)
@@ -253,7 +254,7 @@ func TestClientWithoutTheExtension(t *testing.T) {
 	// A required one is refused with -32021 naming the extension.
 	_, err = c.CallTool("broken", nil)
 	var e *sake.Error
-	if !errors.As(err, &e) || e.Code != sake.CodeMissingRequiredClientCapability || !strings.Contains(e.Error(), sake.TaskExtension) {
+	if !errors.As(err, &e) || e.Code != sake.CodeMissingRequiredClientCapability || !strings.Contains(e.Error(), protocol.TaskExtension) {
 		t.Fatalf("required without the extension: %v", err)
 	}
 	// tasks/* are refused too.

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // dispatch handles one line: a request that may run beside others goes to
@@ -52,7 +53,7 @@ func (cn *conn) run(m *sake.Message) {
 
 // tooLongError is the answer to a line longer than the limit.
 func tooLongError(n, limit int) []byte {
-	return sake.ErrorBody(sake.CodeInvalidRequest, "message too long: a line of "+strconv.Itoa(n)+
+	return protocol.ErrorBody(sake.CodeInvalidRequest, "message too long: a line of "+strconv.Itoa(n)+
 		" bytes was discarded; the limit is "+strconv.Itoa(limit)+" bytes")
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/stdio"
 )
 
@@ -35,7 +36,7 @@ func TestLegacySession(t *testing.T) {
 	var init struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
-	if err := json.Unmarshal(m.Result, &init); err != nil || init.ProtocolVersion != sake.Legacy {
+	if err := json.Unmarshal(m.Result, &init); err != nil || init.ProtocolVersion != protocol.LegacyVersion {
 		t.Fatalf("initialize: %s", m.raw)
 	}
 	c.send(initialized, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/auth/server"
 	"github.com/sakemcp/sake-go/sake/client"
@@ -132,7 +133,7 @@ func TestTokenExchangeEndToEnd(t *testing.T) {
 	for _, era := range []struct {
 		name string
 		opts []client.Option
-	}{{"negotiated", nil}, {"legacy", []client.Option{client.ProtocolVersion(sake.Legacy)}}} {
+	}{{"negotiated", nil}, {"legacy", []client.Option{client.ProtocolVersion(protocol.LegacyVersion)}}} {
 		t.Run(era.name, func(t *testing.T) {
 			t.Parallel()
 			ln, err := net.Listen("tcp", "127.0.0.1:0")

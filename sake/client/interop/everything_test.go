@@ -20,6 +20,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // The TypeScript reference server, @modelcontextprotocol/server-everything
@@ -74,7 +75,7 @@ func everythingHTTP(t *testing.T, node, entry string) (string, *process) {
 type elicitAnswers struct {
 	mu     sync.Mutex
 	action sake.ElicitAction
-	asked  []*client.ElicitRequest
+	asked  []*protocol.ElicitRequest
 }
 
 func (a *elicitAnswers) set(action sake.ElicitAction) {
@@ -83,7 +84,7 @@ func (a *elicitAnswers) set(action sake.ElicitAction) {
 	a.mu.Unlock()
 }
 
-func (a *elicitAnswers) last() *client.ElicitRequest {
+func (a *elicitAnswers) last() *protocol.ElicitRequest {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.asked) == 0 {
@@ -181,14 +182,14 @@ func runEverything(t *testing.T, transport, pin, dist string, mk func() client.T
 	samples := &samplings{}
 	roots := &rootList{roots: []sake.Root{{URI: "file:///work/a", Name: "a"}, {URI: "file:///work/b", Name: "b"}}}
 	opts := []client.Option{
-		client.OnElicit(func(_ context.Context, req *client.ElicitRequest) (*client.ElicitResult, error) {
+		client.OnElicit(func(_ context.Context, req *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			answers.mu.Lock()
 			answers.asked = append(answers.asked, req)
 			action := answers.action
 			answers.mu.Unlock()
 			switch {
 			case action != sake.Accept:
-				return &client.ElicitResult{Action: action}, nil
+				return &protocol.ElicitResult{Action: action}, nil
 			case req.Mode == "url":
 				return client.Accept(nil), nil
 			case strings.Contains(req.Message, "multiple interpretations"):
@@ -209,7 +210,7 @@ func runEverything(t *testing.T, transport, pin, dist string, mk func() client.T
 			return &sake.SamplingResult{Role: sake.RoleAssistant, Content: sake.Text("reply to: " + prompt), Model: "test-model"}, nil
 		}),
 		client.OnRoots(roots.get),
-		client.Capabilities(sake.ClientCapabilities{Roots: &sake.RootsCapability{ListChanged: true}}),
+		client.Capabilities(protocol.ClientCapabilities{Roots: &protocol.RootsCapability{ListChanged: true}}),
 		client.OnNotification(n.add),
 		client.LogLevel(sake.LevelInfo),
 	}
@@ -521,7 +522,7 @@ var everythingChecks = []everythingCheck{
 	{"roots", func(t *testing.T, ctx context.Context, c *client.Client, env everythingEnv, n *notes) {
 		// The server asks for the roots after the handshake and logs what
 		// it got.
-		if _, err := n.wait(ctx, func(x client.Notification) bool {
+		if _, err := n.wait(ctx, func(x protocol.Notification) bool {
 			return x.Method == "notifications/message" && strings.Contains(string(x.Params), "Roots updated: 2 root(s) received from client")
 		}); err != nil {
 			t.Fatalf("no roots log: %v", err)
@@ -539,7 +540,7 @@ var everythingChecks = []everythingCheck{
 		if err := c.RootsChanged(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := n.wait(ctx, func(x client.Notification) bool {
+		if _, err := n.wait(ctx, func(x protocol.Notification) bool {
 			return x.Method == "notifications/message" && strings.Contains(string(x.Params), "Roots updated: 1 root(s) received from client")
 		}); err != nil {
 			t.Fatalf("the server did not ask for the roots again: %v", err)
@@ -653,7 +654,7 @@ var everythingChecks = []everythingCheck{
 		}
 		defer sub.Close()
 		// The server logs each subscription at info.
-		if _, err := n.wait(ctx, func(x client.Notification) bool {
+		if _, err := n.wait(ctx, func(x protocol.Notification) bool {
 			return x.Method == "notifications/message" && strings.Contains(string(x.Params), "Received Subscribe Resource request for URI: "+uri)
 		}); err != nil {
 			t.Fatalf("no subscription log: %v", err)
@@ -688,12 +689,12 @@ var everythingChecks = []everythingCheck{
 			t.Fatal(err)
 		}
 		defer loud.Close()
-		if _, err := n.wait(ctx, func(x client.Notification) bool {
+		if _, err := n.wait(ctx, func(x protocol.Notification) bool {
 			return strings.Contains(string(x.Params), "for URI: demo://resource/dynamic/text/22")
 		}); err != nil {
 			t.Fatalf("no info message at level info: %v", err)
 		}
-		if got := n.all(func(x client.Notification) bool {
+		if got := n.all(func(x protocol.Notification) bool {
 			return strings.Contains(string(x.Params), "for URI: demo://resource/dynamic/text/21")
 		}); len(got) != 0 {
 			t.Fatalf("an info message at level error: %v", got)
@@ -743,23 +744,23 @@ var everythingChecks = []everythingCheck{
 		wantRPCError(t, err, sake.CodeInvalidParams, "no-such-prompt")
 	}},
 	{"complete", func(t *testing.T, ctx context.Context, c *client.Client, _ everythingEnv, _ *notes) {
-		comp, err := c.Complete(ctx, client.PromptRef("completable-prompt"), "department", "S", nil)
+		comp, err := c.Complete(ctx, protocol.PromptRef("completable-prompt"), "department", "S", nil)
 		if err != nil || !slices.Equal(comp.Values, []string{"Sales", "Support"}) {
 			t.Fatalf("department = %+v, %v", comp, err)
 		}
-		comp, err = c.Complete(ctx, client.PromptRef("completable-prompt"), "name", "", map[string]string{"department": "Engineering"})
+		comp, err = c.Complete(ctx, protocol.PromptRef("completable-prompt"), "name", "", map[string]string{"department": "Engineering"})
 		if err != nil || !slices.Equal(comp.Values, []string{"Alice", "Bob", "Charlie"}) {
 			t.Fatalf("name in Engineering = %+v, %v", comp, err)
 		}
-		comp, err = c.Complete(ctx, client.PromptRef("resource-prompt"), "resourceType", "B", nil)
+		comp, err = c.Complete(ctx, protocol.PromptRef("resource-prompt"), "resourceType", "B", nil)
 		if err != nil || !slices.Equal(comp.Values, []string{"Blob"}) {
 			t.Fatalf("resourceType = %+v, %v", comp, err)
 		}
-		comp, err = c.Complete(ctx, client.ResourceRef("demo://resource/dynamic/text/{resourceId}"), "resourceId", "12", nil)
+		comp, err = c.Complete(ctx, protocol.ResourceRef("demo://resource/dynamic/text/{resourceId}"), "resourceId", "12", nil)
 		if err != nil || !slices.Equal(comp.Values, []string{"12"}) {
 			t.Fatalf("resourceId 12 = %+v, %v", comp, err)
 		}
-		comp, err = c.Complete(ctx, client.ResourceRef("demo://resource/dynamic/text/{resourceId}"), "resourceId", "x", nil)
+		comp, err = c.Complete(ctx, protocol.ResourceRef("demo://resource/dynamic/text/{resourceId}"), "resourceId", "x", nil)
 		if err != nil || len(comp.Values) != 0 {
 			t.Fatalf("resourceId x = %+v, %v", comp, err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // What the Go SDK's conformance everything-server returns, from its source
@@ -101,13 +102,13 @@ func (e interopEnv) connect(t *testing.T, opts ...client.Option) *client.Client 
 	return connect(t, e.mk(), opts...)
 }
 
-func (e interopEnv) modern() bool { return e.version == sake.Modern }
+func (e interopEnv) modern() bool { return e.version == protocol.ModernVersion }
 
 // interopHandlers are the client's answers to the server's questions,
 // chosen so that every tool's result says which answer it got.
 func interopHandlers() []client.Option {
 	return []client.Option{
-		client.OnElicit(func(_ context.Context, req *client.ElicitRequest) (*client.ElicitResult, error) {
+		client.OnElicit(func(_ context.Context, req *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
 			switch req.Message {
 			case "What is your name?", "Step 1: What is your name?":
 				return client.Accept(map[string]any{"name": "Ada"}), nil
@@ -143,13 +144,13 @@ func interopHandlers() []client.Option {
 // notes collects a client's notifications for a test to wait on.
 type notes struct {
 	mu   sync.Mutex
-	list []client.Notification
+	list []protocol.Notification
 	ch   chan struct{}
 }
 
 func newNotes() *notes { return &notes{ch: make(chan struct{}, 1)} }
 
-func (n *notes) add(x client.Notification) {
+func (n *notes) add(x protocol.Notification) {
 	n.mu.Lock()
 	n.list = append(n.list, x)
 	n.mu.Unlock()
@@ -161,7 +162,7 @@ func (n *notes) add(x client.Notification) {
 
 // wait returns the first notification that satisfies ok, waiting for it
 // until ctx ends.
-func (n *notes) wait(ctx context.Context, ok func(client.Notification) bool) (client.Notification, error) {
+func (n *notes) wait(ctx context.Context, ok func(protocol.Notification) bool) (protocol.Notification, error) {
 	for {
 		n.mu.Lock()
 		for _, x := range n.list {
@@ -174,15 +175,15 @@ func (n *notes) wait(ctx context.Context, ok func(client.Notification) bool) (cl
 		select {
 		case <-n.ch:
 		case <-ctx.Done():
-			return client.Notification{}, ctx.Err()
+			return protocol.Notification{}, ctx.Err()
 		}
 	}
 }
 
-func (n *notes) all(ok func(client.Notification) bool) []client.Notification {
+func (n *notes) all(ok func(protocol.Notification) bool) []protocol.Notification {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	var out []client.Notification
+	var out []protocol.Notification
 	for _, x := range n.list {
 		if ok(x) {
 			out = append(out, x)
@@ -191,8 +192,8 @@ func (n *notes) all(ok func(client.Notification) bool) []client.Notification {
 	return out
 }
 
-func method(m string) func(client.Notification) bool {
-	return func(n client.Notification) bool { return n.Method == m }
+func method(m string) func(protocol.Notification) bool {
+	return func(n protocol.Notification) bool { return n.Method == m }
 }
 
 // TestGoSDK runs the client against the Go SDK's conformance
@@ -249,7 +250,7 @@ func runGoSDK(t *testing.T, transport, pin string, mk func() client.Transport) {
 		// server/discover: negotiation settles on the newest of them.
 		want = legacyRevisions[0]
 	case pin == "":
-		want = sake.Modern // the server offers 2026-07-28: negotiation must find it
+		want = protocol.ModernVersion // the server offers 2026-07-28: negotiation must find it
 	}
 	if info.ProtocolVersion != want {
 		t.Fatalf("protocol version = %q, want %q", info.ProtocolVersion, want)
@@ -739,7 +740,7 @@ var gosdkChecks = []gosdkCheck{
 		wantRPCError(t, err, sake.CodeInvalidParams, "")
 	}},
 	{name: "complete", run: func(t *testing.T, ctx context.Context, c *client.Client, _ interopEnv, _ *notes) {
-		comp, err := c.Complete(ctx, client.PromptRef("test_prompt_with_arguments"), "arg1", "a", nil)
+		comp, err := c.Complete(ctx, protocol.PromptRef("test_prompt_with_arguments"), "arg1", "a", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -747,7 +748,7 @@ var gosdkChecks = []gosdkCheck{
 		if len(comp.Values) != 0 || comp.HasMore {
 			t.Fatalf("completion = %+v", comp)
 		}
-		comp, err = c.Complete(ctx, client.ResourceRef("test://template/{id}/data"), "id", "4", nil)
+		comp, err = c.Complete(ctx, protocol.ResourceRef("test://template/{id}/data"), "id", "4", nil)
 		if err != nil || len(comp.Values) != 0 {
 			t.Fatalf("template completion = %+v, %v", comp, err)
 		}

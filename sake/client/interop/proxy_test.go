@@ -10,9 +10,11 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
+	"github.com/sakemcp/sake-go/sake/proxy"
 )
 
-// TestGoSDKBehindTheProxy puts client.Proxy in front of the Go SDK's
+// TestGoSDKBehindTheProxy puts proxy.New in front of the Go SDK's
 // everything-server at 2026-07-28 (stdio, stateless HTTP) and checks that
 // the log messages of a forwarded call reach its caller, in both eras.
 func TestGoSDKBehindTheProxy(t *testing.T) {
@@ -31,14 +33,14 @@ func TestGoSDKBehindTheProxy(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(testCtx(t))
 			defer cancel()
-			srv, err := client.Proxy(ctx, remote)
+			srv, err := proxy.New(ctx, remote)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ph := plug.New(srv)
 			ts := httptest.NewServer(ph)
 			t.Cleanup(func() { ts.Close(); ph.Close() })
-			for _, pin := range []string{"", sake.Legacy} {
+			for _, pin := range []string{"", protocol.LegacyVersion} {
 				name := pin
 				if name == "" {
 					name = "negotiated"
@@ -53,7 +55,7 @@ func TestGoSDKBehindTheProxy(t *testing.T) {
 					ctx := testCtx(t)
 					wantText(t, ctx, c, "test_tool_with_logging", nil, "Tool with logging executed successfully")
 					for _, want := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
-						if _, err := n.wait(ctx, func(x client.Notification) bool {
+						if _, err := n.wait(ctx, func(x protocol.Notification) bool {
 							return x.Method == "notifications/message" && strings.Contains(string(x.Params), want)
 						}); err != nil {
 							t.Fatalf("no log message %q reached the caller: %v", want, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // standInEnv makes the test binary serve as the Python SDK 1.x stand-in
@@ -69,12 +70,12 @@ func TestPythonSDKStandIn(t *testing.T) {
 			checkPyServer(t, ctx, c, n)
 			// Everything the client sent is in the stand-in's standard
 			// error by now, in order: logging/setLevel never was.
-			if _, err := logs.wait(ctx, func(x client.Notification) bool {
+			if _, err := logs.wait(ctx, func(x protocol.Notification) bool {
 				return strings.Contains(x.Method, "stand-in received prompts/get")
 			}); err != nil {
 				t.Fatal(err)
 			}
-			if got := logs.all(func(x client.Notification) bool {
+			if got := logs.all(func(x protocol.Notification) bool {
 				return strings.Contains(x.Method, "stand-in received logging/setLevel")
 			}); len(got) > 0 {
 				t.Errorf("the client sent logging/setLevel to a server without logging: %v", got)
@@ -119,7 +120,7 @@ func checkPyServer(t *testing.T, ctx context.Context, c *client.Client, n *notes
 	}
 	if n != nil {
 		wantText(t, ctx, c, "log_steps", nil, "logged")
-		if _, err := n.wait(ctx, func(x client.Notification) bool {
+		if _, err := n.wait(ctx, func(x protocol.Notification) bool {
 			return x.Method == "notifications/message" && strings.Contains(string(x.Params), "step one")
 		}); err != nil {
 			t.Fatalf("no log message: %v", err)
@@ -185,7 +186,7 @@ func TestPythonSDKStandInBehindTheProxy(t *testing.T) {
 	if !connected {
 		t.Error("the proxy did not say it connected to the server at 2025-06-18")
 	}
-	for _, pin := range []string{"", sake.Legacy} {
+	for _, pin := range []string{"", protocol.LegacyVersion} {
 		name := pin
 		if name == "" {
 			name = "negotiated"

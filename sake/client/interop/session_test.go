@@ -18,6 +18,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 func init() {
@@ -39,7 +40,7 @@ func (r records) Handle(_ context.Context, rec slog.Record) error {
 		b.WriteString(" " + a.Key + "=" + a.Value.String())
 		return true
 	})
-	r.n.add(client.Notification{Method: b.String()})
+	r.n.add(protocol.Notification{Method: b.String()})
 	return nil
 }
 func (r records) WithAttrs([]slog.Attr) slog.Handler { return r }
@@ -63,7 +64,7 @@ var everythingSessionChecks = []everythingCheck{
 			// goes to the client's logger, line by line.
 			logged := newNotes()
 			c := env.connect(t, client.Logger(slog.New(records{logged})))
-			if _, err := logged.wait(ctx, func(x client.Notification) bool {
+			if _, err := logged.wait(ctx, func(x protocol.Notification) bool {
 				return strings.Contains(x.Method, "Starting default (STDIO) server...")
 			}); err != nil {
 				t.Fatalf("the server's standard error did not reach the logger: %v", err)
@@ -111,7 +112,7 @@ var everythingSessionChecks = []everythingCheck{
 		}
 		// The server serves no 2026-07-28: pinned to it, the client fails
 		// to connect and says why, without falling back.
-		_, err := client.Connect(ctx, env.mk(), client.ProtocolVersion(sake.Modern))
+		_, err := client.Connect(ctx, env.mk(), client.ProtocolVersion(protocol.ModernVersion))
 		var he *client.HTTPError
 		switch {
 		case env.server == nil:
@@ -235,12 +236,12 @@ func (c *cuttingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 // serves it and fails with -32022, listing what it serves, where it does
 // not (with sessions).
 func gosdkPinModern(t *testing.T, ctx context.Context, _ *client.Client, env interopEnv, _ *notes) {
-	c, err := client.Connect(ctx, env.mk(), client.ProtocolVersion(sake.Modern))
+	c, err := client.Connect(ctx, env.mk(), client.ProtocolVersion(protocol.ModernVersion))
 	if env.transport == "http-stateful" {
 		wantRPCError(t, err, sake.CodeUnsupportedProtocolVersion, "")
 		var rpc *sake.Error
 		errors.As(err, &rpc)
-		if m, _ := rpc.Data.(map[string]any); m == nil || slices.Contains(m["supported"].([]any), any(sake.Modern)) {
+		if m, _ := rpc.Data.(map[string]any); m == nil || slices.Contains(m["supported"].([]any), any(protocol.ModernVersion)) {
 			t.Fatalf("data = %v, want the supported handshake revisions", rpc.Data)
 		}
 		return

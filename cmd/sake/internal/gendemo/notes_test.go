@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/cmd/sake/internal/gendemo"
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -17,7 +17,7 @@ func TestDocCommentsAreTheDescriptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		byName := map[string]sake.ToolInfo{}
+		byName := map[string]protocol.ToolInfo{}
 		for _, tl := range tools {
 			byName[tl.Name] = tl
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/auth/server"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 const (
@@ -233,7 +234,8 @@ func (r *replica) revoke(t *testing.T, tok string) {
 // call calls the whoami tool with the access token.
 func (r *replica) call(t *testing.T, at string) (*http.Response, string) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	body := string(protocol.AppendRequest(nil, []byte("1"), "tools/call",
+		[]byte(`{"name":"whoami","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`)))
 	req, _ := http.NewRequest(http.MethodPost, r.mcp.URL, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")

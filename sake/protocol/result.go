@@ -1,4 +1,4 @@
-package sake
+package protocol
 
 import (
 	"encoding/json"
@@ -28,6 +28,14 @@ type ToolResult struct {
 // ErrorResult returns a tool result with isError set and one text block.
 func ErrorResult(format string, args ...any) *ToolResult {
 	return &ToolResult{Content: []Content{Textf(format, args...)}, IsError: true}
+}
+
+// ErrorResultFrom returns a tool result with isError set whose one text
+// block is err's text; its Cause is err.
+func ErrorResultFrom(err error) *ToolResult {
+	r := ErrorResult("%s", err.Error())
+	r.cause = err
+	return r
 }
 
 // TextResult returns a tool result of one text block.
@@ -141,10 +149,10 @@ func (r *ToolResult) UnmarshalJSON(b []byte) error {
 func decodeResultMeta(v []byte) (Meta, error) {
 	var m Meta
 	err := jsonscan.Members(v, func(key, raw []byte) error {
-		if string(key) == metaServerInfo {
+		if string(key) == MetaServerInfo {
 			return nil
 		}
-		x, err := decodeAny(raw)
+		x, err := DecodeAny(raw)
 		if err != nil {
 			return err
 		}
@@ -206,30 +214,31 @@ func decodeBlock(raw []byte) (Content, error) {
 // MarshalJSON encodes the result as it goes on the wire (without
 // resultType, which the dispatcher adds in the modern era).
 func (r *ToolResult) MarshalJSON() ([]byte, error) {
-	b, err := r.appendFields(nil)
+	b, err := AppendToolResultMembers(nil, r)
 	if err != nil {
 		return nil, err
 	}
-	if b, err = appendMeta(b, r.Meta, nil); err != nil {
+	if b, err = AppendMeta(b, r.Meta, nil); err != nil {
 		return nil, err
 	}
 	return append(b, '}'), nil
 }
 
-// appendFields writes the opening brace and every member but _meta.
-func (r *ToolResult) appendFields(dst []byte) ([]byte, error) {
+// AppendToolResultMembers appends the opening brace of r's JSON and every
+// member but _meta, which the caller writes before closing the object.
+func AppendToolResultMembers(dst []byte, r *ToolResult) ([]byte, error) {
 	dst = append(dst, `{"content":`...)
 	content := r.Content
 	if content == nil {
 		content = []Content{}
 	}
 	var err error
-	if dst, err = appendContents(dst, content); err != nil {
+	if dst, err = AppendContents(dst, content); err != nil {
 		return dst, err
 	}
 	if r.StructuredContent != nil {
 		dst = append(dst, `,"structuredContent":`...)
-		if dst, err = appendAny(dst, r.StructuredContent); err != nil {
+		if dst, err = AppendAny(dst, r.StructuredContent); err != nil {
 			return dst, err
 		}
 	}
@@ -254,11 +263,14 @@ func AssistantMessage(c Content) PromptMessage {
 }
 
 // MarshalJSON implements json.Marshaler.
-func (m PromptMessage) MarshalJSON() ([]byte, error) { return m.appendJSON(nil) }
+func (m PromptMessage) MarshalJSON() ([]byte, error) { return AppendPromptMessage(nil, m) }
+
+// AppendPromptMessage appends the JSON of m.
+func AppendPromptMessage(dst []byte, m PromptMessage) ([]byte, error) { return m.appendJSON(dst) }
 
 func (m PromptMessage) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"role":`...)
-	dst = appendString(dst, string(m.Role))
+	dst = AppendString(dst, string(m.Role))
 	dst = append(dst, `,"content":`...)
 	if m.Content == nil {
 		return dst, fmt.Errorf("prompt message without content")
@@ -312,5 +324,5 @@ type Completion struct {
 	HasMore bool     `json:"hasMore,omitempty"`
 }
 
-// maxCompletionValues is the protocol's limit on one completion answer.
-const maxCompletionValues = 100
+// MaxCompletionValues is the protocol's limit on one completion answer.
+const MaxCompletionValues = 100

@@ -1,4 +1,4 @@
-package client
+package proxy
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"testing/fstest"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // MaxProxiedSkillBytes bounds the bytes of all the skills a proxy copies
@@ -23,9 +25,9 @@ const skillScheme = "skill://"
 // resources/directory/read when the remote offers it, and their files
 // with resources/read). It returns nil options when the remote server has
 // no skills.
-func remoteSkills(ctx context.Context, remote *Client) ([]sake.Option, error) {
+func remoteSkills(ctx context.Context, remote *client.Client) ([]sake.Option, error) {
 	info := remote.Info()
-	if !info.HasExtension(sake.SkillsExtension) {
+	if !info.HasExtension(protocol.SkillsExtension) {
 		return nil, nil
 	}
 	var settings struct {
@@ -34,7 +36,7 @@ func remoteSkills(ctx context.Context, remote *Client) ([]sake.Option, error) {
 		} `json:"extensions"`
 	}
 	_ = json.Unmarshal(info.Capabilities, &settings)
-	var skills []sake.SkillInfo
+	var skills []protocol.SkillInfo
 	cursor := ""
 	for page := 0; ; page++ {
 		if page >= maxPages {
@@ -49,8 +51,8 @@ func remoteSkills(ctx context.Context, remote *Client) ([]sake.Option, error) {
 			return nil, fmt.Errorf("client: proxying the remote server's skills: %w", err)
 		}
 		var l struct {
-			Skills     []sake.SkillInfo `json:"skills"`
-			NextCursor string           `json:"nextCursor"`
+			Skills     []protocol.SkillInfo `json:"skills"`
+			NextCursor string               `json:"nextCursor"`
 		}
 		if err := json.Unmarshal(raw, &l); err != nil {
 			return nil, fmt.Errorf("client: the remote server's skills/list: %w", err)
@@ -100,8 +102,12 @@ func remoteSkills(ctx context.Context, remote *Client) ([]sake.Option, error) {
 		}
 	}
 	var opts []sake.SkillsOption
-	if !settings.Extensions[sake.SkillsExtension].DirectoryRead {
+	if !settings.Extensions[protocol.SkillsExtension].DirectoryRead {
 		opts = append(opts, sake.WithoutDirectoryRead())
 	}
 	return []sake.Option{sake.Skills(fsys, opts...)}, nil
 }
+
+// maxPages bounds the pages of skills/list the proxy follows: a remote
+// server whose cursors never end cannot hold it forever.
+const maxPages = 1000

@@ -1,4 +1,4 @@
-package sake
+package protocol
 
 import "time"
 

@@ -1,4 +1,4 @@
-package client_test
+package proxy_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package client
+package proxy
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func (p *proxy) callTaskTool(c *sake.Context, remoteName string, args json.RawMe
 	if id == "" {
 		// The caller cannot take a task: follow it within the call.
 		fctx, done := forward(c)
-		res, err := p.remote.followTask(fctx, task)
+		res, err := p.remote.FollowTask(fctx, task)
 		if err = done(err); err != nil {
 			var te *sake.ToolError
 			if errors.As(err, &te) {
@@ -105,7 +105,7 @@ func (p *proxy) drive(c *sake.Context, rt *remoteTask) (*sake.ToolResult, error)
 			if t.StatusMessage != "" {
 				c.Progress(0, 0, t.StatusMessage)
 			}
-			answers, err := p.remote.answerAll(fctx, t.InputRequests)
+			answers, err := p.remote.AnswerInput(fctx, t.InputRequests)
 			if err != nil {
 				return nil, done(err)
 			}
@@ -142,9 +142,9 @@ func (p *proxy) drive(c *sake.Context, rt *remoteTask) (*sake.ToolResult, error)
 // cancelRemote asks the remote server to cancel its task, with the
 // proxy's own credentials, whatever became of the call that started it.
 func (p *proxy) cancelRemote(rt *remoteTask) {
-	ctx, cancel := context.WithTimeout(p.remote.ctx, cancelRemoteTimeout)
+	ctx, cancel := context.WithTimeout(p.remote.Context(), cancelRemoteTimeout)
 	defer cancel()
-	if err := p.remote.CancelTask(ctx, rt.id); err != nil && p.remote.ctx.Err() == nil {
-		p.remote.o.logger.Debug("client: the proxy could not cancel an upstream task", "err", err)
+	if err := p.remote.CancelTask(ctx, rt.id); err != nil && p.remote.Context().Err() == nil {
+		p.remote.Logger().Debug("client: the proxy could not cancel an upstream task", "err", err)
 	}
 }

@@ -1,18 +1,18 @@
-package client_test
+package proxy_test
 
 import (
 	"context"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
+	"github.com/sakemcp/sake-go/sake/proxy"
 )
 
 func TestProxy(t *testing.T) {
@@ -30,7 +30,7 @@ func TestProxy(t *testing.T) {
 				defer remote.Close()
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
-				proxySrv, err := client.Proxy(ctx, remote, client.Prefix("up_"), client.FilterTools(func(ti sake.ToolInfo) bool { return ti.Name != "admin" }))
+				proxySrv, err := proxy.New(ctx, remote, proxy.Prefix("up_"), proxy.FilterTools(func(ti protocol.ToolInfo) bool { return ti.Name != "admin" }))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -46,7 +46,7 @@ func TestProxy(t *testing.T) {
 				defer local.Close()
 
 				tools, err := local.ListTools(t.Context())
-				if err != nil || len(tools) != 10 || !slices.ContainsFunc(tools, func(ti sake.ToolInfo) bool { return ti.Name == "up_echo" }) {
+				if err != nil || len(tools) != 10 || !slices.ContainsFunc(tools, func(ti protocol.ToolInfo) bool { return ti.Name == "up_echo" }) {
 					t.Fatalf("tools = %d, %v", len(tools), err)
 				}
 				if res, err := local.CallTool(t.Context(), "up_echo", map[string]string{"text": "through"}); err != nil || res.Text() != "through" {
@@ -94,7 +94,7 @@ func TestProxy(t *testing.T) {
 				rec.mu.Unlock()
 				// A change of the remote list reaches the proxy's callers.
 				changed := make(chan struct{}, 1)
-				sub, err := local.Listen(t.Context(), client.Filter{ToolsListChanged: true}, func(n client.Notification) {
+				sub, err := local.Listen(t.Context(), client.Filter{ToolsListChanged: true}, func(n protocol.Notification) {
 					select {
 					case changed <- struct{}{}:
 					default:
@@ -107,31 +107,11 @@ func TestProxy(t *testing.T) {
 				remoteSrv.RemoveTool("echo")
 				<-changed
 				tools, _ = local.ListTools(t.Context())
-				for slices.ContainsFunc(tools, func(ti sake.ToolInfo) bool { return ti.Name == "up_echo" }) {
+				for slices.ContainsFunc(tools, func(ti protocol.ToolInfo) bool { return ti.Name == "up_echo" }) {
 					<-changed
 					tools, _ = local.ListTools(t.Context())
 				}
 			})
 		}
 	}
-}
-
-// httpKitFor serves srv over HTTP through a recorder.
-func httpKitFor(t *testing.T, srv *sake.Server) (*sake.Server, *recorder, string) {
-	h := plug.New(srv)
-	rec := &recorder{h: h}
-	ts := httptest.NewServer(rec)
-	t.Cleanup(func() { ts.Close(); h.Close() })
-	return srv, rec, ts.URL
-}
-
-func TestQuestionsOutsideAForwardedCall(t *testing.T) {
-	t.Parallel()
-	srv, _ := newKitServer(t)
-	c := connect(t, transports[0], srv, client.ForwardQuestions())
-	_, err := c.CallTool(t.Context(), "ask", nil)
-	if err == nil || !strings.Contains(err.Error(), "outside any forwarded call") {
-		t.Fatalf("err = %v", err)
-	}
-	_ = http.StatusOK
 }

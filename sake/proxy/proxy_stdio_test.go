@@ -1,4 +1,4 @@
-package client_test
+package proxy_test
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
+	"github.com/sakemcp/sake-go/sake/proxy"
 )
 
 // waitFor bounds a wait on something that never comes when the code is
@@ -23,7 +25,7 @@ const waitFor = 20 * time.Second
 func serveProxyOf(t *testing.T, remote *client.Client) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := client.Proxy(ctx, remote)
+	srv, err := proxy.New(ctx, remote)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -114,7 +116,7 @@ func TestProxyRefusesQuestionsOfSeveralStdioCalls(t *testing.T) {
 	url := serveProxyOf(t, pyRemote(t, &pyWire{}, srv))
 	var mu sync.Mutex
 	var asked []string
-	local, err := client.Connect(t.Context(), client.HTTP(url, nil), append([]client.Option{client.ProtocolVersion(sake.Legacy)}, askOptions(&asked, &mu)...)...)
+	local, err := client.Connect(t.Context(), client.HTTP(url, nil), append([]client.Option{client.ProtocolVersion(protocol.LegacyVersion)}, askOptions(&asked, &mu)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +183,7 @@ func TestProxyOutlivesARefusedSubscription(t *testing.T) {
 	}
 	defer local.Close()
 	updated := make(chan string, 4)
-	sub, err := local.Listen(t.Context(), client.Filter{Resources: []string{"kit://notes"}}, func(n client.Notification) {
+	sub, err := local.Listen(t.Context(), client.Filter{Resources: []string{"kit://notes"}}, func(n protocol.Notification) {
 		var u struct {
 			URI string `json:"uri"`
 		}
@@ -213,7 +215,7 @@ func TestProxyOutlivesARefusedSubscription(t *testing.T) {
 func waitToolGone(t *testing.T, local *client.Client, change func(), names ...string) {
 	t.Helper()
 	changed := make(chan struct{}, 1)
-	sub, err := local.Listen(t.Context(), client.Filter{ToolsListChanged: true}, func(client.Notification) {
+	sub, err := local.Listen(t.Context(), client.Filter{ToolsListChanged: true}, func(protocol.Notification) {
 		select {
 		case changed <- struct{}{}:
 		default:
@@ -235,7 +237,7 @@ func waitToolGone(t *testing.T, local *client.Client, change func(), names ...st
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.ContainsFunc(tools, func(ti sake.ToolInfo) bool { return slices.Contains(names, ti.Name) }) {
+		if !slices.ContainsFunc(tools, func(ti protocol.ToolInfo) bool { return slices.Contains(names, ti.Name) }) {
 			return
 		}
 	}
@@ -259,7 +261,7 @@ func TestProxyForwardsLogsOfACall(t *testing.T) {
 					url := serveProxyOf(t, remote)
 					logs := make(chan string, 8)
 					local, err := client.Connect(t.Context(), client.HTTP(url, nil), append(le.opts, client.LogLevel(sake.LevelInfo),
-						client.OnNotification(func(n client.Notification) {
+						client.OnNotification(func(n protocol.Notification) {
 							if n.Method == "notifications/message" {
 								logs <- string(n.Params)
 							}
@@ -295,7 +297,7 @@ func TestProxyPassesAnUpdateOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	url := serveProxyOf(t, connect(t, transports[0], srv, client.ProtocolVersion(sake.Legacy), client.ForwardQuestions()))
+	url := serveProxyOf(t, connect(t, transports[0], srv, client.ProtocolVersion(protocol.LegacyVersion), client.ForwardQuestions()))
 	for _, e := range eras {
 		t.Run(e.name, func(t *testing.T) {
 			local, err := client.Connect(t.Context(), client.HTTP(url, nil), e.opts...)
@@ -304,7 +306,7 @@ func TestProxyPassesAnUpdateOnce(t *testing.T) {
 			}
 			defer local.Close()
 			updated := make(chan string, 8)
-			sub, err := local.Listen(t.Context(), client.Filter{Resources: []string{"kit://dir/file", "kit://last"}}, func(n client.Notification) {
+			sub, err := local.Listen(t.Context(), client.Filter{Resources: []string{"kit://dir/file", "kit://last"}}, func(n protocol.Notification) {
 				var u struct {
 					URI string `json:"uri"`
 				}

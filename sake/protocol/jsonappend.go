@@ -1,4 +1,4 @@
-package sake
+package protocol
 
 import (
 	"encoding/base64"
@@ -55,11 +55,11 @@ func plainPrefix(s string) int {
 	return i
 }
 
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
+// AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does; HTML characters are not escaped. A long plain run is
 // appended in one piece, so that a buffer too small for it grows once,
 // into memory the runtime does not clear first.
-func appendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -116,29 +116,29 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// appendKey appends ,"key": (or "key": when first is true).
-func appendKey(dst []byte, key string, first bool) []byte {
+// AppendKey appends ,"key": (or "key": when first is true).
+func AppendKey(dst []byte, key string, first bool) []byte {
 	if !first {
 		dst = append(dst, ',')
 	}
-	dst = appendString(dst, key)
+	dst = AppendString(dst, key)
 	return append(dst, ':')
 }
 
-// appendBase64 appends b as a JSON string of standard base64.
-func appendBase64(dst []byte, b []byte) []byte {
+// AppendBase64 appends b as a JSON string of standard base64.
+func AppendBase64(dst []byte, b []byte) []byte {
 	dst = append(dst, '"')
 	dst = base64.StdEncoding.AppendEncode(dst, b)
 	return append(dst, '"')
 }
 
-// appendAny appends the encoding/json form of v.
-func appendAny(dst []byte, v any) ([]byte, error) {
+// AppendAny appends the encoding/json form of v.
+func AppendAny(dst []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(dst, "null"...), nil
 	case string:
-		return appendString(dst, x), nil
+		return AppendString(dst, x), nil
 	case json.RawMessage:
 		if len(x) == 0 {
 			return append(dst, "null"...), nil
@@ -154,16 +154,16 @@ func appendAny(dst []byte, v any) ([]byte, error) {
 		b, err := json.Marshal(x)
 		return append(dst, b...), err
 	}
-	b, err := marshalNoEscape(v)
+	b, err := MarshalNoEscape(v)
 	if err != nil {
 		return dst, err
 	}
 	return append(dst, b...), nil
 }
 
-// marshalNoEscape is json.Marshal without HTML escaping and without the
+// MarshalNoEscape is json.Marshal without HTML escaping and without the
 // trailing newline an Encoder writes.
-func marshalNoEscape(v any) ([]byte, error) {
+func MarshalNoEscape(v any) ([]byte, error) {
 	var buf jsonBuffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -185,10 +185,10 @@ func (w *jsonBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// appendMeta appends ,"_meta":{...} merging the user's meta with the
+// AppendMeta appends ,"_meta":{...} merging the user's meta with the
 // server's extra keys (raw JSON members without braces). Nothing is written
 // when both are empty.
-func appendMeta(dst []byte, meta Meta, extra []byte) ([]byte, error) {
+func AppendMeta(dst []byte, meta Meta, extra []byte) ([]byte, error) {
 	if len(meta) == 0 && len(extra) == 0 {
 		return dst, nil
 	}
@@ -199,10 +199,10 @@ func appendMeta(dst []byte, meta Meta, extra []byte) ([]byte, error) {
 		first = false
 	}
 	for _, k := range meta.sortedKeys() {
-		dst = appendKey(dst, k, first)
+		dst = AppendKey(dst, k, first)
 		first = false
 		var err error
-		if dst, err = appendAny(dst, meta[k]); err != nil {
+		if dst, err = AppendAny(dst, meta[k]); err != nil {
 			return dst, err
 		}
 	}

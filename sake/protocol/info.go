@@ -1,4 +1,4 @@
-package sake
+package protocol
 
 import "encoding/json"
 
@@ -60,4 +60,14 @@ type PromptArgument struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	Required    bool   `json:"required,omitempty"`
+}
+
+// ToolAnnotations are hints about a tool's behaviour. Clients must not
+// rely on them for security. Nil means the protocol's default.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`    // default false
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"` // default true
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`  // default false
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`   // default true
 }

@@ -1,4 +1,4 @@
-package sake
+package protocol
 
 import (
 	"encoding/base64"
@@ -16,7 +16,7 @@ type Meta map[string]any
 func (m Meta) sortedKeys() []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		if k == metaServerInfo {
+		if k == MetaServerInfo {
 			continue // the server writes its own
 		}
 		keys = append(keys, k)
@@ -153,7 +153,7 @@ func appendTail(dst []byte, a *Annotations, meta Meta) ([]byte, error) {
 		dst = append(dst, `,"annotations":`...)
 		dst = append(dst, b...)
 	}
-	dst, err := appendMeta(dst, meta, nil)
+	dst, err := AppendMeta(dst, meta, nil)
 	if err != nil {
 		return dst, err
 	}
@@ -162,7 +162,7 @@ func appendTail(dst []byte, a *Annotations, meta Meta) ([]byte, error) {
 
 func (c *TextContent) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"type":"text","text":`...)
-	dst = appendString(dst, c.Text)
+	dst = AppendString(dst, c.Text)
 	return appendTail(dst, c.Annotations, c.Meta)
 }
 
@@ -170,9 +170,9 @@ func appendMedia(dst []byte, kind string, data []byte, mime string, a *Annotatio
 	dst = append(dst, `{"type":"`...)
 	dst = append(dst, kind...)
 	dst = append(dst, `","data":`...)
-	dst = appendBase64(dst, data)
+	dst = AppendBase64(dst, data)
 	dst = append(dst, `,"mimeType":`...)
-	dst = appendString(dst, mime)
+	dst = AppendString(dst, mime)
 	return appendTail(dst, a, meta)
 }
 
@@ -186,12 +186,12 @@ func (c *AudioContent) appendJSON(dst []byte) ([]byte, error) {
 
 func (c *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"type":"resource_link","uri":`...)
-	dst = appendString(dst, c.URI)
+	dst = AppendString(dst, c.URI)
 	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, c.Name)
-	dst = appendOptString(dst, "title", c.Title)
-	dst = appendOptString(dst, "description", c.Description)
-	dst = appendOptString(dst, "mimeType", c.MIMEType)
+	dst = AppendString(dst, c.Name)
+	dst = AppendOptString(dst, "title", c.Title)
+	dst = AppendOptString(dst, "description", c.Description)
+	dst = AppendOptString(dst, "mimeType", c.MIMEType)
 	if c.Size != nil {
 		dst = append(dst, `,"size":`...)
 		dst = strconv.AppendInt(dst, *c.Size, 10)
@@ -218,28 +218,41 @@ func (c *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
 
 func (r *ResourceContents) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"uri":`...)
-	dst = appendString(dst, r.URI)
-	dst = appendOptString(dst, "mimeType", r.MIMEType)
+	dst = AppendString(dst, r.URI)
+	dst = AppendOptString(dst, "mimeType", r.MIMEType)
 	if r.Blob != nil {
 		dst = append(dst, `,"blob":`...)
-		dst = appendBase64(dst, r.Blob)
+		dst = AppendBase64(dst, r.Blob)
 	} else {
 		dst = append(dst, `,"text":`...)
-		dst = appendString(dst, r.Text)
+		dst = AppendString(dst, r.Text)
 	}
-	dst, err := appendMeta(dst, r.Meta, nil)
+	dst, err := AppendMeta(dst, r.Meta, nil)
 	if err != nil {
 		return dst, err
 	}
 	return append(dst, '}'), nil
 }
 
-func appendOptString(dst []byte, key, v string) []byte {
+func AppendOptString(dst []byte, key, v string) []byte {
 	if v == "" {
 		return dst
 	}
-	dst = appendKey(dst, key, false)
-	return appendString(dst, v)
+	dst = AppendKey(dst, key, false)
+	return AppendString(dst, v)
+}
+
+// AppendContent appends the JSON of one content block.
+func AppendContent(dst []byte, c Content) ([]byte, error) {
+	if c == nil {
+		return dst, fmt.Errorf("content is nil")
+	}
+	return c.appendJSON(dst)
+}
+
+// AppendResourceContents appends the JSON of one resource's contents.
+func AppendResourceContents(dst []byte, r *ResourceContents) ([]byte, error) {
+	return r.appendJSON(dst)
 }
 
 // MarshalJSON implements json.Marshaler.
@@ -354,7 +367,7 @@ func (w *wireContent) content() (Content, error) {
 	return nil, fmt.Errorf("unknown content type %q", w.Type)
 }
 
-func appendContents(dst []byte, cs []Content) ([]byte, error) {
+func AppendContents(dst []byte, cs []Content) ([]byte, error) {
 	dst = append(dst, '[')
 	for i, c := range cs {
 		if i > 0 {

@@ -1,4 +1,4 @@
-package sake
+package protocol
 
 // Cause returns the error a tool returned that became this result (with
 // isError set and the error's text as its content), or nil when the tool

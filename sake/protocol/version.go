@@ -1,14 +1,14 @@
-package sake
+package protocol
 
 // Protocol versions this package speaks.
 const (
-	// Modern is the 2026-07-28 revision: stateless, every request carries its
-	// version and client capabilities in params._meta.
-	Modern = "2026-07-28"
+	// ModernVersion is the 2026-07-28 revision: stateless, every request
+	// carries its version and client capabilities in params._meta.
+	ModernVersion = "2026-07-28"
 
-	// Legacy is the newest revision of the handshake era (2025-11-25):
-	// initialize, sessions and server-initiated requests.
-	Legacy = "2025-11-25"
+	// LegacyVersion is the newest revision of the handshake era
+	// (2025-11-25): initialize, sessions and server-initiated requests.
+	LegacyVersion = "2025-11-25"
 )
 
 // legacyVersions are the handshake-era revisions initialize can negotiate,
@@ -17,14 +17,15 @@ var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11
 
 // supportedVersions lists every revision served, newest first, as
 // server/discover and -32022 errors report it.
-var supportedVersions = append([]string{Modern}, legacyVersions...)
+var supportedVersions = append([]string{ModernVersion}, legacyVersions...)
 
 // SupportedVersions returns every protocol revision the server speaks,
 // newest first.
 func SupportedVersions() []string { return append([]string(nil), supportedVersions...) }
 
-// isLegacyVersion reports whether v is a handshake-era revision.
-func isLegacyVersion(v string) bool {
+// IsLegacyVersion reports whether v is a revision of the handshake era that
+// initialize can negotiate.
+func IsLegacyVersion(v string) bool {
 	for _, l := range legacyVersions {
 		if l == v {
 			return true
@@ -34,11 +35,7 @@ func isLegacyVersion(v string) bool {
 }
 
 // IsModernVersion reports whether v is a revision of the stateless era.
-func IsModernVersion(v string) bool { return v == Modern }
-
-// IsLegacyVersion reports whether v is a revision of the handshake era that
-// initialize can negotiate.
-func IsLegacyVersion(v string) bool { return isLegacyVersion(v) }
+func IsModernVersion(v string) bool { return v == ModernVersion }
 
 // Era tells which generation of the protocol a message belongs to.
 type Era uint8

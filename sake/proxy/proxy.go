@@ -1,4 +1,4 @@
-package client
+package proxy
 
 import (
 	"context"
@@ -9,16 +9,18 @@ import (
 	"sync"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
-// ProxyOption configures Proxy.
-type ProxyOption func(*proxyConfig)
+// Option configures New.
+type Option func(*proxyConfig)
 
 type proxyConfig struct {
 	prefix     string
-	tools      func(sake.ToolInfo) bool
-	prompts    func(sake.PromptInfo) bool
+	tools      func(protocol.ToolInfo) bool
+	prompts    func(protocol.PromptInfo) bool
 	resources  func(uri string) bool
 	serverOpts []sake.Option
 }
@@ -26,31 +28,31 @@ type proxyConfig struct {
 // Prefix puts prefix before the name of every tool and prompt of the
 // remote server (for example "github_"), so that several remote servers
 // can sit side by side.
-func Prefix(prefix string) ProxyOption { return func(p *proxyConfig) { p.prefix = prefix } }
+func Prefix(prefix string) Option { return func(p *proxyConfig) { p.prefix = prefix } }
 
 // FilterTools keeps only the remote tools keep accepts.
-func FilterTools(keep func(sake.ToolInfo) bool) ProxyOption {
+func FilterTools(keep func(protocol.ToolInfo) bool) Option {
 	return func(p *proxyConfig) { p.tools = keep }
 }
 
 // FilterPrompts keeps only the remote prompts keep accepts.
-func FilterPrompts(keep func(sake.PromptInfo) bool) ProxyOption {
+func FilterPrompts(keep func(protocol.PromptInfo) bool) Option {
 	return func(p *proxyConfig) { p.prompts = keep }
 }
 
 // FilterResources keeps only the remote resources and templates whose URI
 // (or URI template) keep accepts.
-func FilterResources(keep func(uri string) bool) ProxyOption {
+func FilterResources(keep func(uri string) bool) Option {
 	return func(p *proxyConfig) { p.resources = keep }
 }
 
-// ProxyServerOptions are options for the proxy's sake server (its name,
+// ServerOptions are options for the proxy's sake server (its name,
 // authorization requirements, middleware...).
-func ProxyServerOptions(opts ...sake.Option) ProxyOption {
+func ServerOptions(opts ...sake.Option) Option {
 	return func(p *proxyConfig) { p.serverOpts = append(p.serverOpts, opts...) }
 }
 
-// Proxy returns a sake server whose tools, resources, templates and
+// New returns a sake server whose tools, resources, templates and
 // prompts are those of the server remote is connected to. Its components
 // call remote: with remote's own credentials, never the caller's (the
 // caller's token stays with the proxy, as MCP requires). Progress,
@@ -80,7 +82,7 @@ func ProxyServerOptions(opts ...sake.Option) ProxyOption {
 // The Agent Skills of a remote server with the skills extension are
 // copied once, here (at most MaxProxiedSkillBytes), and served by the
 // proxy.
-func Proxy(ctx context.Context, remote *Client, opts ...ProxyOption) (*sake.Server, error) {
+func New(ctx context.Context, remote *client.Client, opts ...Option) (*sake.Server, error) {
 	cfg := &proxyConfig{}
 	for _, opt := range opts {
 		opt(cfg)
@@ -95,7 +97,7 @@ func Proxy(ctx context.Context, remote *Client, opts ...ProxyOption) (*sake.Serv
 	if err != nil {
 		return nil, err
 	}
-	remoteTasks := info.Era == sake.EraModern && info.HasExtension(sake.TaskExtension)
+	remoteTasks := info.Era == sake.EraModern && info.HasExtension(protocol.TaskExtension)
 	if remoteTasks && srv.Tasks() == nil {
 		// The remote server's tasks become the proxy's own, kept per
 		// caller by a task manager of the proxy's.
@@ -125,7 +127,7 @@ func Proxy(ctx context.Context, remote *Client, opts ...ProxyOption) (*sake.Serv
 }
 
 type proxy struct {
-	remote *Client
+	remote *client.Client
 	srv    *sake.Server
 	cfg    *proxyConfig
 
@@ -153,9 +155,9 @@ type proxy struct {
 // reaching the proxy's caller as a challenge of its own: the caller's
 // token has nothing to do with them.
 func upstreamError(err error) error {
-	var se *sake.InsufficientScopeError
-	var ae *sake.InsufficientAuthenticationError
-	var he *HTTPError
+	var se *protocol.InsufficientScopeError
+	var ae *protocol.InsufficientAuthenticationError
+	var he *client.HTTPError
 	switch {
 	case errors.As(err, &se), errors.As(err, &ae):
 		return sake.NewError(sake.CodeInternalError, "the upstream server refused the proxy's authorization: %v", err)
@@ -179,16 +181,16 @@ func forward(ctx *sake.Context) (context.Context, func(error) error) {
 // remote task never share a key.
 func forwardKeyed(ctx *sake.Context, prefix string) (context.Context, func(error) error) {
 	c, cancel := context.WithCancel(ctx)
-	c = withEnvelope(c, callerEnvelope(ctx))
-	c = WithProgress(c, func(pr Progress) {
+	cl := &caller{ctx: ctx, abandon: cancel, prefix: prefix}
+	c = client.WithForward(c, callerEnvelope(ctx, cl))
+	c = client.WithProgress(c, func(pr client.Progress) {
 		total := 0.0
 		if pr.Total != nil {
 			total = *pr.Total
 		}
 		ctx.Progress(pr.Progress, total, pr.Message)
 	})
-	cl := &caller{ctx: ctx, abandon: cancel, prefix: prefix}
-	return context.WithValue(c, callerKey{}, cl), func(err error) error {
+	return c, func(err error) error {
 		cancel()
 		cl.mu.Lock()
 		defer cl.mu.Unlock()
@@ -287,7 +289,7 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 			argName := a.Name
 			def.Complete(argName, func(c *sake.Context, r sake.CompleteRequest) (*sake.Completion, error) {
 				fctx, done := forward(c)
-				comp, err := p.remote.Complete(fctx, PromptRef(remoteName), argName, r.Value, r.Arguments)
+				comp, err := p.remote.Complete(fctx, protocol.PromptRef(remoteName), argName, r.Value, r.Arguments)
 				if err = done(err); err != nil {
 					return nil, err
 				}
@@ -411,17 +413,15 @@ func ask[T any](ctx context.Context, c *caller, fn func() (T, error)) (T, error)
 			c.pending = err
 		}
 		c.mu.Unlock()
-		if InputKey(ctx) == "" {
+		if client.InputKey(ctx) == "" {
 			c.abandon()
 		}
 	}
 	return v, err
 }
 
-type callerKey struct{}
-
 func (c *caller) key(ctx context.Context, kind string) string {
-	if k := InputKey(ctx); k != "" {
+	if k := client.InputKey(ctx); k != "" {
 		return c.prefix + k // the remote server's own key
 	}
 	c.mu.Lock()
@@ -430,92 +430,41 @@ func (c *caller) key(ctx context.Context, kind string) string {
 	return fmt.Sprintf("upstream_%s_%d", kind, c.n)
 }
 
-// ForwardQuestions makes a client used by Proxy pass the remote server's
-// questions (elicitation, sampling, roots) to the proxy's caller, and
-// declares the capabilities for them. It also asks for every log message
-// (a handshake-era session whose server declares logging: LogLevel
-// debug, unless set; 2026-07-28: each
-// forwarded request with its caller's level, the proxy's own requests
-// with none): those of a forwarded call go to its caller
-// at the caller's level, where the transport tells which call they belong
-// to (HTTP, in memory; over stdio, 2026-07-28 requests ask for log
-// messages with their caller's level one at a time, and a request made
-// while another one receives them goes without). A question belongs to
-// the forwarded call it came with (HTTP, in memory); over stdio a
-// session's request names no call, so it belongs to the one forwarded
-// call in flight. A question outside any forwarded call (none runs, or,
-// over stdio, several do) is refused: it is never asked to the wrong
-// caller.
-func ForwardQuestions() Option {
-	return func(o *options) {
-		o.forwarding = true
-		if o.logLevel == "" {
-			o.logLevel = sake.LevelDebug
+// Elicit asks the proxy's caller's user (client.Caller).
+func (c *caller) Elicit(ctx context.Context, r *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
+	if r.Mode == "url" {
+		key := c.key(ctx, "url")
+		action, err := ask(ctx, c, func() (sake.ElicitAction, error) { return c.ctx.ElicitURL(key, r.Message, r.URL) })
+		if err != nil {
+			return nil, err
 		}
-		OnElicit(func(ctx context.Context, r *ElicitRequest) (*ElicitResult, error) {
-			c, err := callerOf(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if r.Mode == "url" {
-				key := c.key(ctx, "url")
-				action, err := ask(ctx, c, func() (sake.ElicitAction, error) { return c.ctx.ElicitURL(key, r.Message, r.URL) })
-				if err != nil {
-					return nil, err
-				}
-				return &ElicitResult{Action: action}, nil
-			}
-			key := c.key(ctx, "form")
-			var answers map[string]any
-			action, err := ask(ctx, c, func() (sake.ElicitAction, error) {
-				return c.ctx.ElicitSchema(key, r.Message, r.RequestedSchema, &answers)
-			})
-			if err != nil {
-				return nil, err
-			}
-			return &ElicitResult{Action: action, Content: answers}, nil
-		})(o)
-		OnSample(func(ctx context.Context, r *sake.SamplingRequest) (*sake.SamplingResult, error) {
-			c, err := callerOf(ctx)
-			if err != nil {
-				return nil, err
-			}
-			key := c.key(ctx, "sample")
-			return ask(ctx, c, func() (*sake.SamplingResult, error) { return c.ctx.Sample(key, *r) })
-		})(o)
-		OnRoots(func(ctx context.Context) ([]sake.Root, error) {
-			c, err := callerOf(ctx)
-			if err != nil {
-				return nil, err
-			}
-			key := c.key(ctx, "roots")
-			return ask(ctx, c, func() ([]sake.Root, error) { return c.ctx.ListRoots(key) })
-		})(o)
+		return &protocol.ElicitResult{Action: action}, nil
 	}
+	key := c.key(ctx, "form")
+	var answers map[string]any
+	action, err := ask(ctx, c, func() (sake.ElicitAction, error) {
+		return c.ctx.ElicitSchema(key, r.Message, r.RequestedSchema, &answers)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.ElicitResult{Action: action, Content: answers}, nil
 }
 
-func callerOf(ctx context.Context) (*caller, error) {
-	if c, ok := ctx.Value(callerKey{}).(*caller); ok {
-		return c, nil
-	}
-	return nil, errors.New("client: a question from the upstream server outside any forwarded call (over stdio, a question that comes while several forwarded calls run belongs to none: the transport does not say which)")
+// Sample asks the proxy's caller's model (client.Caller).
+func (c *caller) Sample(ctx context.Context, r *sake.SamplingRequest) (*sake.SamplingResult, error) {
+	key := c.key(ctx, "sample")
+	return ask(ctx, c, func() (*sake.SamplingResult, error) { return c.ctx.Sample(key, *r) })
 }
 
-// forwardLog hands a log message of a forwarded call to the proxy's
-// caller (who gets it subject to its own log level).
-func forwardLog(ctx context.Context, params json.RawMessage) bool {
-	c, ok := ctx.Value(callerKey{}).(*caller)
-	if !ok {
-		return false
-	}
-	var m struct {
-		Level  sake.LogLevel   `json:"level"`
-		Logger string          `json:"logger"`
-		Data   json.RawMessage `json:"data"`
-	}
-	if json.Unmarshal(params, &m) != nil {
-		return false
-	}
-	c.ctx.Log(m.Level, m.Logger, m.Data)
-	return true
+// ListRoots asks the proxy's caller for its roots (client.Caller).
+func (c *caller) ListRoots(ctx context.Context) ([]sake.Root, error) {
+	key := c.key(ctx, "roots")
+	return ask(ctx, c, func() ([]sake.Root, error) { return c.ctx.ListRoots(key) })
+}
+
+// Log hands a log message of a forwarded call to the proxy's caller, who
+// gets it subject to its own log level (client.Caller).
+func (c *caller) Log(level sake.LogLevel, logger string, data json.RawMessage) {
+	c.ctx.Log(level, logger, data)
 }

@@ -1,4 +1,4 @@
-package sake
+package protocol
 
 import (
 	"encoding/json"
@@ -38,7 +38,7 @@ type Error struct {
 	Message string `json:"message"`
 	Data    any    `json:"data,omitempty"`
 
-	cause error // why the server refused, when not for the request (Reply.Cause)
+	cause error // why the server refused, when not for the request
 }
 
 // Unwrap returns why the server refused the request when the reason lies
@@ -63,6 +63,13 @@ func (e *Error) Is(target error) bool {
 		return t.Code == e.Code && (t.Message == "" || t.Message == e.Message)
 	}
 	return false
+}
+
+// ServerBusy returns a -32000 error refusing a message for lack of room
+// or because something the server needs is unavailable; Unwrap returns
+// cause, the reason outside the request.
+func ServerBusy(message string, cause error) *Error {
+	return &Error{Code: CodeServerBusy, Message: message, cause: cause}
 }
 
 // NewError returns a JSON-RPC error with the given code and message.
@@ -100,11 +107,4 @@ func (e *ToolError) Error() string {
 		return s
 	}
 	return e.Result.String()
-}
-
-// errorsAs is errors.As with a type parameter.
-func errorsAs[T error](err error) (T, bool) {
-	var t T
-	ok := errors.As(err, &t)
-	return t, ok
 }

@@ -1,4 +1,4 @@
-package client
+package proxy
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // follow keeps the lists in step with the remote server's, and passes on
@@ -27,19 +29,19 @@ func (p *proxy) follow(ctx context.Context) {
 		p.mu.Unlock()
 	}
 	changes := make(chan string, 8)
-	onChange := func(n Notification) {
+	onChange := func(n protocol.Notification) {
 		select {
 		case changes <- n.Method:
 		default: // a change is pending already: the next sync takes it in
 		}
 	}
-	f := Filter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}
+	f := client.Filter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}
 	if info.Era == sake.EraModern {
 		// One stream: the server acknowledges the subscriptions it honours.
 		f.Resources = uris
 		uris = nil
 	}
-	sub, err := p.remote.Listen(ctx, f, func(n Notification) {
+	sub, err := p.remote.Listen(ctx, f, func(n protocol.Notification) {
 		if n.Method == "notifications/resources/updated" {
 			p.updated(n.Params, "")
 			return
@@ -47,7 +49,7 @@ func (p *proxy) follow(ctx context.Context) {
 		onChange(n)
 	})
 	if err != nil {
-		p.remote.o.logger.Warn("client: the proxy cannot follow the remote server's changes", "err", err)
+		p.remote.Logger().Warn("client: the proxy cannot follow the remote server's changes", "err", err)
 		return
 	}
 	resourceSubs := p.subscribeEach(ctx, uris)
@@ -75,7 +77,7 @@ func (p *proxy) follow(ctx context.Context) {
 					err = p.syncResources(ctx)
 				}
 				if err != nil && ctx.Err() == nil {
-					p.remote.o.logger.Warn("client: the proxy could not follow a list change", "change", m, "err", err)
+					p.remote.Logger().Warn("client: the proxy could not follow a list change", "change", m, "err", err)
 				}
 			}
 		}
@@ -84,8 +86,8 @@ func (p *proxy) follow(ctx context.Context) {
 
 // subscribeEach subscribes to each resource of a session on its own; the
 // ones the remote server refuses are left out, with a warning.
-func (p *proxy) subscribeEach(ctx context.Context, uris []string) []*Subscription {
-	var subs []*Subscription
+func (p *proxy) subscribeEach(ctx context.Context, uris []string) []*client.Subscription {
+	var subs []*client.Subscription
 	for _, uri := range uris {
 		// Marked before it is asked for: its updates may come at once.
 		p.mu.Lock()
@@ -94,7 +96,7 @@ func (p *proxy) subscribeEach(ctx context.Context, uris []string) []*Subscriptio
 		}
 		p.followed[uri] = true
 		p.mu.Unlock()
-		s, err := p.remote.Listen(ctx, Filter{Resources: []string{uri}}, func(n Notification) {
+		s, err := p.remote.Listen(ctx, client.Filter{Resources: []string{uri}}, func(n protocol.Notification) {
 			if n.Method == "notifications/resources/updated" {
 				p.updated(n.Params, uri)
 			}
@@ -106,7 +108,7 @@ func (p *proxy) subscribeEach(ctx context.Context, uris []string) []*Subscriptio
 			if ctx.Err() != nil {
 				break
 			}
-			p.remote.o.logger.Warn("client: the remote server refused a resource subscription; the proxy's callers get no updates of it", "uri", uri, "err", err)
+			p.remote.Logger().Warn("client: the remote server refused a resource subscription; the proxy's callers get no updates of it", "uri", uri, "err", err)
 			continue
 		}
 		subs = append(subs, s)
@@ -136,7 +138,7 @@ func (p *proxy) updated(params json.RawMessage, by string) {
 }
 
 // nearest returns the URI among followed that uri is, or else the longest
-// one uri is a sub-resource of (as Subscription.wants matches them), or "".
+// one uri is a sub-resource of (as client.Subscription matches them), or "".
 func nearest(uri string, followed map[string]bool) string {
 	if followed[uri] {
 		return uri
@@ -158,7 +160,7 @@ func nearest(uri string, followed map[string]bool) string {
 // declaresSubscribe reports whether the server declared
 // resources.subscribe true (a server that declares it false, or leaves it
 // out, answers resources/subscribe with an error, if at all).
-func declaresSubscribe(info ServerInfo) bool {
+func declaresSubscribe(info client.ServerInfo) bool {
 	var caps struct {
 		Resources *struct {
 			Subscribe bool `json:"subscribe"`

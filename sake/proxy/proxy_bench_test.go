@@ -1,10 +1,12 @@
-package client_test
+package proxy_test
 
 import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/client/memory"
+	"github.com/sakemcp/sake-go/sake/proxy"
 )
 
 // BenchmarkProxyCallTool measures a tools/call through a proxy, in
@@ -13,16 +15,16 @@ import (
 func BenchmarkProxyCallTool(b *testing.B) {
 	for _, e := range eras {
 		b.Run(e.name, func(b *testing.B) {
-			remote, err := client.Connect(b.Context(), client.Memory(sake.MustNew(newKit())), client.ForwardQuestions())
+			remote, err := client.Connect(b.Context(), memory.Transport(sake.MustNew(newKit())), client.ForwardQuestions())
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer remote.Close()
-			proxySrv, err := client.Proxy(b.Context(), remote)
+			proxySrv, err := proxy.New(b.Context(), remote)
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := client.Connect(b.Context(), client.Memory(proxySrv), e.opts...)
+			c, err := client.Connect(b.Context(), memory.Transport(proxySrv), e.opts...)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,0 +1,12 @@
+package sake
+
+// Session state the external tests look at, which no transport needs.
+
+// Initialized reports whether notifications/initialized has arrived.
+func (s *Session) Initialized() bool { return s.initializedYet() }
+
+// LogLevel returns the level set with logging/setLevel, or "".
+func (s *Session) LogLevel() LogLevel { return s.logLevelSet() }
+
+// Subscribed reports whether the client subscribed to uri.
+func (s *Session) Subscribed(uri string) bool { return s.subscribed(uri) }

@@ -1,0 +1,32 @@
+package proxy
+
+import (
+	"encoding/json"
+	"maps"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/protocol"
+)
+
+// callerEnvelope is what the proxy's caller declared for the request:
+// its capabilities (the 2025-11-25 tasks capability left out, it has no
+// meaning in the 2026-07-28 era) and its log level. A call of a caller of
+// the handshake era declares the tasks extension: the remote server may
+// answer with a task, which the proxy follows (within the call, or as a
+// task of its own when the caller asked for one with params.task).
+func callerEnvelope(c *sake.Context, to client.Caller) *client.Forward {
+	env := &client.Forward{LogLevel: c.LogLevel(), To: to}
+	if caps := c.ClientCapabilities(); caps != nil {
+		env.Capabilities = *caps
+		env.Capabilities.Tasks = nil
+		env.Capabilities.Extensions = maps.Clone(caps.Extensions)
+	}
+	if (c.TaskID() != "" || c.Era() == sake.EraLegacy) && !env.Capabilities.HasExtension(protocol.TaskExtension) {
+		if env.Capabilities.Extensions == nil {
+			env.Capabilities.Extensions = map[string]json.RawMessage{}
+		}
+		env.Capabilities.Extensions[protocol.TaskExtension] = json.RawMessage(`{}`)
+	}
+	return env
+}

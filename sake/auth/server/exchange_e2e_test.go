@@ -17,12 +17,13 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
 	"github.com/sakemcp/sake-go/sake"
-	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/auth/server"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // adaLogin signs everyone in as ada.

@@ -248,6 +248,7 @@ type headerParam struct {
 // (x-mcp-header), and returns the tools without those whose headers are
 // invalid (2026-07-28).
 func (c *Client) learnTools(tools []sake.ToolInfo, first bool) []sake.ToolInfo {
+	c.toolHints.learn(tools, first)
 	modern := c.Era() == sake.EraModern
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -219,6 +219,11 @@ func TestRetryHTTPStatus(t *testing.T) {
 		{"500 is not retried", func(w http.ResponseWriter) {
 			http.Error(w, "broken", http.StatusInternalServerError)
 		}, []time.Duration{}, true},
+		{"stream ended without an answer", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, ": nothing yet\n\n")
+		}, nil, false},
 		{"connection dropped", func(w http.ResponseWriter) {
 			conn, _, err := w.(http.Hijacker).Hijack()
 			if err == nil {

@@ -2,7 +2,10 @@ package client_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"sync/atomic"
 	"sync"
 	"testing"
 	"time"
@@ -244,7 +247,7 @@ func TestCacheExpires(t *testing.T) {
 // A private result is served to the credential that fetched it only; a
 // public one to every client of the server sharing the cache.
 func TestCachePrivateEntriesPerCredential(t *testing.T) {
-	for _, scope := range []string{"private", "public"} {
+	for _, scope := range []string{"private", "public", "shared"} {
 		t.Run(scope, func(t *testing.T) {
 			t.Parallel()
 			g := newGate()
@@ -268,7 +271,7 @@ func TestCachePrivateEntriesPerCredential(t *testing.T) {
 			list(client.BearerToken("bob"), client.Header("X-Tenant", "other"))
 			list(client.BearerToken("ann"))
 			list()
-			want := 4 // ann, bob, bob of another tenant, anonymous
+			want := 4 // ann, bob, bob of another tenant, anonymous; a scope not understood is private
 			if scope == "public" {
 				want = 1
 			}
@@ -393,5 +396,40 @@ func TestCachedListTeachesRetries(t *testing.T) {
 	}
 	if g.count("tools/list") != 1 || g.count("tools/call lookup") != 2 {
 		t.Fatalf("tools/list %d (want 1), lookup %d (want 2)", g.count("tools/list"), g.count("tools/call lookup"))
+	}
+}
+
+// rotating is an Authorizer whose token changes at every request.
+type rotating struct{ n atomic.Int64 }
+
+func (r *rotating) Authorize(_ context.Context, req *http.Request) error {
+	req.Header.Set("Authorization", "Bearer t"+strconv.FormatInt(r.n.Add(1), 10))
+	return nil
+}
+
+func (r *rotating) Challenged(context.Context, *http.Request, *http.Response, int) (bool, error) {
+	return false, nil
+}
+
+// A private result whose credential changed during the call is not kept.
+func TestCacheDoesNotKeepAcrossACredentialChange(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	h := plug.New(newShelf(t, g, sake.CacheHints(time.Minute, time.Minute, "private")))
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	cache := client.NewCache()
+	c, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil, client.WithAuthorizer(&rotating{})), client.WithCache(cache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 2 {
+		if _, err := c.ListTools(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := g.count("tools/list"); n != 2 || cache.Len() != 0 {
+		t.Fatalf("tools/list reached the server %d times (want 2), cache holds %d", n, cache.Len())
 	}
 }

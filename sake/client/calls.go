@@ -229,6 +229,7 @@ type headerParam struct {
 // (x-mcp-header), and returns the tools without those whose headers are
 // invalid (2026-07-28).
 func (c *Client) learnTools(tools []protocol.ToolInfo, first bool) []protocol.ToolInfo {
+	c.toolHints.learn(tools, first)
 	modern := c.Era() == protocol.EraModern
 	c.mu.Lock()
 	defer c.mu.Unlock()

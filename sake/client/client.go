@@ -39,6 +39,7 @@ type Client struct {
 	wg          sync.WaitGroup  // answers to server requests in flight
 	serving     chan struct{}   // a slot per server request being answered (MaxServerRequests)
 	relinking   sync.Mutex      // one new handshake at a time
+	toolHints   toolHints       // the tools that may run twice (Retry)
 }
 
 // ServerInfo is what the client learned about the server when it
@@ -227,13 +228,20 @@ func (c *Client) call(ctx context.Context, method string, params any, co *callOp
 	if err != nil {
 		return nil, err
 	}
+	look := c.cacheLookup(ctx, method, p)
+	if look.hit != nil {
+		return look.hit, nil
+	}
 	var extra []byte
 	for round := 0; ; round++ {
-		raw, err := c.send1(ctx, method, p, extra, co)
+		raw, err := c.sendRetrying(ctx, method, p, extra, co)
 		if err != nil {
 			return nil, err
 		}
 		if !bytes.Contains(raw, []byte(`"input_required"`)) {
+			if round == 0 {
+				c.cacheStore(ctx, look, raw)
+			}
 			return raw, nil
 		}
 		var ir struct {
@@ -242,6 +250,9 @@ func (c *Client) call(ctx context.Context, method string, params any, co *callOp
 			RequestState  *string                    `json:"requestState"`
 		}
 		if json.Unmarshal(raw, &ir) != nil || ir.ResultType != "input_required" {
+			if round == 0 {
+				c.cacheStore(ctx, look, raw)
+			}
 			return raw, nil
 		}
 		if round+1 >= c.o.maxRounds {
@@ -453,6 +464,7 @@ func (c *Client) incoming(ctx context.Context, msg []byte) {
 	if fn := c.o.observe; fn != nil {
 		fn(n)
 	}
+	c.cacheNotified(n)
 	if n.Method == "notifications/progress" && c.deliverProgress(n.Params) {
 		return
 	}

@@ -54,7 +54,28 @@
 // from the server), MaxInputRounds (10 input_required rounds per call),
 // ProbeTimeout (10s for the answer to server/discover), MaxServerRequests
 // (256 of the server's requests answered at once; beyond it -32000,
-// "too many requests in flight").
+// "too many requests in flight"), RetryPolicy (3 tries, waits from 200ms
+// doubling to at most 10s), NewCache's CacheMaxEntries (1024 results),
+// CacheMaxBytes (16 MiB; one result at most a quarter of it) and
+// CacheMaxTTL (1 hour, whatever ttlMs says).
+//
+// # Retries and caches
+//
+// Retry makes the client try again a request that may run twice (lists,
+// reads, completions, tools/call of a tool listed as read-only or
+// idempotent; AllowRetry for any call of a context) when it failed on a
+// connection error of the HTTP transport, an HTTP 429 or 503, or the
+// JSON-RPC error -32029 on any transport. It waits what the server asks
+// (data.retryAfterMs, Retry-After in seconds or as a date), else backs off
+// exponentially with jitter, never past the call's deadline. Over stdio a
+// server whose process ended stays ended: its calls fail at once.
+//
+// WithCache keeps tools/list, prompts/list, resources/list,
+// resources/templates/list and resources/read results in a Cache, which
+// clients may share, as long as the server's ttlMs allows: "private"
+// results for the credential that fetched them only, "public" ones for
+// every client of the server. A list_changed notification drops the
+// list's entries, resources/updated the resource's.
 //
 // # Tasks
 //

@@ -373,7 +373,7 @@ func (h *httpTransport) readStream(ctx context.Context, m *message, resp *http.R
 	var tooLarge *tooLargeError
 	if m.era != protocol.EraLegacy || sr.lastID == "" || errors.As(err, &tooLarge) {
 		if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("client: the server's stream for %s ended without an answer", m.method)
+			err = fmt.Errorf("client: the server's stream for %s ended without an answer: %w", m.method, io.ErrUnexpectedEOF)
 		}
 		return nil, err
 	}

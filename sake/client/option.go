@@ -32,6 +32,8 @@ type options struct {
 	probeTimeout   time.Duration
 	maxMessage     int64
 	maxServerReqs  int
+	retry          *RetryPolicy // Retry; nil: no retries
+	cache          *Cache       // WithCache; nil: no cache
 }
 
 func defaultOptions() options {

@@ -145,7 +145,7 @@ func (m *Message) handle(ctx context.Context, buf *[]byte) Reply {
 	defer s.end()
 	req := &m.req
 	*req = Request{ID: env.ID, Method: *env.Method, Params: p, Era: m.era, Identity: in.Identity,
-		BaseURL: in.BaseURL, Message: m.msg, in: in, ctx: &m.ctx, fl: m.fl}
+		BaseURL: in.BaseURL, Message: m.msg, in: in, srv: s, ctx: &m.ctx, fl: m.fl}
 	var reply Reply
 	if h := s.opts.hooks; h != nil && h.Request != nil {
 		reply = s.observed(ctx, req, m.paramsErr, h)

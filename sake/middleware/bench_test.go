@@ -15,8 +15,12 @@ var benchCall = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
 
 // benchServer measures a modern tools/call through the dispatcher with the
 // given options.
-func benchServer(b *testing.B, opts ...sake.Option) {
-	s := sake.MustNew(tools{}, append([]sake.Option{sake.Logger(quiet)}, opts...)...)
+func benchServer(b *testing.B, opts ...sake.Option) { benchServerOf(b, tools{}, opts...) }
+
+// benchServerOf is benchServer for another implementation with an echo
+// tool.
+func benchServerOf(b *testing.B, impl any, opts ...sake.Option) {
+	s := sake.MustNew(impl, append([]sake.Option{sake.Logger(quiet)}, opts...)...)
 	in := &sake.Inbound{Transport: "http", RemoteAddr: "192.0.2.1", Identity: &sake.Identity{Subject: "alice", ClientID: "app"}}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -58,11 +62,35 @@ func BenchmarkResultCap(b *testing.B) {
 	benchServer(b, sake.Use(middleware.ResultCap{}.Middleware()))
 }
 
-// BenchmarkAccessLog is a call with the access log on, written by a JSON
-// handler to nowhere.
+// BenchmarkAccessLog is a call with the access log on, written to nowhere
+// by slog's JSON handler ("slog") or by a JSONSink ("sink").
 func BenchmarkAccessLog(b *testing.B) {
-	l := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	benchServer(b, middleware.AccessLog{Logger: l}.Option())
+	b.Run("slog", func(b *testing.B) {
+		l := slog.New(slog.NewJSONHandler(io.Discard, nil))
+		benchServer(b, middleware.AccessLog{Logger: l}.Option())
+	})
+	b.Run("sink", func(b *testing.B) {
+		sink := middleware.NewJSONSink(io.Discard, nil)
+		defer sink.Close()
+		benchServer(b, middleware.AccessLog{Logger: slog.New(sink)}.Option())
+	})
+}
+
+// readOnlyTools has a read-only echo, which the cache keeps.
+type readOnlyTools struct{ tools }
+
+func (readOnlyTools) Declare(d *sake.Declarations) { d.Tool("Echo").ReadOnly() }
+
+// BenchmarkCache is a call through the cache: "hit" of a read-only tool
+// whose result is kept, "pass" of a tool that is not read-only. Compare
+// with BenchmarkToolsCall.
+func BenchmarkCache(b *testing.B) {
+	mw, err := middleware.Cache{}.Middleware()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("hit", func(b *testing.B) { benchServerOf(b, readOnlyTools{}, sake.Use(mw)) })
+	b.Run("pass", func(b *testing.B) { benchServer(b, sake.Use(mw)) })
 }
 
 // BenchmarkMaskErrors is a call that succeeds through MaskErrors.
@@ -72,14 +100,11 @@ func BenchmarkMaskErrors(b *testing.B) {
 
 // BenchmarkAllOn is a call through every middleware of the package, as
 // examples/production wires them, with in-memory stores; "logged" adds the
-// access log, written by a JSON handler to nowhere. Compare with
-// BenchmarkToolsCall.
+// access log written to nowhere by slog's JSON handler, "sink" the access
+// log written to nowhere by a JSONSink. The tool is not read-only, so the
+// cache passes the call on. Compare with BenchmarkToolsCall.
 func BenchmarkAllOn(b *testing.B) {
-	for _, logged := range []bool{false, true} {
-		name := "unlogged"
-		if logged {
-			name = "logged"
-		}
+	for _, name := range []string{"unlogged", "logged", "sink"} {
 		b.Run(name, func(b *testing.B) {
 			rl, err := middleware.NewRateLimiter([]middleware.Limit{
 				{Rate: 100_000_000, Methods: []string{"tools/call"}},
@@ -92,9 +117,18 @@ func BenchmarkAllOn(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			cache, err := middleware.Cache{}.Middleware()
+			if err != nil {
+				b.Fatal(err)
+			}
 			l := slog.New(slog.NewJSONHandler(io.Discard, nil))
-			opts := []sake.Option{sake.Use(rl.Middleware(), middleware.MaskErrors(l), limits, middleware.ResultCap{}.Middleware())}
-			if logged {
+			if name == "sink" {
+				sink := middleware.NewJSONSink(io.Discard, nil)
+				defer sink.Close()
+				l = slog.New(sink)
+			}
+			opts := []sake.Option{sake.Use(rl.Middleware(), middleware.MaskErrors(l), cache, limits, middleware.ResultCap{}.Middleware())}
+			if name != "unlogged" {
 				opts = append(opts, middleware.AccessLog{Logger: l}.Option())
 			}
 			benchServer(b, opts...)

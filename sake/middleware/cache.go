@@ -172,7 +172,8 @@ func (rc *resultCache) middleware(next sake.Handler) sake.Handler {
 		if !ok {
 			return next(ctx, req)
 		}
-		key, ttl, ok := rc.keyOf(req, hint)
+		var buf [256]byte
+		key, ttl, ok := rc.keyOf(buf[:0], req, hint)
 		if !ok {
 			return next(ctx, req)
 		}
@@ -184,40 +185,36 @@ func (rc *resultCache) middleware(next sake.Handler) sake.Handler {
 		res, err := next(ctx, req)
 		if err == nil {
 			if size, ok := cachedSize(res); ok {
-				rc.put(key, req, res, size, ttl, gen)
+				rc.put(string(key), req, res, size, ttl, gen)
 			}
 		}
 		return res, err
 	}
 }
 
-// keyOf is the key of the request's result and how long it is kept; false
-// when it is not kept.
-func (rc *resultCache) keyOf(req *sake.Request, hint sake.CacheHint) (string, time.Duration, bool) {
+// keyOf appends the key of the request's result to b, and says how long
+// it is kept; false when it is not kept.
+func (rc *resultCache) keyOf(b []byte, req *sake.Request, hint sake.CacheHint) ([]byte, time.Duration, bool) {
 	p := req.Params
 	var rule *CacheRule
-	var b []byte
 	private := true
 	if hint.Kind == "tool" {
-		rule = rc.rules["t"+p.Name]
 		if len(p.Arguments) > MaxCachedArgumentBytes {
-			return "", 0, false
+			return nil, 0, false
 		}
-		args, ok := canonicalJSON(p.Arguments)
-		if !ok {
-			return "", 0, false
-		}
-		b = make([]byte, 0, 2+len(p.Name)+len(args)+32)
 		b = append(b, 't')
 		b = append(b, p.Name...)
+		rule = rc.rules[string(b)]
 		b = append(b, 0)
-		b = append(b, args...)
+		var ok bool
+		if b, ok = appendCanonicalArgs(b, p.Arguments); !ok {
+			return nil, 0, false
+		}
 	} else {
-		rule = rc.rules["r"+p.URI]
-		private = hint.Scope != ScopePublic
-		b = make([]byte, 0, 2+len(p.URI)+32)
 		b = append(b, 'r')
 		b = append(b, p.URI...)
+		rule = rc.rules[string(b)]
+		private = hint.Scope != ScopePublic
 	}
 	ttl := rc.ttl
 	if hint.TTL > 0 {
@@ -226,7 +223,7 @@ func (rc *resultCache) keyOf(req *sake.Request, hint sake.CacheHint) (string, ti
 	if rule != nil {
 		switch {
 		case rule.TTL < 0:
-			return "", 0, false
+			return nil, 0, false
 		case rule.TTL > 0:
 			ttl = rule.TTL
 		}
@@ -240,7 +237,7 @@ func (rc *resultCache) keyOf(req *sake.Request, hint sake.CacheHint) (string, ti
 		b = append(b, byte('0'+s.Kind))
 		b = append(b, s.ID...)
 	}
-	return string(b), ttl, true
+	return b, ttl, true
 }
 
 // watch makes sure the cache hears the broadcasts of srv: those raised on
@@ -287,10 +284,10 @@ func (rc *resultCache) removeKind(kind byte) {
 }
 
 // get returns the live result kept under key.
-func (rc *resultCache) get(key string) (any, bool) {
+func (rc *resultCache) get(key []byte) (any, bool) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	e := rc.entries[key]
+	e := rc.entries[string(key)]
 	if e == nil {
 		return nil, false
 	}

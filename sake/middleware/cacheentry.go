@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 )
 
 // entryOverhead is what an entry counts for beyond its key and result:
@@ -97,23 +99,60 @@ func metaSize(m sake.Meta) int {
 
 // canonicalJSON renders arguments with object keys sorted and no
 // insignificant space, so that two spellings of the same arguments are one
-// key; false for arguments that are not JSON.
+// key; false for arguments that are not JSON. Strings and numbers are kept
+// as they were spelled.
 func canonicalJSON(raw json.RawMessage) ([]byte, bool) {
+	return appendCanonicalArgs(nil, raw)
+}
+
+// appendCanonicalArgs appends canonicalJSON(raw) to dst.
+func appendCanonicalArgs(dst []byte, raw json.RawMessage) ([]byte, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
-		return nil, true
+		return dst, true
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return nil, false
+	if !jsonscan.Valid(raw) {
+		return dst, false
 	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, false
+	return appendCanonical(dst, raw), true
+}
+
+// member is an object member, for sorting.
+type member struct{ key, value []byte }
+
+// appendCanonical appends the valid JSON value v in canonical form.
+func appendCanonical(dst, v []byte) []byte {
+	switch jsonscan.Kind(v) {
+	case jsonscan.Object:
+		var stack [8]member
+		ms := stack[:0]
+		_ = jsonscan.Members(v, func(key, value []byte) error {
+			ms = append(ms, member{key, value})
+			return nil
+		})
+		slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+		dst = append(dst, '{')
+		for i, m := range ms {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, string(m.key))
+			dst = append(dst, ':')
+			dst = appendCanonical(dst, m.value)
+		}
+		return append(dst, '}')
+	case jsonscan.Array:
+		dst = append(dst, '[')
+		first := true
+		_ = jsonscan.Elements(v, func(e []byte) error {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = appendCanonical(dst, e)
+			return nil
+		})
+		return append(dst, ']')
 	}
-	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), true
+	return append(dst, v...)
 }

@@ -106,12 +106,13 @@ func (p *pending) finish(d sake.RequestDone) {
 
 // entry is one access log record.
 type entry struct {
-	level                                               slog.Level
-	msg, method, component, subject, clientID, era, ver string
-	transport, outcome, arguments                       string
-	end                                                 time.Time
-	duration                                            time.Duration
-	code, in, out                                       int
+	level                                      slog.Level
+	msg, method, component, clientID, era, ver string
+	transport, outcome, arguments              string
+	subject                                    Subject
+	end                                        time.Time
+	duration                                   time.Duration
+	code, in, out                              int
 }
 
 func (l *accessLog) done(ctx context.Context, req *sake.Request, start time.Time, d sake.RequestDone) {
@@ -132,7 +133,8 @@ func (l *accessLog) done(ctx context.Context, req *sake.Request, start time.Time
 	}
 	e.method = cutRunes(req.Method, maxLoggedName)
 	e.component = cutRunes(component(req), maxLoggedName)
-	e.subject = cutRunes(SubjectOf(req).String(), maxLoggedName)
+	e.subject = SubjectOf(req)
+	e.subject.ID = cutRunes(e.subject.ID, maxLoggedName-len("custom:"))
 	if id := req.Identity; id != nil {
 		e.clientID = cutRunes(id.ClientID, maxLoggedName)
 	}
@@ -161,7 +163,7 @@ func (l *accessLog) done(ctx context.Context, req *sake.Request, start time.Time
 	if e.component != "" {
 		attrs = append(attrs, slog.String("component", e.component))
 	}
-	attrs = append(attrs, slog.String("subject", e.subject))
+	attrs = append(attrs, slog.String("subject", e.subject.String()))
 	if e.clientID != "" {
 		attrs = append(attrs, slog.String("client_id", e.clientID))
 	}
@@ -202,7 +204,10 @@ func (l *accessLog) writeEntry(e *entry) {
 	}
 	str(`"method":`, e.method)
 	str(`"component":`, e.component)
-	str(`"subject":`, e.subject)
+	b = append(b, `"subject":"`...)
+	b = append(b, e.subject.prefix()...)
+	b = appendEscaped(b, e.subject.ID)
+	b = append(b, `",`...)
 	str(`"client_id":`, e.clientID)
 	str(`"era":`, e.era)
 	str(`"protocol_version":`, e.ver)

@@ -11,8 +11,10 @@ import (
 // watchdog ends the contexts of the calls of one ToolLimit when their
 // timeout passes. Every call of a limit has the same timeout, so the calls'
 // deadlines come in the order the calls start: a queue, watched by one
-// goroutine with one timer, costs a call no timer of its own. The goroutine
-// runs only while calls do.
+// goroutine with one timer, costs a call no timer of its own. A finishing
+// call drops itself from the queue without waking the goroutine, which
+// wakes only at deadlines: it ends at the first one that finds no call
+// running, at most one timeout after the last call ended.
 type watchdog struct {
 	timeout time.Duration
 
@@ -20,7 +22,6 @@ type watchdog struct {
 	queue   []*deadlineCtx // by deadline; finished calls are dropped from the front
 	head    int
 	running bool
-	kick    chan struct{} // wakes the goroutine when the front changes
 }
 
 // deadlineCtx is a call's context: it ends at its deadline, with
@@ -173,27 +174,38 @@ func (w *watchdog) start(ctx context.Context) *deadlineCtx {
 	w.queue = append(w.queue, c)
 	if !w.running {
 		w.running = true
-		if w.kick == nil {
-			w.kick = make(chan struct{}, 1)
-		}
 		go w.watch()
 	}
 	w.mu.Unlock()
 	return c
 }
 
-// finish says the call returned.
+// finish says the call returned. It drops the finished calls from the
+// front of the queue itself, without waking the goroutine: that wakes at
+// the deadline it was waiting for, and then waits for the next one or, when
+// no call runs, ends.
 func (w *watchdog) finish(c *deadlineCtx) {
 	w.mu.Lock()
 	c.done = true
-	front := w.head < len(w.queue) && w.queue[w.head] == c
+	w.dropFinished()
 	w.mu.Unlock()
 	c.end(context.Canceled)
-	if front {
-		select {
-		case w.kick <- struct{}{}:
-		default:
-		}
+}
+
+// dropFinished drops the finished calls at the front of the queue, and
+// reclaims the space they took; w.mu is held.
+func (w *watchdog) dropFinished() {
+	for w.head < len(w.queue) && w.queue[w.head].done {
+		w.queue[w.head] = nil
+		w.head++
+	}
+	switch {
+	case w.head == len(w.queue):
+		w.queue, w.head = w.queue[:0], 0
+	case w.head > len(w.queue)/2 && w.head > 64:
+		n := copy(w.queue, w.queue[w.head:])
+		clear(w.queue[n:])
+		w.queue, w.head = w.queue[:n], 0
 	}
 }
 
@@ -224,20 +236,11 @@ func (w *watchdog) watch() {
 			w.mu.Unlock()
 			return
 		}
-		if w.head > len(w.queue)/2 && w.head > 64 { // reclaim the front
-			n := copy(w.queue, w.queue[w.head:])
-			clear(w.queue[n:])
-			w.queue, w.head = w.queue[:n], 0
-		}
+		w.dropFinished()
 		wait := w.queue[w.head].deadline.Sub(now)
 		w.mu.Unlock()
-		// Reset and Stop leave no stale value in timer.C (Go 1.23 and
-		// later).
+		// Reset leaves no stale value in timer.C (Go 1.23 and later).
 		timer.Reset(wait)
-		select {
-		case <-timer.C:
-		case <-w.kick:
-			timer.Stop()
-		}
+		<-timer.C
 	}
 }

@@ -352,6 +352,13 @@ const hexDigits = "0123456789abcdef"
 // U+2029 escaped, as slog.JSONHandler writes strings.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = appendEscaped(b, s)
+	return append(b, '"')
+}
+
+// appendEscaped appends s escaped as appendJSONString does, without the
+// quotes.
+func appendEscaped(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -392,6 +399,5 @@ func appendJSONString(b []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }

@@ -188,8 +188,12 @@ func (l *accessLog) done(ctx context.Context, req *sake.Request, start time.Time
 // writeEntry writes a record to the sink as the sink would encode the
 // slog record, without making one.
 func (l *accessLog) writeEntry(e *entry) {
-	buf := sinkBufs.Get().(*[]byte)
-	b := l.sink.appendHead((*buf)[:0], e.end, e.level, e.msg)
+	l.sink.core.writeWith(func(b []byte) []byte { return l.appendEntry(b, e) })
+}
+
+// appendEntry appends a record as a line of JSON.
+func (l *accessLog) appendEntry(b []byte, e *entry) []byte {
+	b = l.sink.appendHead(b, e.end, e.level, e.msg)
 	str := func(key, v string) {
 		if v != "" {
 			b = append(b, key...)
@@ -220,10 +224,7 @@ func (l *accessLog) writeEntry(e *entry) {
 	num(`"bytes_in":`, int64(e.in))
 	num(`"bytes_out":`, int64(e.out))
 	str(`"arguments":`, e.arguments)
-	b = l.sink.appendTail(b)
-	l.sink.core.write(b)
-	*buf = b
-	sinkBufs.Put(buf)
+	return l.sink.appendTail(b)
 }
 
 // component is what a request is about: a tool, a prompt or a URI.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -127,7 +128,7 @@ func (s *JSONSink) appendHead(b []byte, t time.Time, level slog.Level, msg strin
 	b = append(b, '{')
 	if !t.IsZero() {
 		b = append(b, `"time":"`...)
-		b = t.AppendFormat(b, time.RFC3339Nano)
+		b = appendTime(b, t)
 		b = append(b, `",`...)
 	}
 	b = append(b, `"level":`...)
@@ -148,6 +149,45 @@ func (s *JSONSink) appendTail(b []byte) []byte {
 		b = append(b, '}')
 	}
 	return append(b, "}\n"...)
+}
+
+// secondText is a second's time of day formatted, with its zone, for
+// records of that second.
+type secondText struct {
+	unix       int64
+	loc        *time.Location
+	date, zone []byte // "2006-01-02T15:04:05", "Z07:00"
+}
+
+var lastSecond atomic.Pointer[secondText]
+
+// appendTime appends t as t.AppendFormat(b, time.RFC3339Nano) does,
+// formatting each second only once.
+func appendTime(b []byte, t time.Time) []byte {
+	if y := t.Year(); y < 0 || y >= 10000 {
+		return t.AppendFormat(b, time.RFC3339Nano)
+	}
+	sec := lastSecond.Load()
+	if sec == nil || sec.unix != t.Unix() || sec.loc != t.Location() {
+		sec = &secondText{unix: t.Unix(), loc: t.Location(),
+			date: t.AppendFormat(nil, "2006-01-02T15:04:05"), zone: t.AppendFormat(nil, "Z07:00")}
+		lastSecond.Store(sec)
+	}
+	b = append(b, sec.date...)
+	if ns := t.Nanosecond(); ns != 0 {
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i > 0; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for frac[n-1] == '0' {
+			n--
+		}
+		b = append(b, frac[:n]...)
+	}
+	return append(b, sec.zone...)
 }
 
 var sinkBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
@@ -176,14 +216,22 @@ type sinkCore struct {
 // write adds a record; the first record into an empty buffer wakes the
 // writer, which waits for the interval, then writes all there is.
 func (c *sinkCore) write(p []byte) {
+	c.writeWith(func(b []byte) []byte { return append(b, p...) })
+}
+
+// writeWith adds the record that add appends to the buffer it is given.
+func (c *sinkCore) writeWith(add func([]byte) []byte) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		c.writeOut(p)
+		buf := sinkBufs.Get().(*[]byte)
+		*buf = add((*buf)[:0])
+		c.writeOut(*buf)
+		sinkBufs.Put(buf)
 		return
 	}
 	wasEmpty := len(c.buf) == 0
-	c.buf = append(c.buf, p...)
+	c.buf = add(c.buf)
 	full := len(c.buf) >= c.max
 	if !c.started {
 		c.started = true

@@ -17,8 +17,8 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/middleware"
 	"github.com/sakemcp/sake-go/sake/middleware/pgbuckets"
-	"github.com/sakemcp/sake-go/sake/pgbroker"
 	sakeotel "github.com/sakemcp/sake-go/sake/otel"
+	"github.com/sakemcp/sake-go/sake/pgbroker"
 	"github.com/sakemcp/sake-go/sake/plug"
 )
 

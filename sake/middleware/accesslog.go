@@ -212,12 +212,21 @@ func (l *accessLog) appendEntry(b []byte, e *entry) []byte {
 	b = append(b, e.subject.prefix()...)
 	b = appendEscaped(b, e.subject.ID)
 	b = append(b, `",`...)
+	// The era and the outcome are the server's own words: they need no
+	// escaping.
+	raw := func(key, v string) {
+		if v != "" {
+			b = append(b, key...)
+			b = append(b, v...)
+			b = append(b, `",`...)
+		}
+	}
 	str(`"client_id":`, e.clientID)
-	str(`"era":`, e.era)
+	raw(`"era":"`, e.era)
 	str(`"protocol_version":`, e.ver)
 	str(`"transport":`, e.transport)
 	num(`"duration":`, int64(e.duration))
-	str(`"outcome":`, e.outcome)
+	raw(`"outcome":"`, e.outcome)
 	if e.code != 0 {
 		num(`"code":`, int64(e.code))
 	}

@@ -395,6 +395,15 @@ func appendValue(b []byte, v slog.Value) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plainByte says which bytes a JSON string holds as they are: ASCII but
+// control characters, quotes and backslashes.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendJSONString appends s as a JSON string: quotes, backslashes and
 // control characters escaped, invalid UTF-8 as U+FFFD, and U+2028 and
 // U+2029 escaped, as slog.JSONHandler writes strings.
@@ -407,10 +416,17 @@ func appendJSONString(b []byte, s string) []byte {
 // appendEscaped appends s escaped as appendJSONString does, without the
 // quotes.
 func appendEscaped(b []byte, s string) []byte {
+	i := 0
+	for i < len(s) && plainByte[s[i]] {
+		i++
+	}
+	if i == len(s) { // the common case: nothing to escape
+		return append(b, s...)
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+		if plainByte[c] {
 			i++
 			continue
 		}

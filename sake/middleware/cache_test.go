@@ -257,7 +257,8 @@ func TestCacheInvalidation(t *testing.T) {
 		srv := cachedLibrary(t, lib, middleware.Cache{})
 		c := saketest.Connect(t, srv, as(opts, "alice")...)
 		call := func() string { return callText(t, c, "lookup", map[string]any{"q": "go"}) }
-		if call() != call() || readText(t, c, "test://doc") != readText(t, c, "test://doc") {
+		first, doc := call(), readText(t, c, "test://doc")
+		if call() != first || readText(t, c, "test://doc") != doc {
 			t.Fatal("not kept")
 		}
 		srv.ResourceUpdated("test://other")

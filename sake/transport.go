@@ -231,7 +231,7 @@ const (
 // Message is one incoming message, decoded once. The transport may look at
 // it, then calls Handle exactly once.
 type Message struct {
-	srv  *Server
+	// The server is req.srv, set when the message is decoded.
 	in   *Inbound
 	msg  []byte
 	kind MessageKind

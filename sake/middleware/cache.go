@@ -45,6 +45,12 @@ const (
 // the change is raised on this server or, through the server's broker
 // (sake.WithBroker), on another replica. Between replicas a result may
 // thus be served for as long as the broker takes to carry the change.
+//
+// A read-only tool that asks its caller something (Context.Elicit,
+// Sample, ListRoots) has its final result kept like any other, so the
+// same caller is not asked again while it is; give such a tool a rule
+// with a negative TTL if it must ask every time. One Middleware may serve
+// several servers: it keeps their results apart.
 type Cache struct {
 	// MaxBytes bounds the size of the kept results, counted as their
 	// text, encoded binary data and keys (default
@@ -149,8 +155,8 @@ type resultCache struct {
 	gen atomic.Uint64
 
 	watchedMu sync.Mutex
-	last      atomic.Pointer[sake.Server] // the server watched last, checked without the lock
-	watched   map[*sake.Server]bool
+	last      atomic.Pointer[watchedServer] // the server watched last, checked without the lock
+	watched   map[*sake.Server]uint32       // the servers watched, by number
 
 	mu      sync.Mutex
 	entries map[string]*cacheEntry
@@ -173,11 +179,13 @@ func (rc *resultCache) middleware(next sake.Handler) sake.Handler {
 			return next(ctx, req)
 		}
 		var buf [256]byte
-		key, ttl, ok := rc.keyOf(buf[:0], req, hint)
+		// A middleware given to several servers keeps each one's results
+		// apart: the key starts with the server's number.
+		n := rc.watch(srv)
+		key, ttl, ok := rc.keyOf(append(buf[:0], byte(n), byte(n>>8), byte(n>>16), byte(n>>24)), req, hint)
 		if !ok {
 			return next(ctx, req)
 		}
-		rc.watch(srv)
 		if res, ok := rc.get(key); ok {
 			return res, nil
 		}
@@ -202,18 +210,20 @@ func (rc *resultCache) keyOf(b []byte, req *sake.Request, hint sake.CacheHint) (
 		if len(p.Arguments) > MaxCachedArgumentBytes {
 			return nil, 0, false
 		}
+		start := len(b)
 		b = append(b, 't')
 		b = append(b, p.Name...)
-		rule = rc.rules[string(b)]
+		rule = rc.rules[string(b[start:])]
 		b = append(b, 0)
 		var ok bool
 		if b, ok = appendCanonicalArgs(b, p.Arguments); !ok {
 			return nil, 0, false
 		}
 	} else {
+		start := len(b)
 		b = append(b, 'r')
 		b = append(b, p.URI...)
-		rule = rc.rules[string(b)]
+		rule = rc.rules[string(b[start:])]
 		private = hint.Scope != ScopePublic
 	}
 	ttl := rc.ttl
@@ -240,22 +250,32 @@ func (rc *resultCache) keyOf(b []byte, req *sake.Request, hint sake.CacheHint) (
 	return b, ttl, true
 }
 
-// watch makes sure the cache hears the broadcasts of srv: those raised on
-// it and those its broker brings from the other replicas.
-func (rc *resultCache) watch(srv *sake.Server) {
-	if rc.last.Load() == srv {
-		return
+// watchedServer is a server the cache watches, and its number.
+type watchedServer struct {
+	srv *sake.Server
+	n   uint32
+}
+
+// watch makes sure the cache hears the broadcasts of srv (those raised on
+// it and those its broker brings from the other replicas), and returns
+// the server's number.
+func (rc *resultCache) watch(srv *sake.Server) uint32 {
+	if w := rc.last.Load(); w != nil && w.srv == srv {
+		return w.n
 	}
 	rc.watchedMu.Lock()
 	defer rc.watchedMu.Unlock()
-	if !rc.watched[srv] {
+	n, ok := rc.watched[srv]
+	if !ok {
 		if rc.watched == nil {
-			rc.watched = map[*sake.Server]bool{}
+			rc.watched = map[*sake.Server]uint32{}
 		}
-		rc.watched[srv] = true
+		n = uint32(len(rc.watched))
+		rc.watched[srv] = n
 		srv.Watch(rc.invalidate)
 	}
-	rc.last.Store(srv)
+	rc.last.Store(&watchedServer{srv: srv, n: n})
+	return n
 }
 
 // invalidate drops what a broadcast makes stale.
@@ -277,7 +297,7 @@ func (rc *resultCache) invalidate(b sake.Broadcast) {
 
 func (rc *resultCache) removeKind(kind byte) {
 	for _, e := range rc.entries {
-		if e.key[0] == kind {
+		if e.key[4] == kind { // after the server's number
 			rc.remove(e)
 		}
 	}

@@ -318,3 +318,30 @@ func TestCacheBounded(t *testing.T) {
 		t.Errorf("an oversized result was kept: %d runs", n)
 	}
 }
+
+// other has a read-only lookup too, which answers otherwise.
+type other struct{}
+
+func (other) Lookup(ctx *sake.Context, a lookupArgs) (string, error) { return "other " + a.Q, nil }
+func (other) Declare(d *sake.Declarations)                           { d.Tool("Lookup").ReadOnly() }
+
+// One cache middleware given to two servers keeps their results apart.
+func TestCacheSharedByServers(t *testing.T) {
+	t.Parallel()
+	mw, err := middleware.Cache{}.Middleware()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := newLibrary()
+	a := saketest.Connect(t, sake.MustNew(lib, sake.Use(mw), sake.Logger(quiet)), as(nil, "alice")...)
+	b := saketest.Connect(t, sake.MustNew(other{}, sake.Use(mw), sake.Logger(quiet)), as(nil, "alice")...)
+	if got := callText(t, a, "lookup", map[string]any{"q": "go"}); got != "go for alice, run 1" {
+		t.Fatal(got)
+	}
+	if got := callText(t, b, "lookup", map[string]any{"q": "go"}); got != "other go" {
+		t.Errorf("the second server got the first's result: %q", got)
+	}
+	if got := callText(t, a, "lookup", map[string]any{"q": "go"}); got != "go for alice, run 1" {
+		t.Errorf("the first server's result: %q", got)
+	}
+}

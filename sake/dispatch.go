@@ -15,7 +15,7 @@ import (
 // decode fills m from msg: everything a transport may ask before the
 // message is handled, and the answer when decoding decides it.
 func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
-	m.srv, m.in, m.msg = s, in, msg
+	m.req.srv, m.in, m.msg = s, in, msg
 	if in.SessionID != "" && in.Session == nil && !in.SessionNotFound && in.SessionErr == nil {
 		in.Session, in.SessionErr = s.lookupSession(in.SessionID, in.Identity.Owner())
 		in.SessionNotFound = in.Session == nil && in.SessionErr == nil
@@ -101,7 +101,7 @@ func (m *Message) unavailable(id json.RawMessage, cause error) {
 
 // refuse decides the message's answer at decoding.
 func (m *Message) refuse(id json.RawMessage, era Era, err *Error) {
-	r := m.srv.errorReply(id, era, err)
+	r := m.req.srv.errorReply(id, era, err)
 	m.fail, m.era = &r, era
 }
 
@@ -120,7 +120,7 @@ func (m *Message) Handle(ctx context.Context) Reply { return m.handle(ctx, nil) 
 
 // handle is Handle, with the reply encoded in buf when it is not nil.
 func (m *Message) handle(ctx context.Context, buf *[]byte) Reply {
-	s, in, env := m.srv, m.in, &m.env
+	s, in, env := m.req.srv, m.in, &m.env
 	if m.fl != nil {
 		defer m.flights.untrack(string(env.ID), m.fl)
 	}
@@ -147,7 +147,7 @@ func (m *Message) handle(ctx context.Context, buf *[]byte) Reply {
 	defer s.end()
 	req := &m.req
 	*req = Request{ID: env.ID, Method: *env.Method, Params: p, Era: m.era, Identity: in.Identity,
-		BaseURL: in.BaseURL, Message: m.msg, in: in, ctx: &m.ctx, fl: m.fl}
+		BaseURL: in.BaseURL, Message: m.msg, in: in, srv: s, ctx: &m.ctx, fl: m.fl}
 	var reply Reply
 	if h := s.opts.hooks; h != nil && h.Request != nil {
 		reply = s.observed(ctx, req, m.paramsErr, h)

@@ -40,6 +40,7 @@ type Request struct {
 	Message []byte
 
 	in         *Inbound
+	srv        *Server
 	fl         *flight // the request's entry in its tracker, if any
 	newSession *Session
 	clientInfo *protocol.Implementation
@@ -56,6 +57,11 @@ func (r *Request) ClientInfo() *protocol.Implementation {
 	}
 	return r.clientInfo
 }
+
+// Server returns the server handling the request, for middleware that
+// needs more of it than the request says (sake/middleware's cache
+// watches its broadcasts). Nil for a Request the server did not make.
+func (r *Request) Server() *Server { return r.srv }
 
 // Handler handles one request and returns its result, or an error that
 // becomes a JSON-RPC error (a *Error keeps its code; anything else is

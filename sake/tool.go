@@ -34,6 +34,7 @@ type tool struct {
 	listJSON   []byte
 	view       string // the ui:// resource of its view, if any
 	appOnly    bool   // visible to the app only: left out of tools/list for clients without apps
+	readOnly   bool   // annotated readOnlyHint: true
 }
 
 // paramHeader is an argument mirrored in an Mcp-Param-{Name} header.
@@ -98,6 +99,7 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 	if err := t.resultShape(def); err != nil {
 		return nil, err
 	}
+	t.readOnly = def.annotations.ReadOnlyHint != nil && *def.annotations.ReadOnlyHint
 	t.listJSON, err = toolListJSON(def, t)
 	t.byRevision = shapeRevisions(t.listJSON, true)
 	t.legacyJSON = t.listJSON

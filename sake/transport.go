@@ -203,7 +203,7 @@ type Reply struct {
 // Message is one incoming message, decoded once. The transport may look at
 // it, then calls Handle exactly once.
 type Message struct {
-	srv  *Server
+	// The server is req.srv, set when the message is decoded.
 	in   *Inbound
 	msg  []byte
 	kind protocol.Kind

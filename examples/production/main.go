@@ -1,8 +1,9 @@
 // Command production is an MCP server wired the way a production
 // deployment wants it: rate limits per caller, per-tool timeouts and
 // concurrency caps, a cap on result sizes, errors masked for clients,
-// an access log, OpenTelemetry (sake/otel, through the global providers),
-// health probes and a graceful shutdown.
+// a cache of the results of read-only tools (on by default; -cache=false
+// turns it off), an access log, OpenTelemetry (sake/otel, through the
+// global providers), health probes and a graceful shutdown.
 //
 //	go run ./examples/production -http 127.0.0.1:8080 -rate-limit 10 -access-log
 //
@@ -10,7 +11,8 @@
 // SIGTERM /readyz answers 503 at once; after -drain the server stops
 // taking requests and waits up to -grace for the calls under way. With
 // -postgres URL the rate limits are kept in PostgreSQL, so that they hold
-// per caller across replicas, and /readyz pings the database.
+// per caller across replicas, list changes and resource updates reach
+// every replica's cache through the database, and /readyz pings it.
 package main
 
 import (
@@ -33,6 +35,7 @@ func main() {
 	addr := flag.String("http", "127.0.0.1:8080", "serve Streamable HTTP on this address")
 	rate := flag.Int("rate-limit", 10, "tools/call per second per caller (0: no limit)")
 	access := flag.Bool("access-log", false, "log one JSON line per request on stderr")
+	cache := flag.Bool("cache", true, "keep the results of read-only tools for a minute (false: run every call)")
 	timeout := flag.Duration("tool-timeout", 30*time.Second, "how long one tool call may run")
 	maxResult := flag.Int("max-result", 1<<20, "the most bytes a tool result may carry")
 	drain := flag.Duration("drain", 5*time.Second, "how long /readyz answers 503 before the server stops taking requests")
@@ -41,7 +44,7 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := config{RateLimit: *rate, AccessLog: *access, ToolTimeout: *timeout, MaxResult: *maxResult, Log: os.Stderr}
+	cfg := config{RateLimit: *rate, AccessLog: *access, NoCache: !*cache, ToolTimeout: *timeout, MaxResult: *maxResult, Log: os.Stderr}
 	if *postgres != "" {
 		pool, err := pgxpool.New(ctx, *postgres)
 		if err != nil {

@@ -96,7 +96,7 @@ func TestRateLimitAndAccessLog(t *testing.T) {
 			const n = 5
 			var logs syncBuffer
 			clk := &fakeClock{t: time.Date(2026, 7, 28, 9, 0, 0, 0, time.UTC)}
-			_, ts := start(t, config{RateLimit: n, AccessLog: true, ToolTimeout: time.Minute, Log: &logs, Clock: clk.now})
+			a, ts := start(t, config{RateLimit: n, AccessLog: true, ToolTimeout: time.Minute, Log: &logs, Clock: clk.now})
 			ctx := context.Background()
 			c, err := client.Connect(ctx, client.HTTP(ts.URL+"/mcp", ts.Client()), client.ProtocolVersion(era))
 			if err != nil {
@@ -119,6 +119,9 @@ func TestRateLimitAndAccessLog(t *testing.T) {
 			clk.advance(time.Second)
 			if _, err := c.CallTool(ctx, "search", map[string]any{"query": "kettle"}); err != nil {
 				t.Fatalf("a second later: %v", err)
+			}
+			if err := a.sink.Flush(); err != nil {
+				t.Fatal(err)
 			}
 			var calls int
 			recs := logs.requests(t)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +18,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/middleware"
 	"github.com/sakemcp/sake-go/sake/middleware/pgbuckets"
 	sakeotel "github.com/sakemcp/sake-go/sake/otel"
+	"github.com/sakemcp/sake-go/sake/pgbroker"
 	"github.com/sakemcp/sake-go/sake/plug"
 )
 
@@ -60,18 +63,25 @@ func (Catalog) Report(ctx *sake.Context, a ReportArgs) (string, error) {
 	}
 }
 
+// Declare marks search read-only: it changes nothing, so its results may
+// be kept by the cache.
+func (Catalog) Declare(d *sake.Declarations) { d.Tool("Search").ReadOnly() }
+
 var products = []string{"electric kettle", "tea kettle", "teapot", "coffee grinder", "milk frother"}
 
 // config is what the flags set.
 type config struct {
 	RateLimit   int           // tools/call per second per caller; 0 for none
 	AccessLog   bool          // one JSON line per request on Log
+	NoCache     bool          // do not keep the results of read-only tools
 	ToolTimeout time.Duration // per call
 	MaxResult   int           // bytes of a tool result
 	Log         io.Writer     // where logs go (stderr)
 	Clock       func() time.Time
 	// Postgres, when set, keeps the rate limits' buckets in PostgreSQL,
-	// shared by every replica on the database, and /readyz pings it.
+	// shared by every replica on the database, carries list changes and
+	// resource updates between the replicas (so that each one's cache
+	// drops what another made stale), and /readyz pings it.
 	Postgres *pgxpool.Pool
 }
 
@@ -82,13 +92,18 @@ type app struct {
 	health  *middleware.Health
 	handler http.Handler
 	logger  *slog.Logger
+	sink    *middleware.JSONSink // where every log line goes, buffered
 }
 
 // newApp builds the server: rate limits first (a refused call costs
-// nothing), then error masking, concurrency and timeouts, and the result
-// cap nearest the tools; the access log and telemetry observe everything.
+// nothing), then error masking, the cache (a kept result holds no slot),
+// concurrency and timeouts, and the result cap nearest the tools; the
+// access log and telemetry observe everything.
 func newApp(cfg config) (*app, error) {
-	logger := slog.New(sakeotel.LogHandler(slog.NewJSONHandler(cfg.Log, nil)))
+	// One buffered sink for every line, so the access log's lines cost
+	// a request no write and no slog formatting.
+	sink := middleware.NewJSONSink(cfg.Log, nil)
+	logger := slog.New(sakeotel.LogHandler(sink))
 	clock := cfg.Clock
 	if clock == nil {
 		clock = time.Now
@@ -117,18 +132,31 @@ func newApp(cfg config) (*app, error) {
 	}
 	// MaskErrors sits outside the timeouts, whose answer is the server's
 	// own, and inside the rate limits.
-	mws = append(mws, middleware.MaskErrors(logger), limits, middleware.ResultCap{MaxBytes: cfg.MaxResult}.Middleware())
+	mws = append(mws, middleware.MaskErrors(logger))
+	if !cfg.NoCache {
+		cache, err := middleware.Cache{TTL: time.Minute, Clock: clock}.Middleware()
+		if err != nil {
+			return nil, err
+		}
+		mws = append(mws, cache)
+	}
+	mws = append(mws, limits, middleware.ResultCap{MaxBytes: cfg.MaxResult}.Middleware())
 	tel := sakeotel.New() // the global providers: no-ops until the program installs some
 	opts := []sake.Option{sake.Name("production", "1.0.0"), sake.Logger(logger), sake.Use(mws...), tel.Option(),
 		sake.Instructions("Searches a product catalog and builds reports.")}
+	if cfg.Postgres != nil {
+		opts = append(opts, sake.WithBroker(pgbroker.New(cfg.Postgres, replicaID(), logger)))
+	}
 	if cfg.AccessLog {
-		opts = append(opts, middleware.AccessLog{Logger: logger, Clock: clock}.Option())
+		// The sink itself, not the telemetry wrapper: the access log
+		// writes its records straight into it.
+		opts = append(opts, middleware.AccessLog{Logger: slog.New(sink), Clock: clock}.Option())
 	}
 	srv, err := sake.New(Catalog{}, opts...)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{srv: srv, mcp: plug.New(srv, plug.Logger(logger)), health: middleware.NewHealth(middleware.Logger(logger)), logger: logger}
+	a := &app{srv: srv, mcp: plug.New(srv, plug.Logger(logger)), health: middleware.NewHealth(middleware.Logger(logger)), logger: logger, sink: sink}
 	if cfg.Postgres != nil {
 		a.health.AddCheck("postgres", cfg.Postgres.Ping)
 	}
@@ -161,5 +189,13 @@ func (a *app) shutdown(ctx context.Context, hs *http.Server, drain time.Duration
 			err = herr
 		}
 	}
+	_ = a.sink.Close() // the last lines
 	return err
+}
+
+// replicaID names this process among the replicas on one database.
+func replicaID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

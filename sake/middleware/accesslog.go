@@ -3,6 +3,8 @@ package middleware
 import (
 	"context"
 	"log/slog"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -58,73 +60,180 @@ func (al AccessLog) Option() sake.Option {
 	if len(al.RecordArguments) > 0 {
 		l.record = set(al.RecordArguments)
 	}
+	l.sink, _ = l.logger.Handler().(*JSONSink)
+	l.pool.New = func() any {
+		r := &pending{log: l}
+		r.done = r.finish
+		return r
+	}
 	return sake.Observe(sake.Hooks{Request: l.request})
 }
 
 type accessLog struct {
 	logger *slog.Logger
+	sink   *JSONSink // the logger's handler, when it is one: records skip slog
 	level  slog.Level
 	record map[string]bool
 	now    func() time.Time
+	pool   sync.Pool // of *pending
+}
+
+// pending is a request being logged: its done function is made once per
+// pending, which is recycled, so a request costs no closure.
+type pending struct {
+	log   *accessLog
+	ctx   context.Context
+	req   *sake.Request
+	start time.Time
+	done  func(sake.RequestDone)
 }
 
 func (l *accessLog) request(ctx context.Context, req *sake.Request) (context.Context, func(sake.RequestDone)) {
 	if !l.logger.Enabled(ctx, l.level+4) { // nothing would be written
 		return nil, nil
 	}
-	start := l.now()
-	return nil, func(d sake.RequestDone) { l.done(ctx, req, start, d) }
+	p := l.pool.Get().(*pending)
+	p.ctx, p.req, p.start = ctx, req, l.now()
+	return nil, p.done
+}
+
+func (p *pending) finish(d sake.RequestDone) {
+	l := p.log
+	l.done(p.ctx, p.req, p.start, d)
+	p.ctx, p.req = nil, nil
+	l.pool.Put(p)
+}
+
+// entry is one access log record.
+type entry struct {
+	level                                      slog.Level
+	msg, method, component, clientID, era, ver string
+	transport, outcome, arguments              string
+	subject                                    Subject
+	end                                        time.Time
+	duration                                   time.Duration
+	code, in, out                              int
 }
 
 func (l *accessLog) done(ctx context.Context, req *sake.Request, start time.Time, d sake.RequestDone) {
-	level, outcome, code := l.level, "ok", 0
+	e := entry{level: l.level, outcome: "ok"}
 	switch {
 	case d.Reply != nil && d.Reply.Cancelled:
-		outcome = "cancelled"
+		e.outcome = "cancelled"
 	case d.Error != nil:
-		outcome, code = "error", d.Error.Code
-		level += 4
+		e.outcome, e.code = "error", d.Error.Code
+		e.level += 4
 	case d.ToolError:
-		outcome = "tool_error"
+		e.outcome = "tool_error"
 	case d.ResultType != "":
-		outcome = d.ResultType
+		e.outcome = d.ResultType
 	}
-	if !l.logger.Enabled(ctx, level) {
+	if !l.logger.Enabled(ctx, e.level) {
+		return
+	}
+	e.method = cutRunes(req.Method, maxLoggedName)
+	e.component = cutRunes(component(req), maxLoggedName)
+	e.subject = SubjectOf(req)
+	e.subject.ID = cutRunes(e.subject.ID, maxLoggedName-len("custom:"))
+	if id := req.Identity; id != nil {
+		e.clientID = cutRunes(id.ClientID, maxLoggedName)
+	}
+	e.era = req.Era.String()
+	e.ver = cutRunes(req.ProtocolVersion, 32)
+	e.transport = req.Transport()
+	e.end = l.now()
+	e.duration = e.end.Sub(start)
+	if d.Reply != nil {
+		e.out = len(d.Reply.Body)
+	}
+	e.in = len(req.Message)
+	if l.record != nil && req.Method == "tools/call" && l.record[req.Params.Name] && len(req.Params.Arguments) > 0 {
+		e.arguments = cutRunes(string(req.Params.Arguments), maxLoggedArgs)
+	}
+	e.msg = "mcp request"
+	if req.ID == nil {
+		e.msg = "mcp notification"
+	}
+	if l.sink != nil {
+		l.writeEntry(&e)
 		return
 	}
 	var buf [16]slog.Attr
-	attrs := append(buf[:0], slog.String("method", cutRunes(req.Method, maxLoggedName)))
-	if c := component(req); c != "" {
-		attrs = append(attrs, slog.String("component", cutRunes(c, maxLoggedName)))
+	attrs := append(buf[:0], slog.String("method", e.method))
+	if e.component != "" {
+		attrs = append(attrs, slog.String("component", e.component))
 	}
-	attrs = append(attrs, slog.String("subject", cutRunes(SubjectOf(req).String(), maxLoggedName)))
-	if id := req.Identity; id != nil && id.ClientID != "" {
-		attrs = append(attrs, slog.String("client_id", cutRunes(id.ClientID, maxLoggedName)))
+	attrs = append(attrs, slog.String("subject", e.subject.String()))
+	if e.clientID != "" {
+		attrs = append(attrs, slog.String("client_id", e.clientID))
 	}
-	attrs = append(attrs, slog.String("era", req.Era.String()))
-	if v := req.ProtocolVersion; v != "" {
-		attrs = append(attrs, slog.String("protocol_version", cutRunes(v, 32)))
+	attrs = append(attrs, slog.String("era", e.era))
+	if e.ver != "" {
+		attrs = append(attrs, slog.String("protocol_version", e.ver))
 	}
-	if tr := req.Transport(); tr != "" {
-		attrs = append(attrs, slog.String("transport", tr))
+	if e.transport != "" {
+		attrs = append(attrs, slog.String("transport", e.transport))
 	}
-	attrs = append(attrs, slog.Duration("duration", l.now().Sub(start)), slog.String("outcome", outcome))
-	if code != 0 {
-		attrs = append(attrs, slog.Int("code", code))
+	attrs = append(attrs, slog.Duration("duration", e.duration), slog.String("outcome", e.outcome))
+	if e.code != 0 {
+		attrs = append(attrs, slog.Int("code", e.code))
 	}
-	out := 0
-	if d.Reply != nil {
-		out = len(d.Reply.Body)
+	attrs = append(attrs, slog.Int("bytes_in", e.in), slog.Int("bytes_out", e.out))
+	if e.arguments != "" {
+		attrs = append(attrs, slog.String("arguments", e.arguments))
 	}
-	attrs = append(attrs, slog.Int("bytes_in", len(req.Message)), slog.Int("bytes_out", out))
-	if l.record != nil && req.Method == "tools/call" && l.record[req.Params.Name] && len(req.Params.Arguments) > 0 {
-		attrs = append(attrs, slog.String("arguments", cutRunes(string(req.Params.Arguments), maxLoggedArgs)))
+	l.logger.LogAttrs(ctx, e.level, e.msg, attrs...)
+}
+
+// writeEntry writes a record to the sink as the sink would encode the
+// slog record, without making one.
+func (l *accessLog) writeEntry(e *entry) {
+	l.sink.core.writeWith(func(b []byte) []byte { return l.appendEntry(b, e) })
+}
+
+// appendEntry appends a record as a line of JSON.
+func (l *accessLog) appendEntry(b []byte, e *entry) []byte {
+	b = l.sink.appendHead(b, e.end, e.level, e.msg)
+	str := func(key, v string) {
+		if v != "" {
+			b = append(b, key...)
+			b = appendJSONString(b, v)
+			b = append(b, ',')
+		}
 	}
-	msg := "mcp request"
-	if req.ID == nil {
-		msg = "mcp notification"
+	num := func(key string, n int64) {
+		b = append(b, key...)
+		b = strconv.AppendInt(b, n, 10)
+		b = append(b, ',')
 	}
-	l.logger.LogAttrs(ctx, level, msg, attrs...)
+	str(`"method":`, e.method)
+	str(`"component":`, e.component)
+	b = append(b, `"subject":"`...)
+	b = append(b, e.subject.prefix()...)
+	b = appendEscaped(b, e.subject.ID)
+	b = append(b, `",`...)
+	// The era and the outcome are the server's own words: they need no
+	// escaping.
+	raw := func(key, v string) {
+		if v != "" {
+			b = append(b, key...)
+			b = append(b, v...)
+			b = append(b, `",`...)
+		}
+	}
+	str(`"client_id":`, e.clientID)
+	raw(`"era":"`, e.era)
+	str(`"protocol_version":`, e.ver)
+	str(`"transport":`, e.transport)
+	num(`"duration":`, int64(e.duration))
+	raw(`"outcome":"`, e.outcome)
+	if e.code != 0 {
+		num(`"code":`, int64(e.code))
+	}
+	num(`"bytes_in":`, int64(e.in))
+	num(`"bytes_out":`, int64(e.out))
+	str(`"arguments":`, e.arguments)
+	return l.sink.appendTail(b)
 }
 
 // component is what a request is about: a tool, a prompt or a URI.

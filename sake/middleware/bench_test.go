@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,15 +16,25 @@ var benchCall = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
 
 // benchServer measures a modern tools/call through the dispatcher with the
 // given options.
-func benchServer(b *testing.B, opts ...sake.Option) {
-	s := sake.MustNew(tools{}, append([]sake.Option{sake.Logger(quiet)}, opts...)...)
+func benchServer(b *testing.B, opts ...sake.Option) { benchServerOf(b, tools{}, opts...) }
+
+// benchServerOf is benchServer for another implementation with an echo
+// tool.
+func benchServerOf(b *testing.B, impl any, opts ...sake.Option) {
+	s := sake.MustNew(impl, append([]sake.Option{sake.Logger(quiet)}, opts...)...)
 	in := &sake.Inbound{Transport: "http", RemoteAddr: "192.0.2.1", Identity: &sake.Identity{Subject: "alice", ClientID: "app"}}
 	ctx := context.Background()
 	b.ReportAllocs()
+	start, ok := cpuTime()
 	for b.Loop() {
 		if r := s.Handle(ctx, benchCall, in); r.ErrorCode != 0 {
 			b.Fatal(string(r.Body))
 		}
+	}
+	if end, _ := cpuTime(); ok {
+		// CPU time, unlike ns/op, does not count the time other
+		// processes of a busy machine take.
+		b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -58,11 +69,35 @@ func BenchmarkResultCap(b *testing.B) {
 	benchServer(b, sake.Use(middleware.ResultCap{}.Middleware()))
 }
 
-// BenchmarkAccessLog is a call with the access log on, written by a JSON
-// handler to nowhere.
+// BenchmarkAccessLog is a call with the access log on, written to nowhere
+// by slog's JSON handler ("slog") or by a JSONSink ("sink").
 func BenchmarkAccessLog(b *testing.B) {
-	l := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	benchServer(b, middleware.AccessLog{Logger: l}.Option())
+	b.Run("slog", func(b *testing.B) {
+		l := slog.New(slog.NewJSONHandler(io.Discard, nil))
+		benchServer(b, middleware.AccessLog{Logger: l}.Option())
+	})
+	b.Run("sink", func(b *testing.B) {
+		sink := middleware.NewJSONSink(io.Discard, nil)
+		defer sink.Close()
+		benchServer(b, middleware.AccessLog{Logger: slog.New(sink)}.Option())
+	})
+}
+
+// readOnlyTools has a read-only echo, which the cache keeps.
+type readOnlyTools struct{ tools }
+
+func (readOnlyTools) Declare(d *sake.Declarations) { d.Tool("Echo").ReadOnly() }
+
+// BenchmarkCache is a call through the cache: "hit" of a read-only tool
+// whose result is kept, "pass" of a tool that is not read-only. Compare
+// with BenchmarkToolsCall.
+func BenchmarkCache(b *testing.B) {
+	mw, err := middleware.Cache{}.Middleware()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("hit", func(b *testing.B) { benchServerOf(b, readOnlyTools{}, sake.Use(mw)) })
+	b.Run("pass", func(b *testing.B) { benchServer(b, sake.Use(mw)) })
 }
 
 // BenchmarkMaskErrors is a call that succeeds through MaskErrors.
@@ -70,17 +105,68 @@ func BenchmarkMaskErrors(b *testing.B) {
 	benchServer(b, sake.Use(middleware.MaskErrors(quiet)))
 }
 
-// BenchmarkAllOn is a call through every middleware of the package, as
-// examples/production wires them, with in-memory stores; "logged" adds the
-// access log, written by a JSON handler to nowhere. Compare with
-// BenchmarkToolsCall.
+// allOn is every middleware of the package, as examples/production wires
+// them, with in-memory stores; log is "unlogged", "logged" (the access log
+// written to nowhere by slog's JSON handler) or "sink" (by a JSONSink).
+func allOn(b *testing.B, log string) []sake.Option {
+	rl, err := middleware.NewRateLimiter([]middleware.Limit{
+		{Rate: 100_000_000, Methods: []string{"tools/call"}},
+		{Name: "server", Rate: 100_000_000, Key: middleware.Everyone},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	limits, err := middleware.ToolLimits(middleware.ToolLimit{Timeout: time.Minute, MaxConcurrent: 64, MaxPerSubject: 8})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cache, err := middleware.Cache{}.Middleware()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	if log == "sink" {
+		sink := middleware.NewJSONSink(io.Discard, nil)
+		b.Cleanup(func() { _ = sink.Close() })
+		l = slog.New(sink)
+	}
+	opts := []sake.Option{sake.Use(rl.Middleware(), middleware.MaskErrors(l), cache, limits, middleware.ResultCap{}.Middleware())}
+	if log != "unlogged" {
+		opts = append(opts, middleware.AccessLog{Logger: l}.Option())
+	}
+	return opts
+}
+
+// BenchmarkAllOn is a call through every middleware of the package (see
+// allOn). The tool is not read-only, so the cache passes the call on.
+// Compare with BenchmarkToolsCall, or see BenchmarkBudget.
 func BenchmarkAllOn(b *testing.B) {
-	for _, logged := range []bool{false, true} {
-		name := "unlogged"
-		if logged {
-			name = "logged"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, name := range []string{"unlogged", "logged", "sink"} {
+		b.Run(name, func(b *testing.B) { benchServer(b, allOn(b, name)...) })
+	}
+}
+
+// BenchmarkBudget measures what every middleware costs a call, as a
+// multiple of the bare call's CPU time ("x-bare"): each iteration runs a
+// block of bare calls, then a block through every middleware (allOn) or
+// through one, and
+// the metric is the median of the blocks' ratios, so that both sides of
+// each ratio see the same load on a busy machine. Run it with
+// -benchtime 40x.
+func BenchmarkBudget(b *testing.B) {
+	const block = 2000
+	one := func(mw func(b *testing.B) sake.Middleware) func(b *testing.B) []sake.Option {
+		return func(b *testing.B) []sake.Option { return []sake.Option{sake.Use(mw(b))} }
+	}
+	for _, c := range []struct {
+		name string
+		opts func(b *testing.B) []sake.Option
+	}{
+		{"unlogged", func(b *testing.B) []sake.Option { return allOn(b, "unlogged") }},
+		{"logged", func(b *testing.B) []sake.Option { return allOn(b, "logged") }},
+		{"sink", func(b *testing.B) []sake.Option { return allOn(b, "sink") }},
+		// Each middleware alone.
+		{"ratelimit", one(func(b *testing.B) sake.Middleware {
 			rl, err := middleware.NewRateLimiter([]middleware.Limit{
 				{Rate: 100_000_000, Methods: []string{"tools/call"}},
 				{Name: "server", Rate: 100_000_000, Key: middleware.Everyone},
@@ -88,16 +174,57 @@ func BenchmarkAllOn(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			limits, err := middleware.ToolLimits(middleware.ToolLimit{Timeout: time.Minute, MaxConcurrent: 64, MaxPerSubject: 8})
+			return rl.Middleware()
+		})},
+		{"mask", one(func(*testing.B) sake.Middleware { return middleware.MaskErrors(quiet) })},
+		{"cache", one(func(b *testing.B) sake.Middleware {
+			mw, err := middleware.Cache{}.Middleware()
 			if err != nil {
 				b.Fatal(err)
 			}
-			l := slog.New(slog.NewJSONHandler(io.Discard, nil))
-			opts := []sake.Option{sake.Use(rl.Middleware(), middleware.MaskErrors(l), limits, middleware.ResultCap{}.Middleware())}
-			if logged {
-				opts = append(opts, middleware.AccessLog{Logger: l}.Option())
+			return mw
+		})},
+		{"toollimits", one(func(b *testing.B) sake.Middleware {
+			mw, err := middleware.ToolLimits(middleware.ToolLimit{Timeout: time.Minute, MaxConcurrent: 64, MaxPerSubject: 8})
+			if err != nil {
+				b.Fatal(err)
 			}
-			benchServer(b, opts...)
+			return mw
+		})},
+		{"resultcap", one(func(*testing.B) sake.Middleware { return middleware.ResultCap{}.Middleware() })},
+		{"accesslog-sink", func(b *testing.B) []sake.Option {
+			sink := middleware.NewJSONSink(io.Discard, nil)
+			b.Cleanup(func() { _ = sink.Close() })
+			return []sake.Option{middleware.AccessLog{Logger: slog.New(sink)}.Option()}
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			bare := sake.MustNew(tools{}, sake.Logger(quiet))
+			all := sake.MustNew(tools{}, append([]sake.Option{sake.Logger(quiet)}, c.opts(b)...)...)
+			in := &sake.Inbound{Transport: "http", RemoteAddr: "192.0.2.1", Identity: &sake.Identity{Subject: "alice", ClientID: "app"}}
+			ctx := context.Background()
+			run := func(s *sake.Server) time.Duration {
+				start, ok := cpuTime()
+				if !ok {
+					b.Skip("no CPU clock here")
+				}
+				for range block {
+					if r := s.Handle(ctx, benchCall, in); r.ErrorCode != 0 {
+						b.Fatal(string(r.Body))
+					}
+				}
+				end, _ := cpuTime()
+				return end - start
+			}
+			run(bare)
+			run(all)
+			var ratios []float64
+			for b.Loop() {
+				base := run(bare)
+				ratios = append(ratios, float64(run(all))/float64(base))
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "x-bare")
 		})
 	}
 }

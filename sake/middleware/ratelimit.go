@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -57,6 +58,7 @@ type limit struct {
 	rate    Rate
 	tools   map[string]bool
 	methods map[string]bool
+	few     []string // the methods, when they are few: compared, not hashed
 	key     KeyFunc
 }
 
@@ -94,6 +96,9 @@ func NewRateLimiter(limits []Limit, opts ...Option) (*RateLimiter, error) {
 		}
 		if len(in.Methods) > 0 {
 			x.methods = set(in.Methods)
+			if len(in.Methods) <= 4 {
+				x.few = append([]string(nil), in.Methods...)
+			}
 		}
 		if x.name == "" {
 			switch {
@@ -124,7 +129,12 @@ func set(names []string) map[string]bool {
 
 // counts reports whether the limit counts req.
 func (x *limit) counts(req *sake.Request) bool {
-	if x.methods != nil && !x.methods[req.Method] {
+	switch {
+	case x.few != nil:
+		if !slices.Contains(x.few, req.Method) {
+			return false
+		}
+	case x.methods != nil && !x.methods[req.Method]:
 		return false
 	}
 	if x.tools != nil {

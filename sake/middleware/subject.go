@@ -42,16 +42,28 @@ type Subject struct {
 // "addr:203.0.113.7", "anonymous", "everyone" or "custom:…".
 func (s Subject) String() string {
 	switch s.Kind {
-	case SubjectUser:
-		return "sub:" + s.ID
-	case SubjectClient:
-		return "client:" + s.ID
-	case SubjectAddress:
-		return "addr:" + s.ID
+	case SubjectUser, SubjectClient, SubjectAddress, SubjectCustom:
+		return s.prefix() + s.ID
 	case SubjectEveryone:
 		return "everyone"
+	}
+	return "anonymous"
+}
+
+// prefix is what String puts before the ID, or all String says for the
+// kinds without one.
+func (s Subject) prefix() string {
+	switch s.Kind {
+	case SubjectUser:
+		return "sub:"
+	case SubjectClient:
+		return "client:"
+	case SubjectAddress:
+		return "addr:"
 	case SubjectCustom:
-		return "custom:" + s.ID
+		return "custom:"
+	case SubjectEveryone:
+		return "everyone"
 	}
 	return "anonymous"
 }

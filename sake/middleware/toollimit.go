@@ -115,16 +115,17 @@ func (x *toolLimit) call(ctx context.Context, req *sake.Request, next sake.Handl
 	name := req.Params.Name
 	if x.MaxPerSubject > 0 {
 		k := slotKey{tool: name, subject: x.Key(req)}
-		if err := x.subjects.acquire(ctx, k, x.MaxPerSubject, 0, 0); err != nil {
+		s, err := x.subjects.acquire(ctx, k, x.MaxPerSubject, 0, 0)
+		if err != nil {
 			e := sake.RateLimited("", concurrencyRetry)
 			e.Message = "Too many calls of tool " + name + " at once from this caller (at most " + strconv.Itoa(x.MaxPerSubject) + "); wait for one to finish, then retry"
 			return nil, e
 		}
-		defer x.subjects.release(k)
+		defer x.subjects.release(s)
 	}
 	if x.MaxConcurrent > 0 {
-		k := slotKey{tool: name}
-		if err := x.tools.acquire(ctx, k, x.MaxConcurrent, x.Queue, x.QueueWait); err != nil {
+		s, err := x.tools.acquire(ctx, slotKey{tool: name}, x.MaxConcurrent, x.Queue, x.QueueWait)
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -132,7 +133,7 @@ func (x *toolLimit) call(ctx context.Context, req *sake.Request, next sake.Handl
 				Message: "Server busy: tool " + name + " is running as many calls as it may (" + strconv.Itoa(x.MaxConcurrent) + "); retry after the delay in data.retryAfterMs",
 				Data:    &sake.RetryData{RetryAfterMs: concurrencyRetry.Milliseconds()}}
 		}
-		defer x.tools.release(k)
+		defer x.tools.release(s)
 	}
 	if x.Timeout <= 0 {
 		return next(ctx, req)
@@ -162,12 +163,19 @@ type slotKey struct {
 }
 
 // gate counts running calls per key and queues those beyond the limit.
-// A key's entry lives only while calls run or wait, so the gate holds no
-// more entries than there are calls.
+// A key's entry stays while calls run or wait, and idle afterwards until
+// the gate holds gateIdle entries; then the idle ones are dropped. So a
+// call usually costs one map lookup, and the gate holds no more than
+// gateIdle entries beyond those of the calls in flight.
 type gate struct {
 	mu    sync.Mutex
 	slots map[slotKey]*slot
+	sweep int // the number of entries at which idle ones are dropped
 }
+
+// gateIdle is how many entries a gate keeps at least before it drops idle
+// ones.
+const gateIdle = 1024
 
 type slot struct {
 	running int
@@ -177,25 +185,28 @@ type slot struct {
 var errNoSlot = errors.New("middleware: no slot")
 
 // acquire takes a slot for k, of which max run at once; up to queue calls
-// wait for one, at most wait.
-func (g *gate) acquire(ctx context.Context, k slotKey, max, queue int, wait time.Duration) error {
+// wait for one, at most wait. The slot returned is the one to release.
+func (g *gate) acquire(ctx context.Context, k slotKey, max, queue int, wait time.Duration) (*slot, error) {
 	g.mu.Lock()
-	if g.slots == nil {
-		g.slots = map[slotKey]*slot{}
-	}
 	s := g.slots[k]
 	if s == nil {
-		s = slotPool.Get().(*slot)
+		if g.slots == nil {
+			g.slots, g.sweep = map[slotKey]*slot{}, gateIdle
+		}
+		if len(g.slots) >= g.sweep {
+			g.dropIdle()
+		}
+		s = new(slot)
 		g.slots[k] = s
 	}
 	if s.running < max {
 		s.running++
 		g.mu.Unlock()
-		return nil
+		return s, nil
 	}
 	if len(s.waiters) >= queue {
 		g.mu.Unlock()
-		return errNoSlot
+		return nil, errNoSlot
 	}
 	ch := make(chan struct{})
 	s.waiters = append(s.waiters, ch)
@@ -204,7 +215,7 @@ func (g *gate) acquire(ctx context.Context, k slotKey, max, queue int, wait time
 	defer timer.Stop()
 	select {
 	case <-ch:
-		return nil
+		return s, nil
 	case <-ctx.Done():
 	case <-timer.C:
 	}
@@ -213,28 +224,32 @@ func (g *gate) acquire(ctx context.Context, k slotKey, max, queue int, wait time
 	for i, w := range s.waiters {
 		if w == ch {
 			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
-			return errNoSlot
+			return nil, errNoSlot
 		}
 	}
-	return nil // handed a slot as it gave up: take it
+	return s, nil // handed a slot as it gave up: take it
 }
 
-// release gives k's slot to the first waiting call, or frees it.
-func (g *gate) release(k slotKey) {
+// dropIdle drops the entries of keys without calls, and sets the size
+// of the next sweep to twice what is left (at least gateIdle); g.mu is
+// held.
+func (g *gate) dropIdle() {
+	for k, s := range g.slots {
+		if s.running == 0 && len(s.waiters) == 0 {
+			delete(g.slots, k)
+		}
+	}
+	g.sweep = max(gateIdle, 2*len(g.slots))
+}
+
+// release gives s to the first waiting call, or frees it.
+func (g *gate) release(s *slot) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	s := g.slots[k]
 	if len(s.waiters) > 0 {
 		close(s.waiters[0])
 		s.waiters = s.waiters[1:]
-		return
+	} else {
+		s.running--
 	}
-	if s.running--; s.running == 0 {
-		delete(g.slots, k)
-		s.waiters = s.waiters[:0]
-		slotPool.Put(s)
-	}
+	g.mu.Unlock()
 }
-
-// slotPool recycles the entries of keys whose calls are over.
-var slotPool = sync.Pool{New: func() any { return new(slot) }}

@@ -273,3 +273,29 @@ func TestToolTimeoutContext(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// deriving waits on a context derived from its call's.
+type deriving struct{ seen chan error }
+
+func (d deriving) Derive(ctx *sake.Context) (string, error) {
+	child, cancel := context.WithCancel(ctx)
+	defer cancel()
+	<-child.Done()
+	d.seen <- context.Cause(child)
+	return "", child.Err()
+}
+
+// A context derived from a call's ends when the call's timeout passes,
+// with the deadline as its cause.
+func TestToolTimeoutReachesDerivedContexts(t *testing.T) {
+	t.Parallel()
+	d := deriving{seen: make(chan error, 1)}
+	srv := toolLimited(t, d, middleware.ToolLimit{Timeout: time.Millisecond})
+	c := saketest.Connect(t, srv)
+	if _, err := c.CallTool("derive", nil); err == nil {
+		t.Fatal("derive succeeded")
+	}
+	if err := <-d.seen; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the derived context's cause: %v", err)
+	}
+}

@@ -110,6 +110,31 @@ func TestOnlyTheServerReadsJSONRPC(t *testing.T) {
 	}
 }
 
+// envelopeMember returns the member that makes an anonymous struct a
+// JSON-RPC envelope peek: "jsonrpc" or "method", or "id" beside "result",
+// "error" or "params" (an "id" alone is any API's object, such as a user
+// record); "" when it is none.
+func envelopeMember(st *ast.StructType) string {
+	members := map[string]bool{}
+	for _, field := range st.Fields.List {
+		if field.Tag == nil {
+			continue
+		}
+		tag, _ := strconv.Unquote(field.Tag.Value)
+		name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+		members[name] = true
+	}
+	switch {
+	case members["jsonrpc"]:
+		return "jsonrpc"
+	case members["method"]:
+		return "method"
+	case members["id"] && (members["result"] || members["error"] || members["params"]):
+		return "id"
+	}
+	return ""
+}
+
 // TestEnvelopesGoThroughProtocol enforces one framing: outside package
 // protocol no Go file spells a JSON-RPC envelope ("jsonrpc":"2.0") or
 // peeks at one through an anonymous struct with "id", "jsonrpc" or
@@ -164,15 +189,8 @@ func TestEnvelopesGoThroughProtocol(t *testing.T) {
 				if named[n] {
 					return true
 				}
-				for _, field := range n.Fields.List {
-					if field.Tag == nil {
-						continue
-					}
-					tag, _ := strconv.Unquote(field.Tag.Value)
-					switch name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ","); name {
-					case "id", "jsonrpc", "method":
-						t.Errorf("%s:%d peeks at a JSON-RPC envelope with an anonymous struct (member %q): use protocol.Peek", rel, fset.Position(n.Pos()).Line, name)
-					}
+				if name := envelopeMember(n); name != "" {
+					t.Errorf("%s:%d peeks at a JSON-RPC envelope with an anonymous struct (member %q): use protocol.Peek", rel, fset.Position(n.Pos()).Line, name)
 				}
 			}
 			return true

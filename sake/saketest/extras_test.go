@@ -288,43 +288,62 @@ func (announcer) Announce(ctx *sake.Context, a touchArgs) (string, error) {
 	return "announced", nil
 }
 
+// asTest is another test's view of t, as OwnBroadcasts tells tests
+// apart: its clients' calls and its listeners are its own, while
+// failures and cleanups go to t. Two of them stand for two parallel tests
+// without subtests that wait on each other, which deadlock when fewer
+// tests may run at once than wait.
+type asTest struct {
+	testing.TB
+	name string
+}
+
+func (a *asTest) Name() string { return a.TB.Name() + "/" + a.name }
+
 // With OwnBroadcasts, parallel tests on one server each record only what
 // their own calls announced.
 func TestOwnBroadcastsOnASharedServer(t *testing.T) {
 	t.Parallel()
 	srv := sake.MustNew(announcer{})
-	var listening, called sync.WaitGroup
-	listening.Add(2)
-	called.Add(2)
+	type party struct {
+		name     string
+		own, all *saketest.Listener
+		c        *saketest.Client
+	}
+	var parties []*party
 	for _, name := range []string{"a", "b"} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			l := saketest.Listen(t, srv, saketest.OwnBroadcasts())
-			all := saketest.Listen(t, srv)
-			listening.Done()
-			listening.Wait() // both record before either announces
-			c := saketest.Connect(t, srv)
-			if _, err := c.CallTool("announce", map[string]any{"uri": "mem://" + name}); err != nil {
-				t.Fatal(err)
+		tb := &asTest{TB: t, name: name}
+		// Both record before either announces.
+		parties = append(parties, &party{name: name,
+			own: saketest.Listen(tb, srv, saketest.OwnBroadcasts()),
+			all: saketest.Listen(tb, srv),
+			c:   saketest.Connect(tb, srv)})
+	}
+	var called sync.WaitGroup
+	for _, p := range parties {
+		called.Go(func() {
+			if _, err := p.c.CallTool("announce", map[string]any{"uri": "mem://" + p.name}); err != nil {
+				t.Error(err)
 			}
-			called.Done()
-			called.Wait() // both have announced
-			got := l.Broadcasts()
-			if len(got) != 2 || got[0].List != sake.ListPrompts || got[1].URI != "mem://"+name {
-				t.Errorf("own broadcasts = %+v, want this test's list change and update only", got)
-			}
-			n := 0
-			for _, b := range all.Broadcasts() {
-				if !strings.HasSuffix(b.URI, "/by-the-server") {
-					n++
-				}
-			}
-			if n != 4 {
-				t.Errorf("the unfiltered listener recorded %d broadcasts, want both tests' 4", n)
-			}
-			srv.ResourceUpdated("mem://" + name + "/by-the-server")
-			saketest.RefuteResourceUpdated(t, l, "mem://"+name+"/by-the-server")
 		})
+	}
+	called.Wait() // both have announced
+	for _, p := range parties {
+		got := p.own.Broadcasts()
+		if len(got) != 2 || got[0].List != sake.ListPrompts || got[1].URI != "mem://"+p.name {
+			t.Errorf("%s: own broadcasts = %+v, want this test's list change and update only", p.name, got)
+		}
+		n := 0
+		for _, b := range p.all.Broadcasts() {
+			if !strings.HasSuffix(b.URI, "/by-the-server") {
+				n++
+			}
+		}
+		if n != 4 {
+			t.Errorf("%s: the unfiltered listener recorded %d broadcasts, want both tests' 4", p.name, n)
+		}
+		srv.ResourceUpdated("mem://" + p.name + "/by-the-server")
+		saketest.RefuteResourceUpdated(t, p.own, "mem://"+p.name+"/by-the-server")
 	}
 }
 
@@ -353,34 +372,22 @@ func TestOwnBroadcastsOfATask(t *testing.T) {
 	t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
 	release := make(chan struct{})
 	srv := sake.MustNew(lateAnnouncer{release: release}, sake.Tasks(m))
-	var listening sync.WaitGroup
-	listening.Add(1)
-	finished := make(chan struct{})
-	t.Run("bystander", func(t *testing.T) {
-		t.Parallel()
-		l := saketest.Listen(t, srv, saketest.OwnBroadcasts())
-		listening.Done()
-		<-finished
-		for _, b := range l.Broadcasts() {
-			t.Errorf("another test recorded the task's broadcast %+v", b)
-		}
-	})
-	t.Run("caller", func(t *testing.T) {
-		t.Parallel()
-		defer close(finished)
-		listening.Wait()
-		l := saketest.Listen(t, srv, saketest.OwnBroadcasts())
-		c := saketest.Connect(t, srv)
-		_, task, err := c.CallToolAsync("later", map[string]any{"uri": "mem://late-task"})
-		if err != nil || task == nil {
-			t.Fatalf("async call = %+v, %v", task, err)
-		}
-		close(release)
-		if done, err := c.AwaitTask(task.ID, 10*time.Second); err != nil || done.Status != sake.TaskCompleted {
-			t.Fatalf("the task = %+v, %v", done, err)
-		}
-		saketest.AssertResourceUpdated(t, l, "mem://late-task")
-	})
+	bystander := saketest.Listen(&asTest{TB: t, name: "bystander"}, srv, saketest.OwnBroadcasts())
+	caller := &asTest{TB: t, name: "caller"}
+	l := saketest.Listen(caller, srv, saketest.OwnBroadcasts())
+	c := saketest.Connect(caller, srv)
+	_, task, err := c.CallToolAsync("later", map[string]any{"uri": "mem://late-task"})
+	if err != nil || task == nil {
+		t.Fatalf("async call = %+v, %v", task, err)
+	}
+	close(release)
+	if done, err := c.AwaitTask(task.ID, 10*time.Second); err != nil || done.Status != sake.TaskCompleted {
+		t.Fatalf("the task = %+v, %v", done, err)
+	}
+	saketest.AssertResourceUpdated(t, l, "mem://late-task")
+	for _, b := range bystander.Broadcasts() {
+		t.Errorf("another test recorded the task's broadcast %+v", b)
+	}
 }
 
 // fetcher calls an HTTP server with a pooled client, as tools and

@@ -64,6 +64,7 @@ type sessionStore struct {
 	channel string
 	logger  *slog.Logger
 	cache   *sessionCache
+	echoes  pglisten.Echoes
 	// heardHook, when set (by tests), is called after each relay from
 	// another replica has been acted on.
 	heardHook func(session, kind string)
@@ -85,6 +86,8 @@ type relayWire struct {
 	Message json.RawMessage `json:"m,omitempty"`
 	Row     int64           `json:"r,omitempty"`
 	Record  *wireRecord     `json:"rec,omitempty"`
+	// Echo is what the writer waits for to come back (pglisten.Echoes).
+	Echo uint64 `json:"n,omitempty"`
 }
 
 // wireRecord is a session record in a notice (its id is the notice's).
@@ -102,8 +105,8 @@ type wireRecord struct {
 
 // changeNotice is the payload announcing rec's new state: with the record
 // when it fits.
-func (st *sessionStore) changeNotice(rec *sake.SessionRecord) string {
-	w := relayWire{Origin: st.replica, Session: rec.ID, Kind: sake.RelayChanged, Record: &wireRecord{
+func (st *sessionStore) changeNotice(rec *sake.SessionRecord, echo uint64) string {
+	w := relayWire{Origin: st.replica, Session: rec.ID, Kind: sake.RelayChanged, Echo: echo, Record: &wireRecord{
 		Owner: rec.Owner, Key: rec.Key, Version: rec.Version, Capabilities: rec.Capabilities, ClientInfo: rec.ClientInfo,
 		Offers: rec.Offers, Initialized: rec.Initialized, LogLevel: rec.LogLevel, Subscriptions: rec.Subscriptions}}
 	b, err := json.Marshal(w)
@@ -153,6 +156,7 @@ func (st *sessionStore) SaveSession(ctx context.Context, rec *sake.SessionRecord
 		subs = []string{}
 	}
 	st.cache.drop(rec.ID)
+	echo, wait := st.echoes.Expect()
 	_, err = st.pool.Exec(ctx, `WITH saved AS (
 			INSERT INTO sake_sessions (id, owner, quota_key, version, capabilities,
 				client_info, offers, initialized, log_level, subscriptions)
@@ -162,11 +166,13 @@ func (st *sessionStore) SaveSession(ctx context.Context, rec *sake.SessionRecord
 			RETURNING 1)
 		SELECT pg_notify($11, $12) FROM saved`,
 		rec.ID, rec.Owner, rec.Key, rec.Version, caps, info, offers, rec.Initialized, rec.LogLevel, subs,
-		st.channel, st.changeNotice(rec))
+		st.channel, st.changeNotice(rec, echo))
 	st.cache.drop(rec.ID) // a read racing the write may have filled it
 	if err != nil {
+		st.echoes.Forget(echo)
 		return fmt.Errorf("pgreplica: storing session: %w", err)
 	}
+	wait(ctx)
 	return nil
 }
 
@@ -201,13 +207,19 @@ func (st *sessionStore) LoadSession(ctx context.Context, id string) (*sake.Sessi
 // DeleteSession deletes the record and announces it, in one statement.
 func (st *sessionStore) DeleteSession(ctx context.Context, id string) error {
 	st.cache.drop(id)
-	payload, _ := json.Marshal(relayWire{Origin: st.replica, Session: id, Kind: sake.RelayClosed})
-	_, err := st.pool.Exec(ctx, `WITH gone AS (DELETE FROM sake_sessions WHERE id = $1 RETURNING 1)
+	echo, wait := st.echoes.Expect()
+	payload, _ := json.Marshal(relayWire{Origin: st.replica, Session: id, Kind: sake.RelayClosed, Echo: echo})
+	tag, err := st.pool.Exec(ctx, `WITH gone AS (DELETE FROM sake_sessions WHERE id = $1 RETURNING 1)
 		SELECT pg_notify($2, $3) FROM gone`, id, st.channel, string(payload))
 	st.cache.drop(id)
-	if err != nil {
-		return fmt.Errorf("pgreplica: deleting session: %w", err)
+	if err != nil || tag.RowsAffected() == 0 {
+		st.echoes.Forget(echo)
+		if err != nil {
+			return fmt.Errorf("pgreplica: deleting session: %w", err)
+		}
+		return nil
 	}
+	wait(ctx)
 	return nil
 }
 
@@ -303,11 +315,15 @@ func (st *sessionStore) ListenRelays(fn func(sake.SessionRelay)) (stop func()) {
 		Logger:  st.logger,
 		OnListen: func(_ context.Context, gap bool) {
 			st.cache.reset(true)
+			st.echoes.On()
 			if gap {
 				st.logger.Warn("pgreplica: session relays may have been lost while reconnecting: messages for streams held here and answers awaited here may be missing; session records are read again")
 			}
 		},
-		OnLost: func() { st.cache.reset(false) },
+		OnLost: func() {
+			st.cache.reset(false)
+			st.echoes.Off()
+		},
 		Notify: func(payload string) {
 			var w relayWire
 			if err := json.Unmarshal([]byte(payload), &w); err != nil {
@@ -324,6 +340,7 @@ func (st *sessionStore) ListenRelays(fn func(sake.SessionRelay)) (stop func()) {
 				st.cache.drop(w.Session)
 			}
 			if w.Origin == st.replica {
+				st.echoes.Heard(w.Echo)
 				return
 			}
 			if w.Row != 0 {
@@ -345,6 +362,7 @@ func (st *sessionStore) ListenRelays(fn func(sake.SessionRelay)) (stop func()) {
 		once.Do(func() {
 			stopListen()
 			st.cache.reset(false)
+			st.echoes.Off()
 			cancel()
 			<-flushed
 		})

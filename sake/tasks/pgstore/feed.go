@@ -54,11 +54,18 @@ func (s *Store) Publish(ctx context.Context, id string, answers map[string]json.
 	if err != nil {
 		return fmt.Errorf("pgstore: encoding answers: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, `WITH stored AS (
+	echo, wait := s.echoes.Expect()
+	tag, err := s.pool.Exec(ctx, `WITH stored AS (
 			INSERT INTO sake_task_answers (task_id, answers) SELECT id, $2 FROM sake_tasks WHERE id = $1 RETURNING 1)
-		SELECT pg_notify($3, $4) FROM stored`, id, b, s.channel, bareNotice(s.replica, id, noticeAnswers)); err != nil {
-		return fmt.Errorf("pgstore: storing answers: %w", err)
+		SELECT pg_notify($3, $4) FROM stored`, id, b, s.channel, bareNotice(s.replica, id, noticeAnswers, echo))
+	if err != nil || tag.RowsAffected() == 0 {
+		s.echoes.Forget(echo)
+		if err != nil {
+			return fmt.Errorf("pgstore: storing answers: %w", err)
+		}
+		return nil
 	}
+	wait(ctx)
 	return nil
 }
 
@@ -109,12 +116,16 @@ func (s *Store) Listen(fn func(id string)) (stop func()) {
 		Logger:  s.cfg.logger,
 		OnListen: func(ctx context.Context, gap bool) {
 			s.cache.reset(true)
+			s.echoes.On()
 			s.heartbeat(ctx)
 			if gap {
 				fn("")
 			}
 		},
-		OnLost: func() { s.cache.reset(false) },
+		OnLost: func() {
+			s.cache.reset(false)
+			s.echoes.Off()
+		},
 		Notify: func(payload string) {
 			if id := s.heard(payload); id != "" {
 				fn(id)
@@ -131,6 +142,7 @@ func (s *Store) Listen(fn func(id string)) (stop func()) {
 		once.Do(func() {
 			stopListen()
 			s.cache.reset(false)
+			s.echoes.Off()
 			cancel()
 			<-beating
 		})
@@ -142,7 +154,11 @@ func (s *Store) Listen(fn func(id string)) (stop func()) {
 // replica's own notice, a payload it cannot read).
 func (s *Store) heard(payload string) string {
 	var n notice
-	if json.Unmarshal([]byte(payload), &n) != nil || n.ID == "" || n.Origin == s.replica {
+	if json.Unmarshal([]byte(payload), &n) != nil || n.ID == "" {
+		return ""
+	}
+	if n.Origin == s.replica {
+		s.echoes.Heard(n.Echo)
 		return ""
 	}
 	switch n.Kind {

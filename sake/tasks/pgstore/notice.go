@@ -29,6 +29,8 @@ type notice struct {
 	Kind    string    `json:"k"`
 	Version int64     `json:"v,omitempty"`
 	Task    *wireTask `json:"t,omitempty"`
+	// Echo is what the writer waits for to come back (pglisten.Echoes).
+	Echo uint64 `json:"n,omitempty"`
 }
 
 // wireTask is a task in a notice (its id is the notice's).
@@ -49,8 +51,8 @@ type wireTask struct {
 
 // encodeNotice is the payload announcing t at version: with the task when
 // it fits, else without.
-func encodeNotice(origin, kind string, t *sake.Task, version int64) string {
-	n := notice{Origin: origin, ID: t.ID, Kind: kind, Version: version, Task: &wireTask{
+func encodeNotice(origin, kind string, t *sake.Task, version int64, echo uint64) string {
+	n := notice{Origin: origin, ID: t.ID, Kind: kind, Version: version, Echo: echo, Task: &wireTask{
 		Owner: t.Owner, Tool: t.Tool, Status: t.Status, StatusMessage: t.StatusMessage,
 		CreatedAt: t.CreatedAt.UnixMicro(), LastUpdatedAt: t.LastUpdatedAt.UnixMicro(),
 		TTL: t.TTL.Milliseconds(), PollInterval: t.PollInterval.Milliseconds(),
@@ -65,8 +67,8 @@ func encodeNotice(origin, kind string, t *sake.Task, version int64) string {
 }
 
 // bareNotice is the payload of a notice without a task.
-func bareNotice(origin, id, kind string) string {
-	b, _ := json.Marshal(notice{Origin: origin, ID: id, Kind: kind})
+func bareNotice(origin, id, kind string, echo uint64) string {
+	b, _ := json.Marshal(notice{Origin: origin, ID: id, Kind: kind, Echo: echo})
 	return string(b)
 }
 

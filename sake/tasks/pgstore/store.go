@@ -31,6 +31,7 @@ type Store struct {
 	channel string
 	cfg     config
 	cache   *cache
+	echoes  pglisten.Echoes
 }
 
 var _ tasks.Store = (*Store)(nil)
@@ -69,6 +70,7 @@ func (s *Store) Create(ctx context.Context, t *sake.Task) error {
 	if err != nil {
 		return err
 	}
+	echo, wait := s.echoes.Expect()
 	tag, err := s.pool.Exec(ctx, `WITH created AS (
 			INSERT INTO sake_tasks (`+columns+`, expires_at, runner)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
@@ -76,14 +78,16 @@ func (s *Store) Create(ctx context.Context, t *sake.Task) error {
 		SELECT pg_notify($16, $17) FROM created`,
 		t.ID, t.Owner, t.Tool, t.Status, t.StatusMessage, t.CreatedAt, t.LastUpdatedAt,
 		t.TTL.Milliseconds(), t.PollInterval.Milliseconds(), reqs, result, t.ResultIsError, errJSON,
-		expiresAt(t), s.replica, s.channel, encodeNotice(s.replica, noticeCreated, t, 1))
-	if err != nil {
-		return fmt.Errorf("pgstore: creating task: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
+		expiresAt(t), s.replica, s.channel, encodeNotice(s.replica, noticeCreated, t, 1, echo))
+	if err != nil || tag.RowsAffected() == 0 {
+		s.echoes.Forget(echo)
+		if err != nil {
+			return fmt.Errorf("pgstore: creating task: %w", err)
+		}
 		return tasks.ErrTaskExists
 	}
 	s.cache.put(t, 1)
+	wait(ctx)
 	return nil
 }
 
@@ -122,7 +126,6 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*sake.Task) error
 				s.cache.drop(id) // it may or may not have been written
 				return nil, err
 			case done:
-				s.cache.put(cur, version+1)
 				return cur, nil
 			}
 		}
@@ -139,6 +142,7 @@ func (s *Store) writeIf(ctx context.Context, t *sake.Task, version int64) (bool,
 	if err != nil {
 		return false, err
 	}
+	echo, wait := s.echoes.Expect()
 	tag, err := s.pool.Exec(ctx, `WITH updated AS (
 			UPDATE sake_tasks SET tool = $2, status = $3, status_message = $4,
 				created_at = $5, last_updated_at = $6, ttl_ms = $7, poll_ms = $8, input_requests = $9,
@@ -147,17 +151,24 @@ func (s *Store) writeIf(ctx context.Context, t *sake.Task, version int64) (bool,
 		SELECT pg_notify($15, $16) FROM updated`,
 		t.ID, t.Tool, t.Status, t.StatusMessage, t.CreatedAt, t.LastUpdatedAt,
 		t.TTL.Milliseconds(), t.PollInterval.Milliseconds(), reqs, result, t.ResultIsError, errJSON,
-		expiresAt(t), version, s.channel, encodeNotice(s.replica, noticeUpdated, t, version+1))
-	if err != nil {
-		return false, fmt.Errorf("pgstore: updating task: %w", err)
+		expiresAt(t), version, s.channel, encodeNotice(s.replica, noticeUpdated, t, version+1, echo))
+	if err != nil || tag.RowsAffected() != 1 {
+		s.echoes.Forget(echo)
+		if err != nil {
+			return false, fmt.Errorf("pgstore: updating task: %w", err)
+		}
+		return false, nil
 	}
-	return tag.RowsAffected() == 1, nil
+	s.cache.put(t, version+1)
+	wait(ctx)
+	return true, nil
 }
 
 // updateLocked is Update with the row locked while fn runs.
 func (s *Store) updateLocked(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
 	var out *sake.Task
 	var version int64
+	echo, wait := s.echoes.Expect()
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		t, v, err := scanVersioned(tx.QueryRow(ctx, `SELECT `+columns+`, version FROM sake_tasks WHERE id = $1 FOR UPDATE`, id))
 		if err != nil {
@@ -180,34 +191,39 @@ func (s *Store) updateLocked(ctx context.Context, id string, fn func(*sake.Task)
 			SELECT pg_notify($14, $15) FROM updated`,
 			id, t.Tool, t.Status, t.StatusMessage, t.CreatedAt, t.LastUpdatedAt,
 			t.TTL.Milliseconds(), t.PollInterval.Milliseconds(), reqs, result, t.ResultIsError, errJSON,
-			expiresAt(t), s.channel, encodeNotice(s.replica, noticeUpdated, t, v+1)); err != nil {
+			expiresAt(t), s.channel, encodeNotice(s.replica, noticeUpdated, t, v+1, echo)); err != nil {
 			return fmt.Errorf("pgstore: updating task: %w", err)
 		}
 		out, version = t, v+1
 		return nil
 	})
 	if err != nil {
+		s.echoes.Forget(echo)
 		if !errors.Is(err, sake.ErrTaskNotFound) {
 			s.cache.drop(id)
 		}
 		return nil, err
 	}
 	s.cache.put(out, version)
+	wait(ctx)
 	return out, nil
 }
 
 // Delete implements tasks.Store.
 func (s *Store) Delete(ctx context.Context, id string) error {
+	echo, wait := s.echoes.Expect()
 	tag, err := s.pool.Exec(ctx, `WITH deleted AS (DELETE FROM sake_tasks WHERE id = $1 RETURNING 1)
-		SELECT pg_notify($2, $3) FROM deleted`, id, s.channel, bareNotice(s.replica, id, noticeDeleted))
-	if err != nil {
-		s.cache.drop(id)
-		return fmt.Errorf("pgstore: deleting task: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
+		SELECT pg_notify($2, $3) FROM deleted`, id, s.channel, bareNotice(s.replica, id, noticeDeleted, echo))
+	if err != nil || tag.RowsAffected() == 0 {
+		s.echoes.Forget(echo)
+		if err != nil {
+			s.cache.drop(id)
+			return fmt.Errorf("pgstore: deleting task: %w", err)
+		}
 		return sake.ErrTaskNotFound
 	}
 	s.cache.gone(id)
+	wait(ctx)
 	return nil
 }
 

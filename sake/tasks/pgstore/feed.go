@@ -161,6 +161,9 @@ func (s *Store) heard(payload string) string {
 		s.echoes.Heard(n.Echo)
 		return ""
 	}
+	if hook := s.heardHook; hook != nil {
+		defer hook(n.ID, n.Kind)
+	}
 	switch n.Kind {
 	case noticeCreated, noticeUpdated:
 		if t := n.task(); t != nil {

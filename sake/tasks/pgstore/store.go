@@ -32,6 +32,9 @@ type Store struct {
 	cfg     config
 	cache   *cache
 	echoes  pglisten.Echoes
+	// heardHook, when set (by tests), is called with each notice from
+	// another replica once it is taken in.
+	heardHook func(id, kind string)
 }
 
 var _ tasks.Store = (*Store)(nil)

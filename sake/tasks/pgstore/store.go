@@ -318,15 +318,6 @@ func encode(t *sake.Task) (reqs, result, errJSON []byte, err error) {
 	return reqs, result, errJSON, nil
 }
 
-// scanOne reads one task, or sake.ErrTaskNotFound.
-func scanOne(row pgx.Row) (*sake.Task, error) {
-	t, err := scan(row)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, sake.ErrTaskNotFound
-	}
-	return t, err
-}
-
 // scanVersioned reads one task and its version, or sake.ErrTaskNotFound.
 func scanVersioned(row pgx.Row) (*sake.Task, int64, error) {
 	var version int64

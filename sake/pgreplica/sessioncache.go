@@ -75,9 +75,8 @@ func (c *sessionCache) keepLocked(rec *sake.SessionRecord) {
 		return
 	}
 	if _, ok := c.records[rec.ID]; !ok && len(c.records) >= c.limit {
-		for id := range c.records { // an arbitrary one makes room
+		for id := range c.records { // an arbitrary one makes room (its last use is still written)
 			delete(c.records, id)
-			delete(c.touched, id)
 			break
 		}
 		c.forgets++

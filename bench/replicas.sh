@@ -4,7 +4,10 @@
 # one replica behind a round-robin proxy, and two replicas behind it, over
 # HTTP in both eras, for tools/call echo and for a task polled to its end
 # (echo_task), interleaved in one run. Starts a throwaway cluster
-# (scripts/postgres.sh) unless SAKE_POSTGRES_URL is set.
+# (scripts/postgres.sh) unless SAKE_POSTGRES_URL is set, with
+# pg_stat_statements loaded: the statements the replicas run during each
+# measured window are counted, per operation and per request (a cluster of
+# your own must preload pg_stat_statements for that).
 #
 #   bench/replicas.sh                 # 16 clients, 5 s per run, 3 repetitions
 #   DUR=2s REPS=1 bench/replicas.sh   # a quick check
@@ -14,7 +17,7 @@ DUR=${DUR:-5s}
 CONC=${CONC:-16}
 REPS=${REPS:-3}
 if [ -z "${SAKE_POSTGRES_URL:-}" ]; then
-  eval "$(../scripts/postgres.sh start)"
+  eval "$(SAKE_POSTGRES_OPTS="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=1000" ../scripts/postgres.sh start)"
   trap '../scripts/postgres.sh stop' EXIT
 fi
 export SAKE_POSTGRES_URL

@@ -6,6 +6,9 @@
 #   go test ./...                         # the PostgreSQL tests run instead of skipping
 #   scripts/postgres.sh stop              # stops the cluster and removes its folder
 #
+# SAKE_POSTGRES_OPTS adds server settings, e.g.
+# "-c shared_preload_libraries=pg_stat_statements" (bench/replicas.sh).
+#
 # PostgreSQL comes from Debian's packages when it is missing. Only the
 # export lines go to standard output; progress goes to standard error.
 set -euo pipefail
@@ -34,7 +37,7 @@ start() {
   as_owner "$bin/initdb" -D "$dir/data" -U sake --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; exit 1; }
   as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 ${SAKE_POSTGRES_OPTS:-}" \
     start >&2 || { cat "$dir/server.log" >&2; exit 1; }
   as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U sake sake
   echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port, data in $dir" >&2

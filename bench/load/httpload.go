@@ -76,7 +76,7 @@ func runHTTP(ctx context.Context, c config, o options, extra []string, r *runRes
 	if len(callers) == 0 {
 		return fmt.Errorf("no client could set up: %v", setupErr[0])
 	}
-	measureCPU(ctx, p, callers, o.dur, r)
+	o.pg.around(c, r, func() { measureCPU(ctx, p, callers, o.dur, r) })
 	for _, cl := range clients {
 		r.polls += cl.polls
 	}

@@ -36,6 +36,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -152,6 +153,7 @@ type options struct {
 	reps          int
 	profile       string
 	profileAlways bool
+	pg            *pgStats // counts the replicas' statements
 }
 
 func main() {
@@ -182,6 +184,10 @@ func main() {
 		}
 	}
 
+	o.pg = &pgStats{note: "no replica on PostgreSQL in this run"}
+	if slices.ContainsFunc(cfgs, func(c config) bool { return c.srv.name == "sake-1r" || c.srv.name == "sake-2r" }) {
+		o.pg = newPGStats(envPGStats())
+	}
 	printHeader(o)
 	results := make(map[string][]runResult)
 	for rep := 1; rep <= o.reps; rep++ {
@@ -194,6 +200,9 @@ func main() {
 	}
 	sums := summarize(cfgs, results)
 	printSummary(sums, cfgs, results, o)
+	if o.pg.note != "no replica on PostgreSQL in this run" {
+		printStatements(o.pg, cfgs, results)
+	}
 
 	if o.profile != "" {
 		maybeProfile(sums, o)

@@ -40,6 +40,10 @@ type runResult struct {
 	// depends on what else the machine runs.
 	cpuPerCall time.Duration
 	polls      int64 // tasks/get requests of the tasks workload
+	// statements is how many the database ran during the window (when
+	// counted: pg_stat_statements).
+	statements int64
+	counted    bool
 	tally      *errTally
 }
 
@@ -163,6 +167,9 @@ func (r runResult) line(reps int) string {
 		}
 		if r.cfg.path.tasks && r.ok > 0 {
 			fmt.Fprintf(&b, "  tasks/get per task %.2f", float64(r.polls)/float64(r.ok))
+		}
+		if r.counted && r.ok > 0 {
+			fmt.Fprintf(&b, "  db %.3f stmt/op", float64(r.statements)/float64(r.ok))
 		}
 	}
 	for _, l := range r.tally.lines() {

@@ -3,8 +3,6 @@ package pgbroker
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -24,12 +22,7 @@ const channel = "sake_broadcasts"
 // whole database, so servers in two schemas of one database would hear
 // each other's list changes and resource updates on a shared one.
 func channelOf(pool *pgxpool.Pool) string {
-	path := pool.Config().ConnConfig.RuntimeParams["search_path"]
-	if path == "" {
-		return channel
-	}
-	sum := sha256.Sum256([]byte(path))
-	return channel + "_" + hex.EncodeToString(sum[:8])
+	return pglisten.Channel(pool.Config().ConnConfig, channel)
 }
 
 // MaxURI is the longest resource URI, in bytes, whose updates travel

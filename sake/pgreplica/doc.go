@@ -20,5 +20,16 @@
 // it stops (by default a replica beats every 10 s and is taken as stopped
 // after a minute without a beat).
 //
-// A tools/call that starts no task does not touch the database.
+// A tools/call that starts no task does not touch the database, nor does
+// any message of a legacy session this replica knows: the session's
+// record is kept in memory once read (SessionCache bounds how many), and
+// each write of a record (a log level, subscriptions, the end of the
+// session) announces itself over LISTEN/NOTIFY in the statement that makes
+// it, so every replica replaces or drops its copy as the notice arrives.
+// A change made on one replica therefore holds on another once its notice
+// has been delivered there (the replica that made it answers its client
+// only after its own notice has come back, by which time PostgreSQL has
+// sent it to everyone). The sessions' last use is written in one batch
+// every 5 s. A replica that loses its LISTEN connection drops every record
+// it keeps, and reads them again until it listens again.
 package pgreplica

@@ -100,7 +100,8 @@ func TestDatabaseOutageIsNotSessionNotFound(t *testing.T) {
 	db := newCutter(t, u.Host)
 	u.Host = db.ln.Addr().String()
 	ctx := context.Background()
-	r, err := pgreplica.Open(ctx, pgtest.Pool(t, u.String(), schema))
+	lost := make(lossTap, 16)
+	r, err := pgreplica.Open(ctx, pgtest.Pool(t, u.String(), schema), pgreplica.Logger(slog.New(lost)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,18 @@ func TestDatabaseOutageIsNotSessionNotFound(t *testing.T) {
 	sid := initialize(t, ts.URL, "")
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 
+	// Known, the session's messages are answered from memory.
+	if resp := post(t, ts.URL, "", sid, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("ping: %d", resp.StatusCode)
+	}
 	db.cut()
+	// Once the replica knows its LISTEN connection is lost, it no longer
+	// trusts what it keeps in memory: the record must be read, and cannot.
+	for ch := range lost {
+		if strings.HasPrefix(ch, "sake_sessions") {
+			break
+		}
+	}
 	wantUnavailable := func(resp *http.Response, what string) {
 		t.Helper()
 		var body struct {
@@ -151,3 +163,26 @@ func TestDatabaseOutageIsNotSessionNotFound(t *testing.T) {
 		t.Fatalf("an unknown session: %d, want 404", resp.StatusCode)
 	}
 }
+
+// lossTap is a slog handler that sends the channel of each lost LISTEN
+// connection.
+type lossTap chan string
+
+func (l lossTap) Enabled(context.Context, slog.Level) bool { return true }
+func (l lossTap) Handle(_ context.Context, r slog.Record) error {
+	if !strings.HasPrefix(r.Message, "listening on PostgreSQL failed") {
+		return nil
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "channel" {
+			select {
+			case l <- a.Value.String():
+			default:
+			}
+		}
+		return true
+	})
+	return nil
+}
+func (l lossTap) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l lossTap) WithGroup(string) slog.Handler      { return l }

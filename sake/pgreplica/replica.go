@@ -45,6 +45,8 @@ type config struct {
 	logger *slog.Logger
 	tasks  []tasks.Option
 	store  []pgstore.Option
+	// sessionCache is how many session records are kept in memory.
+	sessionCache int
 }
 
 // Logger receives what the replica's parts cannot report to a caller (lost
@@ -66,11 +68,24 @@ func StoreOptions(opts ...pgstore.Option) Option {
 	return func(c *config) { c.store = append(c.store, opts...) }
 }
 
+// SessionCache bounds how many legacy session records the replica keeps in
+// memory, so that a message of a known session reads nothing: n records
+// (DefaultSessionCache, 10000, by default); beyond it an arbitrary one is
+// forgotten and read again when next used. 0 keeps the default; a
+// negative n keeps none (every message reads its record).
+func SessionCache(n int) Option {
+	return func(c *config) {
+		if n != 0 {
+			c.sessionCache = n
+		}
+	}
+}
+
 // Open joins the replicas that share pool's database: it runs the
 // migrations, reads (or, first of all, creates) the signing secret every
 // replica shares, and starts listening to the others.
 func Open(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Replica, error) {
-	c := config{logger: slog.New(slog.DiscardHandler)}
+	c := config{logger: slog.New(slog.DiscardHandler), sessionCache: DefaultSessionCache}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -98,7 +113,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Replica, er
 		store:    store,
 		tasks:    tasks.New(topts...),
 		broker:   pgbroker.New(pool, id, c.logger),
-		sessions: &sessionStore{pool: pool, replica: id, logger: c.logger},
+		sessions: newSessionStore(pool, id, c.logger, c.sessionCache),
 	}, nil
 }
 

@@ -35,6 +35,9 @@ func (app) Watched(*sake.Context) (string, error) { return "watched", nil }
 
 func (app) Echo(_ *sake.Context, a echoArgs) (string, error) { return a.Text, nil }
 
+// Level answers the log level the session has for this request.
+func (app) Level(c *sake.Context) (string, error) { return string(c.LogLevel()), nil }
+
 func (app) Ask(c *sake.Context) (string, error) {
 	var f nameForm
 	act, err := c.Elicit("name", "Your name?", &f)
@@ -44,10 +47,27 @@ func (app) Ask(c *sake.Context) (string, error) {
 	return string(act) + ":" + f.Name, nil
 }
 
-// replica is one process of the group: its server and its URL.
+// replica is one process of the group: its server and its URL, and the
+// relays it has acted on.
 type replica struct {
-	srv *sake.Server
-	url string
+	srv   *sake.Server
+	url   string
+	r     *pgreplica.Replica
+	heard chan heardRelay
+}
+
+// heardRelay is a relay a replica has acted on.
+type heardRelay struct{ session, kind string }
+
+// waitHeard waits until the replica has acted on a relay of kind about
+// session.
+func (r replica) waitHeard(t *testing.T, session, kind string) {
+	t.Helper()
+	for h := range r.heard {
+		if h.session == session && h.kind == kind {
+			return
+		}
+	}
 }
 
 // start runs n replicas on one fresh schema, each behind its own HTTP
@@ -62,6 +82,13 @@ func start(t *testing.T, n int) []replica {
 		if err != nil {
 			t.Fatal(err)
 		}
+		heard := make(chan heardRelay, 256)
+		pgreplica.OnRelayHeard(r, func(session, kind string) {
+			select {
+			case heard <- heardRelay{session, kind}:
+			default:
+			}
+		})
 		srv := sake.MustNew(app{}, r.Options()...)
 		h := plug.New(srv, plug.Identify(func(req *http.Request) (*sake.Identity, error) {
 			if u := req.Header.Get("X-User"); u != "" {
@@ -76,7 +103,7 @@ func start(t *testing.T, n int) []replica {
 			_ = srv.Shutdown(ctx)
 			_ = r.Close(ctx)
 		})
-		out = append(out, replica{srv: srv, url: ts.URL})
+		out = append(out, replica{srv: srv, url: ts.URL, r: r, heard: heard})
 	}
 	return out
 }
@@ -220,6 +247,9 @@ func TestLegacySessionAcrossReplicas(t *testing.T) {
 	if del.StatusCode != http.StatusNoContent {
 		t.Fatalf("DELETE on C: %d", del.StatusCode)
 	}
+	// Once A and B have heard of the end, none serves the session.
+	rs[0].waitHeard(t, sid, sake.RelayClosed)
+	rs[1].waitHeard(t, sid, sake.RelayClosed)
 	for i, url := range []string{a, b, c} {
 		resp := post(t, url, "alice", sid, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
 		if resp.StatusCode != http.StatusNotFound {
@@ -281,5 +311,60 @@ func TestStreamOnAnotherReplica(t *testing.T) {
 	want := "[notifications/resources/updated file:///watched notifications/tools/list_changed]"
 	if s := strings.Join(got, ","); "["+strings.ReplaceAll(s, ",", " ")+"]" != want {
 		t.Errorf("B's stream got %v, want %s", got, want)
+	}
+}
+
+// A change made on one replica (the log level, DELETE) holds for a
+// request on another once the change's notice has been delivered there:
+// the other replica's record in memory is replaced or dropped, never
+// served stale.
+func TestSessionChangeSeenOnAnotherReplica(t *testing.T) {
+	t.Parallel()
+	rs := start(t, 2)
+	a, b := rs[0], rs[1]
+	sid := initialize(t, a.url, "alice")
+	post(t, a.url, "alice", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	b.waitHeard(t, sid, sake.RelayChanged) // initialize
+	b.waitHeard(t, sid, sake.RelayChanged) // notifications/initialized
+	level := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"level"}}`
+	if got := resultText(t, events(post(t, b.url, "alice", sid, level))); got != "" {
+		t.Fatalf("level on B before any was set: %q", got)
+	}
+	if pgreplica.CachedSessions(b.r) != 1 {
+		t.Fatalf("B keeps %d session records, want 1", pgreplica.CachedSessions(b.r))
+	}
+	for _, lv := range []string{"info", "error"} {
+		set := `{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"` + lv + `"}}`
+		if resp := post(t, a.url, "alice", sid, set); resp.StatusCode != http.StatusOK {
+			t.Fatalf("setLevel on A: %d", resp.StatusCode)
+		}
+		b.waitHeard(t, sid, sake.RelayChanged)
+		if got := resultText(t, events(post(t, b.url, "alice", sid, level))); got != lv {
+			t.Fatalf("level on B once the change was delivered: %q, want %q", got, lv)
+		}
+	}
+	// A bad level changes nothing anywhere.
+	bad := post(t, a.url, "alice", sid, `{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"loud"}}`)
+	if m := <-events(bad); m["error"] == nil {
+		t.Fatalf("a bad level was accepted: %v", m)
+	}
+	if got := resultText(t, events(post(t, b.url, "alice", sid, level))); got != "error" {
+		t.Fatalf("level on B after a refused change: %q", got)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, a.url, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("X-User", "alice")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	del, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del.Body.Close()
+	b.waitHeard(t, sid, sake.RelayClosed)
+	if resp := post(t, b.url, "alice", sid, level); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("B after the DELETE on A was delivered: %d, want 404", resp.StatusCode)
+	}
+	if n := pgreplica.CachedSessions(b.r); n != 0 {
+		t.Fatalf("B still keeps %d session records", n)
 	}
 }

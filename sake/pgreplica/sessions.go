@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/internal/pglisten"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // relayChannel is the LISTEN/NOTIFY channel of session relays.
@@ -51,24 +53,93 @@ var sessionMigrations = []string{
 	);`,
 }
 
-// sessionStore is a sake.SessionStore on PostgreSQL.
+// sessionStore is a sake.SessionStore on PostgreSQL. While it listens
+// (ListenRelays) it keeps the records it has read or been told of in
+// memory (sessionCache): a message of a known session reads nothing, and
+// its last use is written with the others' every touchEvery. Every write
+// of a record announces itself in the statement that makes it, so the
+// other replicas drop or replace their copy as it commits.
 type sessionStore struct {
 	pool    *pgxpool.Pool
 	replica string
+	channel string
 	logger  *slog.Logger
+	cache   *sessionCache
+	echoes  pglisten.Echoes
+	// heardHook, when set (by tests), is called after each relay from
+	// another replica has been acted on.
+	heardHook func(session, kind string)
 }
 
 var _ sake.SessionStore = (*sessionStore)(nil)
 
+func newSessionStore(pool *pgxpool.Pool, replica string, logger *slog.Logger, cacheSize int) *sessionStore {
+	return &sessionStore{pool: pool, replica: replica, logger: logger,
+		channel: pglisten.Channel(pool.Config().ConnConfig, relayChannel), cache: newSessionCache(cacheSize)}
+}
+
 // relayWire is a relay in a NOTIFY payload: inline, or the seq of its row.
+// A record's change carries the record when it fits.
 type relayWire struct {
 	Origin  string          `json:"o"`
 	Session string          `json:"s,omitempty"`
 	Kind    string          `json:"k,omitempty"`
 	Message json.RawMessage `json:"m,omitempty"`
 	Row     int64           `json:"r,omitempty"`
+	Record  *wireRecord     `json:"rec,omitempty"`
+	// Echo is what the writer waits for to come back (pglisten.Echoes).
+	Echo uint64 `json:"n,omitempty"`
 }
 
+// wireRecord is a session record in a notice (its id is the notice's).
+type wireRecord struct {
+	Owner         string                      `json:"o"`
+	Key           string                      `json:"k"`
+	Version       string                      `json:"v"`
+	Capabilities  protocol.ClientCapabilities `json:"c"`
+	ClientInfo    protocol.Implementation     `json:"i"`
+	Offers        []string                    `json:"f,omitempty"`
+	Initialized   bool                        `json:"n,omitempty"`
+	LogLevel      int32                       `json:"l,omitempty"`
+	Subscriptions []string                    `json:"s,omitempty"`
+}
+
+// changeNotice is the payload announcing rec's new state: with the record
+// when it fits.
+func (st *sessionStore) changeNotice(rec *sake.SessionRecord, echo uint64) string {
+	w := relayWire{Origin: st.replica, Session: rec.ID, Kind: sake.RelayChanged, Echo: echo, Record: &wireRecord{
+		Owner: rec.Owner, Key: rec.Key, Version: rec.Version, Capabilities: rec.Capabilities, ClientInfo: rec.ClientInfo,
+		Offers: rec.Offers, Initialized: rec.Initialized, LogLevel: rec.LogLevel, Subscriptions: rec.Subscriptions}}
+	b, err := json.Marshal(w)
+	if err != nil || len(b) > maxInlineRelay {
+		w.Record = nil
+		b, _ = json.Marshal(w)
+	}
+	return string(b)
+}
+
+// record is the session record a notice carries, or nil.
+func (w *relayWire) record() *sake.SessionRecord {
+	r := w.Record
+	if r == nil {
+		return nil
+	}
+	return &sake.SessionRecord{ID: w.Session, Owner: r.Owner, Key: r.Key, Version: r.Version,
+		Capabilities: r.Capabilities, ClientInfo: r.ClientInfo, Offers: nonNil(r.Offers), Initialized: r.Initialized,
+		LogLevel: r.LogLevel, Subscriptions: nonNil(r.Subscriptions), LastUsed: time.Now()}
+}
+
+// nonNil is s, or an empty slice for nil (as the table gives it).
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// SaveSession stores rec and announces it, in one statement. This
+// replica's copy is dropped: it takes the new record from its own notice
+// or the table, in the order the changes committed.
 func (st *sessionStore) SaveSession(ctx context.Context, rec *sake.SessionRecord) error {
 	caps, err := json.Marshal(rec.Capabilities)
 	if err != nil {
@@ -85,39 +156,102 @@ func (st *sessionStore) SaveSession(ctx context.Context, rec *sake.SessionRecord
 	if subs == nil {
 		subs = []string{}
 	}
-	_, err = st.pool.Exec(ctx, `INSERT INTO sake_sessions (id, owner, quota_key, version, capabilities,
-			client_info, offers, initialized, log_level, subscriptions)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-		ON CONFLICT (id) DO UPDATE SET initialized = excluded.initialized,
-			log_level = excluded.log_level, subscriptions = excluded.subscriptions, last_used = now()`,
-		rec.ID, rec.Owner, rec.Key, rec.Version, caps, info, offers, rec.Initialized, rec.LogLevel, subs)
+	st.cache.drop(rec.ID)
+	echo, wait := st.echoes.Expect()
+	_, err = st.pool.Exec(ctx, `WITH saved AS (
+			INSERT INTO sake_sessions (id, owner, quota_key, version, capabilities,
+				client_info, offers, initialized, log_level, subscriptions)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			ON CONFLICT (id) DO UPDATE SET initialized = excluded.initialized,
+				log_level = excluded.log_level, subscriptions = excluded.subscriptions, last_used = now()
+			RETURNING 1)
+		SELECT pg_notify($11, $12) FROM saved`,
+		rec.ID, rec.Owner, rec.Key, rec.Version, caps, info, offers, rec.Initialized, rec.LogLevel, subs,
+		st.channel, st.changeNotice(rec, echo))
+	st.cache.drop(rec.ID) // a read racing the write may have filled it
 	if err != nil {
+		st.echoes.Forget(echo)
 		return fmt.Errorf("pgreplica: storing session: %w", err)
 	}
+	wait(ctx)
 	return nil
 }
 
 const sessionColumns = `id, owner, quota_key, version, capabilities, client_info, offers,
 	initialized, log_level, subscriptions, last_used`
 
+// TouchSession answers from memory when this replica knows the session
+// (its last use is then written by the next flush), else reads the record
+// and, at most every touchEvery, writes its last use in the same
+// statement.
 func (st *sessionStore) TouchSession(ctx context.Context, id string) (*sake.SessionRecord, error) {
-	// last_used is written at most every touchEvery per session: the
-	// common message reads its record and writes nothing.
-	return scanSession(st.pool.QueryRow(ctx, `WITH touched AS (
+	if rec := st.cache.touch(id); rec != nil {
+		return rec, nil
+	}
+	mark := st.cache.mark()
+	rec, err := scanSession(st.pool.QueryRow(ctx, `WITH touched AS (
 			UPDATE sake_sessions SET last_used = now()
 			WHERE id = $1 AND last_used < now() - make_interval(secs => $2))
 		SELECT `+sessionColumns+` FROM sake_sessions WHERE id = $1`, id, touchEvery.Seconds()))
+	if rec != nil {
+		st.cache.fill(rec, mark)
+	}
+	return rec, err
 }
 
+// LoadSession reads the record from the table: its callers want the last
+// use every replica wrote (idle expiry) or the state after a change.
 func (st *sessionStore) LoadSession(ctx context.Context, id string) (*sake.SessionRecord, error) {
 	return scanSession(st.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sake_sessions WHERE id = $1`, id))
 }
 
+// DeleteSession deletes the record and announces it, in one statement.
 func (st *sessionStore) DeleteSession(ctx context.Context, id string) error {
-	if _, err := st.pool.Exec(ctx, `DELETE FROM sake_sessions WHERE id = $1`, id); err != nil {
-		return fmt.Errorf("pgreplica: deleting session: %w", err)
+	st.cache.drop(id)
+	echo, wait := st.echoes.Expect()
+	payload, _ := json.Marshal(relayWire{Origin: st.replica, Session: id, Kind: sake.RelayClosed, Echo: echo})
+	tag, err := st.pool.Exec(ctx, `WITH gone AS (DELETE FROM sake_sessions WHERE id = $1 RETURNING 1)
+		SELECT pg_notify($2, $3) FROM gone`, id, st.channel, string(payload))
+	st.cache.drop(id)
+	if err != nil || tag.RowsAffected() == 0 {
+		st.echoes.Forget(echo)
+		if err != nil {
+			return fmt.Errorf("pgreplica: deleting session: %w", err)
+		}
+		return nil
 	}
+	wait(ctx)
 	return nil
+}
+
+// flushTouches writes the last use of the sessions answered from memory
+// since the previous flush, in one statement.
+func (st *sessionStore) flushTouches(ctx context.Context) {
+	ids := st.cache.takeTouched()
+	if len(ids) == 0 {
+		return
+	}
+	if _, err := st.pool.Exec(ctx, `UPDATE sake_sessions SET last_used = now() WHERE id = ANY($1)`, ids); err != nil && ctx.Err() == nil {
+		st.logger.Warn("pgreplica: recording the last use of sessions", "sessions", len(ids), "error", err)
+	}
+}
+
+// flushEvery flushes the last uses every touchEvery until ctx ends, then
+// once more.
+func (st *sessionStore) flushEvery(ctx context.Context) {
+	tick := time.NewTicker(touchEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			st.flushTouches(fctx)
+			cancel()
+			return
+		case <-tick.C:
+			st.flushTouches(ctx)
+		}
+	}
 }
 
 func scanSession(row pgx.Row) (*sake.SessionRecord, error) {
@@ -140,7 +274,13 @@ func scanSession(row pgx.Row) (*sake.SessionRecord, error) {
 	return &rec, nil
 }
 
+// Relay sends r to the other replicas. A change of a record or its end
+// was announced by the write itself (SaveSession, DeleteSession), so those
+// relays send nothing more.
 func (st *sessionStore) Relay(ctx context.Context, r sake.SessionRelay) error {
+	if r.Kind == sake.RelayChanged || r.Kind == sake.RelayClosed {
+		return nil
+	}
 	payload, err := json.Marshal(relayWire{Origin: st.replica, Session: r.Session, Kind: r.Kind, Message: r.Message})
 	if err != nil {
 		return err
@@ -153,25 +293,55 @@ func (st *sessionStore) Relay(ctx context.Context, r sake.SessionRelay) error {
 		}
 		payload = []byte(`{"o":` + strconv.Quote(st.replica) + `,"r":` + strconv.FormatInt(seq, 10) + `}`)
 	}
-	if _, err := st.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, relayChannel, string(payload)); err != nil {
+	if _, err := st.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, st.channel, string(payload)); err != nil {
 		return fmt.Errorf("pgreplica: relaying: %w", err)
 	}
 	return nil
 }
 
+// ListenRelays listens to the other replicas; while it does, records are
+// kept in memory and last uses flushed every touchEvery. A lost LISTEN
+// connection empties that memory at once; it fills again only once the
+// LISTEN is back.
 func (st *sessionStore) ListenRelays(fn func(sake.SessionRelay)) (stop func()) {
-	return pglisten.Start(pglisten.Config{
+	ctx, cancel := context.WithCancel(context.Background())
+	flushed := make(chan struct{})
+	go func() {
+		defer close(flushed)
+		st.flushEvery(ctx)
+	}()
+	stopListen := pglisten.Start(pglisten.Config{
 		Conn:    st.pool.Config().ConnConfig,
-		Channel: relayChannel,
+		Channel: st.channel,
 		Logger:  st.logger,
 		OnListen: func(_ context.Context, gap bool) {
+			st.cache.reset(true)
+			st.echoes.On()
 			if gap {
-				st.logger.Warn("pgreplica: session relays may have been lost while reconnecting: messages for streams held here and answers awaited here may be missing")
+				st.logger.Warn("pgreplica: session relays may have been lost while reconnecting: messages for streams held here and answers awaited here may be missing; session records are read again")
 			}
+		},
+		OnLost: func() {
+			st.cache.reset(false)
+			st.echoes.Off()
 		},
 		Notify: func(payload string) {
 			var w relayWire
-			if err := json.Unmarshal([]byte(payload), &w); err != nil || w.Origin == st.replica {
+			if err := json.Unmarshal([]byte(payload), &w); err != nil {
+				return
+			}
+			switch w.Kind {
+			case sake.RelayChanged:
+				if rec := w.record(); rec != nil {
+					st.cache.put(rec)
+				} else {
+					st.cache.drop(w.Session)
+				}
+			case sake.RelayClosed:
+				st.cache.drop(w.Session)
+			}
+			if w.Origin == st.replica {
+				st.echoes.Heard(w.Echo)
 				return
 			}
 			if w.Row != 0 {
@@ -183,6 +353,19 @@ func (st *sessionStore) ListenRelays(fn func(sake.SessionRelay)) (stop func()) {
 				}
 			}
 			fn(sake.SessionRelay{Session: w.Session, Kind: w.Kind, Message: w.Message})
+			if hook := st.heardHook; hook != nil {
+				hook(w.Session, w.Kind)
+			}
 		},
 	})
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			stopListen()
+			st.cache.reset(false)
+			st.echoes.Off()
+			cancel()
+			<-flushed
+		})
+	}
 }

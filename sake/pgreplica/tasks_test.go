@@ -67,11 +67,13 @@ func TestTasksAcrossReplicas(t *testing.T) {
 	j := &jobs{started: make(chan struct{}, 1), ended: make(chan error, 1)}
 	rr := &roundRobin{seen: make([]atomic.Int64, 3)}
 	var first string
+	var group []*pgreplica.Replica
 	for range 3 {
 		r, err := pgreplica.Open(ctx, pgtest.Pool(t, url0, schema))
 		if err != nil {
 			t.Fatal(err)
 		}
+		group = append(group, r)
 		srv := sake.MustNew(j, r.Options()...)
 		h := plug.New(srv)
 		ts := httptest.NewServer(h)
@@ -116,6 +118,12 @@ func TestTasksAcrossReplicas(t *testing.T) {
 	}
 	if cause := <-j.ended; cause == nil {
 		t.Error("the work's context ended without a cause")
+	}
+	// Every replica has heard of the cancellation (its waiters woke).
+	for i, r := range group {
+		if _, err := r.Tasks().Wait(ctx, "", task.ID, func(t *sake.Task) bool { return t.Status == sake.TaskCancelled }); err != nil {
+			t.Fatalf("replica %d: %v", i, err)
+		}
 	}
 	got, err := c.GetTask(ctx, task.ID)
 	if err != nil || got.Status != sake.TaskCancelled {

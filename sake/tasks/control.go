@@ -97,6 +97,10 @@ func (c *control) finish(fn func(*sake.Task)) {
 		return
 	}
 	c.m.vacate(c)
+	stored := make(chan struct{})
+	c.m.mu.Lock()
+	c.m.finishing[c.id] = stored
+	c.m.mu.Unlock()
 	now := c.m.now()
 	apply := func(t *sake.Task) {
 		fn(t)
@@ -117,6 +121,11 @@ func (c *control) finish(fn func(*sake.Task)) {
 		// task is released, so that no reader sees it working meanwhile.
 		kept = c.m.keepFinal(c, apply, err)
 	}
+	// Reads may go on: the store, or the kept state, has the final one.
+	c.m.mu.Lock()
+	delete(c.m.finishing, c.id)
+	c.m.mu.Unlock()
+	close(stored)
 	c.m.release(c, errDone)
 	switch {
 	case err == nil:

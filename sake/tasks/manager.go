@@ -60,8 +60,13 @@ type Manager struct {
 	byOwner  map[string]int      // running and pending tasks, by owner
 	vacated  int                 // tasks in running whose slot is given back (being finished)
 	watchers map[string]*watcher // Waits in progress, by task id
-	subs     map[string]map[uint64]func(*sake.Task)
-	nextSub  uint64
+	// finishing holds, by task id, a channel closed once the final state
+	// the work of a task running here reported has been stored (or
+	// kept, or refused): a read meanwhile waits for it rather than
+	// answer a state the work has already left.
+	finishing map[string]chan struct{}
+	subs      map[string]map[uint64]func(*sake.Task)
+	nextSub   uint64
 	// unstored holds the final states the store refused, by task id,
 	// until a retry stores them (unstored.go).
 	unstored     map[string]*unstoredFinal
@@ -92,6 +97,7 @@ func New(opts ...Option) *Manager {
 		running:   make(map[string]*control),
 		byOwner:   make(map[string]int),
 		watchers:  make(map[string]*watcher),
+		finishing: make(map[string]chan struct{}),
 		subs:      make(map[string]map[uint64]func(*sake.Task)),
 		unstored:  make(map[string]*unstoredFinal),
 		retryKick: make(chan struct{}, 1),
@@ -184,6 +190,24 @@ func (m *Manager) Create(ctx context.Context, owner string, opts sake.TaskOption
 	return t, c, nil
 }
 
+// awaitFinal waits, when the work of task id has ended here and its final
+// state is being stored, until it is: one statement's time, rather than a
+// read answering "working" for a task whose work is over.
+func (m *Manager) awaitFinal(ctx context.Context, id string) error {
+	m.mu.Lock()
+	ch := m.finishing[id]
+	m.mu.Unlock()
+	if ch == nil {
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // visible reports whether owner may see t at now.
 func visible(t *sake.Task, owner string, now time.Time) bool {
 	return t.Owner == owner && !expired(t, now)
@@ -195,6 +219,9 @@ func visible(t *sake.Task, owner string, now time.Time) bool {
 // MaxUnstored); a store failure otherwise is an error that tells the
 // client to retry (a -32603 *sake.Error).
 func (m *Manager) Get(ctx context.Context, owner, id string) (*sake.Task, error) {
+	if err := m.awaitFinal(ctx, id); err != nil {
+		return nil, err
+	}
 	t, err := m.store.Get(ctx, id)
 	if err != nil && !errors.Is(err, sake.ErrTaskNotFound) {
 		t = m.unstoredTask(id)

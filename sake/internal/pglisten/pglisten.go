@@ -5,6 +5,8 @@ package pglisten
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"log/slog"
 	"sync"
 	"time"
@@ -31,8 +33,25 @@ type Config struct {
 	// notifications are read: gap says one was lost before (changes may
 	// have been missed).
 	OnListen func(ctx context.Context, gap bool)
+	// OnLost, when set, runs each time the LISTEN connection is lost (or
+	// could not be opened), before listening again: whatever was learnt
+	// from notifications may be outdated from now on.
+	OnLost func()
 	// Notify gets each notification's payload, one at a time.
 	Notify func(payload string)
+}
+
+// Channel is the channel named base of the servers whose tables live where
+// conn's search_path points: NOTIFY channels belong to the whole database,
+// so servers in two schemas of one database would hear each other on a
+// shared one. Without a search_path in conn's configuration it is base.
+func Channel(conn *pgx.ConnConfig, base string) string {
+	path := conn.RuntimeParams["search_path"]
+	if path == "" {
+		return base
+	}
+	sum := sha256.Sum256([]byte(path))
+	return base + "_" + hex.EncodeToString(sum[:8])
 }
 
 // Start listens until stop is called; stop waits for the goroutine. Start
@@ -55,6 +74,9 @@ func Start(c Config) (stop func()) {
 				return
 			}
 			gap = true
+			if c.OnLost != nil {
+				c.OnLost()
+			}
 			c.Logger.Warn("listening on PostgreSQL failed; listening again, then re-reading what may have been missed",
 				"channel", c.Channel, "error", err, "retry_in", backoff)
 			select {

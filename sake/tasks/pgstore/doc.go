@@ -20,6 +20,22 @@
 // several replicas starting at once. They live in the schema the pool's
 // search_path names.
 //
+// # Statements and memory
+//
+// A listening Store keeps in memory the tasks it wrote and those whose
+// changes the feed delivered (CacheBytes bounds it, 16 MiB by default),
+// each at its version in the table. Every write announces itself, with
+// the task when it fits in a NOTIFY payload, in the statement that makes
+// it, and returns once its own notice has come back. So a task's life
+// costs one statement to create it and one per change (its end included)
+// on the replica that runs it; tasks/get, tasks/result and the waits are
+// answered from memory by the replica that runs the task or has heard of
+// its last change, and read the table only when it knows nothing newer. A
+// change that memory does not know of yet (made on another replica, its
+// notice still on its way) makes the conditional write fail and is redone
+// under the row's lock. Reads follow the feed: a change made on another
+// replica is seen once its notice has been delivered.
+//
 // # Replicas that stop
 //
 // Each listening replica records a heartbeat every Heartbeat (10 s by
@@ -35,8 +51,9 @@
 //
 // # Lost connections
 //
-// When the LISTEN connection drops, the store listens again with a bounded
-// backoff and then has the manager re-read every task it runs or awaits,
+// When the LISTEN connection drops, the store forgets what it keeps in
+// memory at once, listens again with a bounded backoff and then has the
+// manager re-read every task it runs or awaits,
 // logging that it does so, since changes announced meanwhile were missed.
 // The manager also stores then the final states of tasks whose work ended
 // while the database was unreachable, which it kept meanwhile (see

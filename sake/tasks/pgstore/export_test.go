@@ -24,3 +24,10 @@ func (s *Store) AgeBeating(ctx context.Context, replica string, d time.Duration)
 		replica, d.Seconds())
 	return err
 }
+
+// OnHeard has fn called with each notice from another replica once s has
+// taken it in. Set it before s listens.
+func OnHeard(s *Store, fn func(id, kind string)) { s.heardHook = fn }
+
+// Cached returns how many tasks s keeps an entry for in memory.
+func (s *Store) Cached() int { return s.cache.len() }

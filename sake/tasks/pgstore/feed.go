@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"strings"
 	"sync"
 	"time"
 
@@ -43,32 +42,31 @@ func NewReplicaID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Publish implements tasks.Feed: answers are stored for the replica that
-// runs the task, and the change is announced with NOTIFY when the
-// transaction commits.
+// Publish implements tasks.Feed. A change this Store wrote was announced
+// by the statement that wrote it, so without answers Publish sends
+// nothing; answers are stored for the replica that runs the task and
+// announced, in one statement.
 func (s *Store) Publish(ctx context.Context, id string, answers map[string]json.RawMessage) error {
-	if len(answers) == 0 { // one statement, its own transaction: one round trip
-		if _, err := s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, s.replica+" "+id); err != nil {
-			return fmt.Errorf("pgstore: announcing a task change: %w", err)
+	if len(answers) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(answers)
+	if err != nil {
+		return fmt.Errorf("pgstore: encoding answers: %w", err)
+	}
+	echo, wait := s.echoes.Expect()
+	tag, err := s.pool.Exec(ctx, `WITH stored AS (
+			INSERT INTO sake_task_answers (task_id, answers) SELECT id, $2 FROM sake_tasks WHERE id = $1 RETURNING 1)
+		SELECT pg_notify($3, $4) FROM stored`, id, b, s.channel, bareNotice(s.replica, id, noticeAnswers, echo))
+	if err != nil || tag.RowsAffected() == 0 {
+		s.echoes.Forget(echo)
+		if err != nil {
+			return fmt.Errorf("pgstore: storing answers: %w", err)
 		}
 		return nil
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if len(answers) > 0 {
-			b, err := json.Marshal(answers)
-			if err != nil {
-				return fmt.Errorf("pgstore: encoding answers: %w", err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO sake_task_answers (task_id, answers)
-				SELECT id, $2 FROM sake_tasks WHERE id = $1`, id, b); err != nil {
-				return fmt.Errorf("pgstore: storing answers: %w", err)
-			}
-		}
-		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, s.replica+" "+id); err != nil {
-			return fmt.Errorf("pgstore: announcing a task change: %w", err)
-		}
-		return nil
-	})
+	wait(ctx)
+	return nil
 }
 
 // TakeAnswers implements tasks.Feed.
@@ -106,24 +104,30 @@ func (s *Store) TakeAnswers(ctx context.Context, id string) (map[string]json.Raw
 // Listen implements tasks.Feed on a connection of its own that LISTENs to
 // the other replicas' changes, while another goroutine records this
 // replica's heartbeat and fails the tasks of replicas that stopped
-// (SweepOrphans). A lost connection is opened again with a bounded
-// backoff; fn then gets "" so the manager re-reads what it holds, and the
-// log says so.
+// (SweepOrphans). While it listens the Store keeps tasks in memory (see
+// Store). A lost connection empties that memory and is opened again with
+// a bounded backoff; fn then gets "" so the manager re-reads what it
+// holds, and the log says so.
 func (s *Store) Listen(fn func(id string)) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stopListen := pglisten.Start(pglisten.Config{
 		Conn:    s.pool.Config().ConnConfig,
-		Channel: channel,
+		Channel: s.channel,
 		Logger:  s.cfg.logger,
 		OnListen: func(ctx context.Context, gap bool) {
+			s.cache.reset(true)
+			s.echoes.On()
 			s.heartbeat(ctx)
 			if gap {
 				fn("")
 			}
 		},
+		OnLost: func() {
+			s.cache.reset(false)
+			s.echoes.Off()
+		},
 		Notify: func(payload string) {
-			origin, id, ok := strings.Cut(payload, " ")
-			if ok && origin != s.replica && id != "" {
+			if id := s.heard(payload); id != "" {
 				fn(id)
 			}
 		},
@@ -137,10 +141,46 @@ func (s *Store) Listen(fn func(id string)) (stop func()) {
 	return func() {
 		once.Do(func() {
 			stopListen()
+			s.cache.reset(false)
+			s.echoes.Off()
 			cancel()
 			<-beating
 		})
 	}
+}
+
+// heard takes in a notice from the feed and returns the id of the task
+// whose change the manager must hear of, or "" (a creation, this
+// replica's own notice, a payload it cannot read).
+func (s *Store) heard(payload string) string {
+	var n notice
+	if json.Unmarshal([]byte(payload), &n) != nil || n.ID == "" {
+		return ""
+	}
+	if n.Origin == s.replica {
+		s.echoes.Heard(n.Echo)
+		return ""
+	}
+	if hook := s.heardHook; hook != nil {
+		defer hook(n.ID, n.Kind)
+	}
+	switch n.Kind {
+	case noticeCreated, noticeUpdated:
+		if t := n.task(); t != nil {
+			s.cache.put(t, n.Version)
+		} else {
+			s.cache.stale(n.ID, n.Version)
+		}
+		if n.Kind == noticeCreated {
+			return "" // creation is not a change: nobody waits for it yet
+		}
+	case noticeDeleted:
+		s.cache.gone(n.ID)
+	case noticeAnswers:
+	default:
+		return ""
+	}
+	return n.ID
 }
 
 // beat records the heartbeat every Heartbeat until ctx ends.
@@ -200,21 +240,34 @@ func (s *Store) SweepOrphans(ctx context.Context, deadAfter time.Duration) (int,
 				WHERE id <> $1 AND seen_at < now() - make_interval(secs => $2)
 				RETURNING id)
 			UPDATE sake_tasks SET status = $3, status_message = $4, error = $5,
-				input_requests = NULL, last_updated_at = date_trunc('milliseconds', now())
+				input_requests = NULL, last_updated_at = date_trunc('milliseconds', now()), version = version + 1
 			WHERE runner IN (SELECT id FROM dead) AND status NOT IN ($3, $6, $7)
-			RETURNING id`,
+			RETURNING id, version`,
 			s.replica, deadAfter.Seconds(), sake.TaskFailed, orphanMessage, errJSON,
 			sake.TaskCompleted, sake.TaskCancelled)
 		if err != nil {
 			return err
 		}
-		if ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		type failed struct {
+			id      string
+			version int64
+		}
+		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (failed, error) {
+			var f failed
+			err := r.Scan(&f.id, &f.version)
+			return f, err
+		})
+		if err != nil {
 			return err
 		}
-		for _, id := range ids {
-			if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, " "+id); err != nil {
+		ids = ids[:0]
+		for _, f := range got {
+			// Announced without the task: whoever needs it reads it.
+			b, _ := json.Marshal(notice{ID: f.id, Kind: noticeUpdated, Version: f.version})
+			if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, s.channel, string(b)); err != nil {
 				return err
 			}
+			ids = append(ids, f.id)
 		}
 		return nil
 	})

@@ -7,9 +7,10 @@ import (
 
 // config is what the options set.
 type config struct {
-	logger    *slog.Logger
-	heartbeat time.Duration
-	deadAfter time.Duration
+	logger     *slog.Logger
+	heartbeat  time.Duration
+	deadAfter  time.Duration
+	cacheBytes int
 }
 
 // Option configures a Store.
@@ -36,8 +37,18 @@ func DeadAfter(d time.Duration) Option {
 	return func(c *config) { c.deadAfter = d }
 }
 
+// CacheBytes bounds the memory a listening Store keeps tasks in (see
+// Store): about n bytes of tasks, their results and input requests
+// included; beyond it, arbitrary tasks are forgotten and read again from
+// the table when asked for. The default is DefaultCacheBytes (16 MiB); 0
+// keeps it, and a negative n keeps nothing in memory (every Get reads the
+// table).
+func CacheBytes(n int) Option {
+	return func(c *config) { c.cacheBytes = n }
+}
+
 func newConfig(opts []Option) config {
-	c := config{heartbeat: DefaultHeartbeat, deadAfter: DefaultDeadAfter}
+	c := config{heartbeat: DefaultHeartbeat, deadAfter: DefaultDeadAfter, cacheBytes: DefaultCacheBytes}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -49,6 +60,9 @@ func newConfig(opts []Option) config {
 	}
 	if c.deadAfter <= 0 {
 		c.deadAfter = DefaultDeadAfter
+	}
+	if c.cacheBytes == 0 {
+		c.cacheBytes = DefaultCacheBytes
 	}
 	return c
 }

@@ -37,4 +37,8 @@ var migrations = []string{
 	// Since when a replica has beaten without a gap: it judges the
 	// others only once it has watched for DeadAfter itself.
 	`ALTER TABLE sake_task_replicas ADD COLUMN beating_since timestamptz NOT NULL DEFAULT now();`,
+	// Each write of a task adds one to its version: a replica that knows
+	// the latest version writes on condition that it is still that one,
+	// and the feed says which version each notice announces.
+	`ALTER TABLE sake_tasks ADD COLUMN version bigint NOT NULL DEFAULT 1;`,
 }

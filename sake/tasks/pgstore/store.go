@@ -11,16 +11,30 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/internal/pglisten"
 	"github.com/sakemcp/sake-go/sake/internal/pgmigrate"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
 // Store is a tasks.Store in PostgreSQL, shared by every replica whose
 // Store uses the same database. Build it with New.
+//
+// While it listens (Listen, which a Manager calls), a Store keeps in
+// memory the tasks it wrote and those whose changes the other replicas
+// announced, each at its version in the table: Get answers from there
+// without a read, and Update writes in one statement when it knows the
+// latest version. Every write announces itself in the statement that makes
+// it (NOTIFY), so a replica hears of each change as it commits.
 type Store struct {
 	pool    *pgxpool.Pool
 	replica string
+	channel string
 	cfg     config
+	cache   *cache
+	echoes  pglisten.Echoes
+	// heardHook, when set (by tests), is called with each notice from
+	// another replica once it is taken in.
+	heardHook func(id, kind string)
 }
 
 var _ tasks.Store = (*Store)(nil)
@@ -30,6 +44,10 @@ var _ tasks.Store = (*Store)(nil)
 // once). The tables live in the schema the pool's search_path names.
 // replica names this process among the replicas (NewReplicaID gives a
 // fresh one); tasks it creates are recorded as run by it.
+//
+// Stores hear each other's changes when their pools name the same
+// search_path in their configuration (a search_path set on the role or
+// the database instead counts as none).
 func New(ctx context.Context, pool *pgxpool.Pool, replica string, opts ...Option) (*Store, error) {
 	if replica == "" {
 		return nil, errors.New("pgstore: a replica name is required: pass pgstore.NewReplicaID() or a stable name per process")
@@ -37,13 +55,16 @@ func New(ctx context.Context, pool *pgxpool.Pool, replica string, opts ...Option
 	if err := pgmigrate.Apply(ctx, pool, "tasks", migrations); err != nil {
 		return nil, err
 	}
-	return &Store{pool: pool, replica: replica, cfg: newConfig(opts)}, nil
+	cfg := newConfig(opts)
+	return &Store{pool: pool, replica: replica, channel: pglisten.Channel(pool.Config().ConnConfig, channel),
+		cfg: cfg, cache: newCache(cfg.cacheBytes)}, nil
 }
 
 const columns = `id, owner, tool, status, status_message, created_at, last_updated_at,
 	ttl_ms, poll_ms, input_requests, result, result_is_error, error`
 
-// Create implements tasks.Store.
+// Create implements tasks.Store in one statement, which announces the new
+// task to the other replicas.
 func (s *Store) Create(ctx context.Context, t *sake.Task) error {
 	if t.ID == "" {
 		return errors.New("pgstore: a task needs an id")
@@ -52,32 +73,107 @@ func (s *Store) Create(ctx context.Context, t *sake.Task) error {
 	if err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, `INSERT INTO sake_tasks (`+columns+`, expires_at, runner)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-		ON CONFLICT (id) DO NOTHING`,
+	echo, wait := s.echoes.Expect()
+	tag, err := s.pool.Exec(ctx, `WITH created AS (
+			INSERT INTO sake_tasks (`+columns+`, expires_at, runner)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+			ON CONFLICT (id) DO NOTHING RETURNING 1)
+		SELECT pg_notify($16, $17) FROM created`,
 		t.ID, t.Owner, t.Tool, t.Status, t.StatusMessage, t.CreatedAt, t.LastUpdatedAt,
 		t.TTL.Milliseconds(), t.PollInterval.Milliseconds(), reqs, result, t.ResultIsError, errJSON,
-		expiresAt(t), s.replica)
-	if err != nil {
-		return fmt.Errorf("pgstore: creating task: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
+		expiresAt(t), s.replica, s.channel, encodeNotice(s.replica, noticeCreated, t, 1, echo))
+	if err != nil || tag.RowsAffected() == 0 {
+		s.echoes.Forget(echo)
+		if err != nil {
+			return fmt.Errorf("pgstore: creating task: %w", err)
+		}
 		return tasks.ErrTaskExists
 	}
+	s.cache.put(t, 1)
+	wait(ctx)
 	return nil
 }
 
-// Get implements tasks.Store.
+// Get implements tasks.Store: from memory when this replica knows the
+// task's latest state, else from the table.
 func (s *Store) Get(ctx context.Context, id string) (*sake.Task, error) {
-	return scanOne(s.pool.QueryRow(ctx, `SELECT `+columns+` FROM sake_tasks WHERE id = $1`, id))
+	if t, _, gone, ok := s.cache.lookup(id); ok {
+		if gone {
+			return nil, sake.ErrTaskNotFound
+		}
+		return t, nil
+	}
+	mark := s.cache.mark()
+	t, version, err := scanVersioned(s.pool.QueryRow(ctx, `SELECT `+columns+`, version FROM sake_tasks WHERE id = $1`, id))
+	if err != nil {
+		return nil, err
+	}
+	s.cache.fill(t, version, mark)
+	return t, nil
 }
 
-// Update implements tasks.Store: the row is locked for the length of fn,
-// so concurrent updates from every replica apply one after another.
+// Update implements tasks.Store. When this replica knows the task's
+// latest version, fn runs on it and the result is written in one
+// statement on condition that the version is still that one; otherwise
+// (or when the condition fails, or fn refuses what memory holds) the row
+// is locked for the length of fn, so concurrent updates from every replica
+// apply one after another. Either way the write announces itself.
 func (s *Store) Update(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
+	if cur, version, gone, ok := s.cache.lookup(id); ok && !gone {
+		owner := cur.Owner
+		if fn(cur) == nil {
+			cur.ID, cur.Owner = id, owner
+			done, err := s.writeIf(ctx, cur, version)
+			switch {
+			case err != nil:
+				s.cache.drop(id) // it may or may not have been written
+				return nil, err
+			case done:
+				return cur, nil
+			}
+		}
+		// Changed elsewhere, the notice not here yet; or fn refused what
+		// memory holds, which the table decides.
+	}
+	return s.updateLocked(ctx, id, fn)
+}
+
+// writeIf stores t if the row is still at version, announcing the change,
+// and reports whether it did.
+func (s *Store) writeIf(ctx context.Context, t *sake.Task, version int64) (bool, error) {
+	reqs, result, errJSON, err := encode(t)
+	if err != nil {
+		return false, err
+	}
+	echo, wait := s.echoes.Expect()
+	tag, err := s.pool.Exec(ctx, `WITH updated AS (
+			UPDATE sake_tasks SET tool = $2, status = $3, status_message = $4,
+				created_at = $5, last_updated_at = $6, ttl_ms = $7, poll_ms = $8, input_requests = $9,
+				result = $10, result_is_error = $11, error = $12, expires_at = $13, version = version + 1
+			WHERE id = $1 AND version = $14 RETURNING 1)
+		SELECT pg_notify($15, $16) FROM updated`,
+		t.ID, t.Tool, t.Status, t.StatusMessage, t.CreatedAt, t.LastUpdatedAt,
+		t.TTL.Milliseconds(), t.PollInterval.Milliseconds(), reqs, result, t.ResultIsError, errJSON,
+		expiresAt(t), version, s.channel, encodeNotice(s.replica, noticeUpdated, t, version+1, echo))
+	if err != nil || tag.RowsAffected() != 1 {
+		s.echoes.Forget(echo)
+		if err != nil {
+			return false, fmt.Errorf("pgstore: updating task: %w", err)
+		}
+		return false, nil
+	}
+	s.cache.put(t, version+1)
+	wait(ctx)
+	return true, nil
+}
+
+// updateLocked is Update with the row locked while fn runs.
+func (s *Store) updateLocked(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
 	var out *sake.Task
+	var version int64
+	echo, wait := s.echoes.Expect()
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		t, err := scanOne(tx.QueryRow(ctx, `SELECT `+columns+` FROM sake_tasks WHERE id = $1 FOR UPDATE`, id))
+		t, v, err := scanVersioned(tx.QueryRow(ctx, `SELECT `+columns+`, version FROM sake_tasks WHERE id = $1 FOR UPDATE`, id))
 		if err != nil {
 			return err
 		}
@@ -90,36 +186,47 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*sake.Task) error
 		if err != nil {
 			return err
 		}
-		// RETURNING gives the stored value as a fresh copy: the caller may
-		// keep and change what fn saw.
-		stored, err := scan(tx.QueryRow(ctx, `UPDATE sake_tasks SET tool = $2, status = $3, status_message = $4,
-			created_at = $5, last_updated_at = $6, ttl_ms = $7, poll_ms = $8, input_requests = $9,
-			result = $10, result_is_error = $11, error = $12, expires_at = $13 WHERE id = $1
-			RETURNING `+columns,
+		if _, err := tx.Exec(ctx, `WITH updated AS (
+				UPDATE sake_tasks SET tool = $2, status = $3, status_message = $4,
+					created_at = $5, last_updated_at = $6, ttl_ms = $7, poll_ms = $8, input_requests = $9,
+					result = $10, result_is_error = $11, error = $12, expires_at = $13, version = version + 1
+				WHERE id = $1 RETURNING 1)
+			SELECT pg_notify($14, $15) FROM updated`,
 			id, t.Tool, t.Status, t.StatusMessage, t.CreatedAt, t.LastUpdatedAt,
 			t.TTL.Milliseconds(), t.PollInterval.Milliseconds(), reqs, result, t.ResultIsError, errJSON,
-			expiresAt(t)))
-		if err != nil {
+			expiresAt(t), s.channel, encodeNotice(s.replica, noticeUpdated, t, v+1, echo)); err != nil {
 			return fmt.Errorf("pgstore: updating task: %w", err)
 		}
-		out = stored
+		out, version = t, v+1
 		return nil
 	})
 	if err != nil {
+		s.echoes.Forget(echo)
+		if !errors.Is(err, sake.ErrTaskNotFound) {
+			s.cache.drop(id)
+		}
 		return nil, err
 	}
+	s.cache.put(out, version)
+	wait(ctx)
 	return out, nil
 }
 
 // Delete implements tasks.Store.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM sake_tasks WHERE id = $1`, id)
-	if err != nil {
-		return fmt.Errorf("pgstore: deleting task: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
+	echo, wait := s.echoes.Expect()
+	tag, err := s.pool.Exec(ctx, `WITH deleted AS (DELETE FROM sake_tasks WHERE id = $1 RETURNING 1)
+		SELECT pg_notify($2, $3) FROM deleted`, id, s.channel, bareNotice(s.replica, id, noticeDeleted, echo))
+	if err != nil || tag.RowsAffected() == 0 {
+		s.echoes.Forget(echo)
+		if err != nil {
+			s.cache.drop(id)
+			return fmt.Errorf("pgstore: deleting task: %w", err)
+		}
 		return sake.ErrTaskNotFound
 	}
+	s.cache.gone(id)
+	wait(ctx)
 	return nil
 }
 
@@ -211,22 +318,27 @@ func encode(t *sake.Task) (reqs, result, errJSON []byte, err error) {
 	return reqs, result, errJSON, nil
 }
 
-// scanOne reads one task, or sake.ErrTaskNotFound.
-func scanOne(row pgx.Row) (*sake.Task, error) {
-	t, err := scan(row)
+// scanVersioned reads one task and its version, or sake.ErrTaskNotFound.
+func scanVersioned(row pgx.Row) (*sake.Task, int64, error) {
+	var version int64
+	t, err := scanInto(row, &version)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, sake.ErrTaskNotFound
+		return nil, 0, sake.ErrTaskNotFound
 	}
-	return t, err
+	return t, version, err
 }
 
 // scan reads the columns of one task.
-func scan(row pgx.Row) (*sake.Task, error) {
+func scan(row pgx.Row) (*sake.Task, error) { return scanInto(row) }
+
+// scanInto reads the columns of one task, then extra columns into extra.
+func scanInto(row pgx.Row, extra ...any) (*sake.Task, error) {
 	var t sake.Task
 	var ttl, poll int64
 	var reqs, result, errJSON []byte
-	if err := row.Scan(&t.ID, &t.Owner, &t.Tool, &t.Status, &t.StatusMessage, &t.CreatedAt, &t.LastUpdatedAt,
-		&ttl, &poll, &reqs, &result, &t.ResultIsError, &errJSON); err != nil {
+	dest := append([]any{&t.ID, &t.Owner, &t.Tool, &t.Status, &t.StatusMessage, &t.CreatedAt, &t.LastUpdatedAt,
+		&ttl, &poll, &reqs, &result, &t.ResultIsError, &errJSON}, extra...)
+	if err := row.Scan(dest...); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, err
 		}

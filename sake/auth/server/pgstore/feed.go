@@ -175,6 +175,9 @@ func (s *Store) listenOnce(ctx context.Context, live func()) error {
 		cancel()
 		switch {
 		case err == nil:
+			if hook := s.beforeApply.Load(); hook != nil {
+				(*hook)(n.Payload)
+			}
 			s.apply(n.Payload)
 		case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
 			if err := s.tidy(ctx, conn); err != nil {

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,4 +63,28 @@ func TestPutDuringRevocation(t *testing.T) {
 	}
 	syncFeed(t, s)
 	wantRevoked(t, s, "late", true)
+}
+
+// The replica that revokes refuses the family's access tokens as soon as
+// RevokeFamily returns, not once its own notice has come back through
+// the feed: a client told its token was revoked is refused by the replica
+// that told it.
+func TestRevokingReplicaRefusesAtOnce(t *testing.T) {
+	_, _, pool := pgtest.Schema(t)
+	s := testStore(t, pool)
+	family := "at-once-" + t.Name()
+	putAccess(t, s, "at-once", family)
+	syncFeed(t, s)
+	hold := make(chan struct{})
+	held := func(payload string) {
+		if strings.HasPrefix(payload, "d ") {
+			<-hold
+		}
+	}
+	s.beforeApply.Store(&held)
+	defer close(hold)
+	if err := s.RevokeFamily(context.Background(), family); err != nil {
+		t.Fatal(err)
+	}
+	wantRevoked(t, s, "at-once", true)
 }

@@ -88,8 +88,11 @@ type Store struct {
 	onTidy       func()          // for tests
 	// beforeRevokeCommit runs in RevokeFamily's transaction; for tests.
 	beforeRevokeCommit func()
-	stop               context.CancelFunc
-	done               chan struct{}
+	// beforeApply, when set, runs in the listening goroutine before each
+	// notice is applied; for tests.
+	beforeApply atomic.Pointer[func(payload string)]
+	stop        context.CancelFunc
+	done        chan struct{}
 }
 
 var _ server.Store = (*Store)(nil)
@@ -299,7 +302,8 @@ func (s *Store) RevokeFamily(ctx context.Context, family string) error {
 	}
 	now := s.now()
 	until := now.Add(time.Hour)
-	return wrap(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	var payloads []string
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// See PutCredential.
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, family); err != nil {
 			return err
@@ -332,7 +336,8 @@ func (s *Store) RevokeFamily(ctx context.Context, family string) error {
 			ON CONFLICT (family) DO UPDATE SET until = greatest(sake_oauth_revoked_families.until, EXCLUDED.until)`, family, until); err != nil {
 			return err
 		}
-		for _, p := range denialPayloads(hashes, expires) {
+		payloads = denialPayloads(hashes, expires)
+		for _, p := range payloads {
 			if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, p); err != nil {
 				return err
 			}
@@ -341,7 +346,16 @@ func (s *Store) RevokeFamily(ctx context.Context, family string) error {
 			s.beforeRevokeCommit()
 		}
 		return nil
-	}))
+	})
+	if err != nil {
+		return wrap(err)
+	}
+	// This replica refuses the tokens at once, not when its own notice
+	// comes back through the feed (which applies them again, harmlessly).
+	for _, p := range payloads {
+		s.apply(p)
+	}
+	return nil
 }
 
 // PutConsent implements server.Store.

@@ -278,7 +278,13 @@ func (sh *toolShape) invoke(t *tool, c *Context, args json.RawMessage, checked b
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	generic, err := decodeArgs(args, t.input.keys, checked, nil)
+	var into map[string]any
+	if sh.wrap == nil {
+		// Only read here: the generic map is cleared and reused.
+		into = argMaps.Get().(map[string]any)
+		defer putArgMap(into)
+	}
+	generic, err := decodeArgs(args, t.input.keys, checked, into)
 	if err != nil {
 		return nil, InvalidParams("Invalid params: arguments are not valid JSON: %v", err)
 	}
@@ -299,20 +305,8 @@ func (sh *toolShape) invoke(t *tool, c *Context, args json.RawMessage, checked b
 	if m == nil {
 		return ErrorResult("Invalid arguments for tool %s: arguments: must be an object", t.name), nil
 	}
-	hidden := make([]any, len(sh.hidden))
-	for i, h := range sh.hidden {
-		if h.fn == nil {
-			hidden[i] = h.value
-			continue
-		}
-		v, res, err := sh.computed(t, c, h)
-		if res != nil || err != nil {
-			return res, err
-		}
-		hidden[i] = v
-	}
 	if sh.wrap != nil {
-		return sh.wrapped(t, c, m, hidden)
+		return sh.wrapped(t, c, m)
 	}
 	// Without a wrapper the arguments are rewritten as text: numbers keep
 	// their digits.
@@ -336,13 +330,17 @@ func (sh *toolShape) invoke(t *tool, c *Context, args json.RawMessage, checked b
 			first = false
 		}
 	}
-	for i, h := range sh.hidden {
+	for _, h := range sh.hidden {
 		if h.value == nil && h.fn == nil {
 			continue // hidden without a value: the tool gets none
 		}
 		v := h.json
 		if h.fn != nil {
-			if v, err = protocol.MarshalNoEscape(hidden[i]); err != nil {
+			x, res, err := sh.computed(t, c, h)
+			if res != nil || err != nil {
+				return res, err
+			}
+			if v, err = protocol.MarshalNoEscape(x); err != nil {
 				return nil, fmt.Errorf("tool %s: the value of argument %s cannot be encoded: %w", t.name, h.name, err)
 			}
 		}
@@ -381,7 +379,7 @@ func (sh *toolShape) computed(t *tool, c *Context, h argValue) (v any, res *Tool
 
 // wrapped calls the transform's Wrap with the arguments as the tool will
 // receive them.
-func (sh *toolShape) wrapped(t *tool, c *Context, m map[string]any, hidden []any) (res *ToolResult, err error) {
+func (sh *toolShape) wrapped(t *tool, c *Context, m map[string]any) (res *ToolResult, err error) {
 	args := make(map[string]any, len(m)+len(sh.defaults)+len(sh.hidden))
 	for k, v := range m {
 		if to, ok := sh.fromCaller[k]; ok {
@@ -394,9 +392,16 @@ func (sh *toolShape) wrapped(t *tool, c *Context, m map[string]any, hidden []any
 			args[d.name] = d.value
 		}
 	}
-	for i, h := range sh.hidden {
-		if h.value != nil || h.fn != nil {
-			args[h.name] = hidden[i]
+	for _, h := range sh.hidden {
+		switch {
+		case h.fn != nil:
+			v, res, err := sh.computed(t, c, h)
+			if res != nil || err != nil {
+				return res, err
+			}
+			args[h.name] = v
+		case h.value != nil:
+			args[h.name] = h.value
 		}
 	}
 	call := func(a map[string]any) (*ToolResult, error) {

@@ -1,6 +1,7 @@
 package sake_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
+	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
 // shop is the fixture of the transform, tag and visibility tests: ran
@@ -478,4 +480,69 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 // toolErr reports whether a call answered with an isError result.
 func toolErr(res *sake.ToolResult, err error) bool {
 	return res != nil && res.IsError && errors.As(err, new(*sake.ToolError))
+}
+
+func TestTransformOfATaskTool(t *testing.T) {
+	t.Parallel()
+	eras(t, func(t *testing.T, era saketest.Option) {
+		m := tasks.New()
+		t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+		srv := sake.MustNew(nil, sake.Tasks(m))
+		long := sake.NewTool("long", func(_ *sake.Context, a map[string]any) (string, error) {
+			return fmt.Sprintf("%v for %v", a["job"], a["owner"]), nil
+		}).InputSchema(json.RawMessage(`{"type":"object","properties":{"job":{"type":"string"},"owner":{"type":"string"}},"required":["job","owner"]}`)).Task(sake.TaskRequired)
+		if err := srv.AddTool(long); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Transform(sake.Transform{Tool: "long", Name: "long_job", Args: map[string]sake.ArgTransform{
+			"owner": {ValueFunc: func(c *sake.Context) (any, error) { return c.Identity().Subject, nil }},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		c := saketest.Connect(t, srv, era, saketest.Scopes(), saketest.Subject("ada"))
+		res, err := c.CallTool("long_job", map[string]any{"job": "index"})
+		if err != nil || res.Text() != "index for ada" {
+			t.Fatalf("long_job = %v, %v", res, err)
+		}
+		res, err = c.CallTool("long_job", map[string]any{"job": "index", "owner": "bob"})
+		if !toolErr(res, err) || !strings.Contains(res.Text(), "owner: is not allowed") {
+			t.Fatalf("long_job with owner = %v, %v", res, err)
+		}
+	})
+}
+
+// TestReshapingWhileCalling changes transforms and rules while calls and
+// lists run, for the race detector.
+func TestReshapingWhileCalling(t *testing.T) {
+	t.Parallel()
+	srv := sake.MustNew(newShop())
+	c := saketest.Connect(t, srv)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 50 {
+			if i%2 == 0 {
+				srv.Disable(sake.Components{Tags: []string{"public"}})
+				_ = srv.Transform(sake.Transform{Tool: "ping", Description: fmt.Sprint("pass ", i)})
+			} else {
+				srv.Enable(sake.Components{Tags: []string{"public"}})
+				_ = srv.Transform(sake.Transform{Tool: "ping"})
+			}
+		}
+	}()
+	for range 50 {
+		res, err := c.CallTool("ping", nil)
+		var e *sake.Error
+		if err != nil && (!errors.As(err, &e) || e.Code != sake.CodeInvalidParams) {
+			t.Fatalf("ping = %v, %v", res, err)
+		}
+		if _, err := c.ListTools(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	srv.Enable(sake.Components{Tags: []string{"public"}})
+	if res, err := c.CallTool("ping", nil); err != nil || res.Text() != "pong" {
+		t.Fatalf("ping at the end = %v, %v", res, err)
+	}
 }

@@ -137,7 +137,6 @@ func TestTransformRenamesAndDescribesATool(t *testing.T) {
 	})
 }
 
-
 func TestTransformReshapesArguments(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, era saketest.Option) {
@@ -470,7 +469,9 @@ func TestTransformSchemaBuiltOnce(t *testing.T) {
 	if got := toolNamed(t, c, "refund").InputSchema; string(got) != string(first) {
 		t.Errorf("schema changed: %s -> %s", first, got)
 	}
-	if !sake.SameTool(srv, "refund", func() { _ = srv.AddTool(sake.NewTool("extra2", func(*sake.Context) (string, error) { return "", nil })) }) {
+	if !sake.SameTool(srv, "refund", func() {
+		_ = srv.AddTool(sake.NewTool("extra2", func(*sake.Context) (string, error) { return "", nil }))
+	}) {
 		t.Error("the reshaped tool was rebuilt when another tool was added")
 	}
 }

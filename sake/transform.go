@@ -93,7 +93,10 @@ func (a ArgTransform) hidden() bool { return a.Hide || a.Value != nil || a.Value
 // transform for a name the server does not have yet is kept and applies
 // when the component appears; if it does not fit that component, the
 // component is left out of the server (never published without the
-// transform) and the problem is logged.
+// transform) and the problem is logged. A component that comes later with
+// a name a rename has claimed is shadowed by the renamed one (and logged).
+// AddTool, RemoveTool and their siblings go on naming components by their
+// own names.
 func (s *Server) Transform(ts ...Transform) error {
 	var problems []string
 	for i := range ts {

@@ -547,3 +547,29 @@ func TestReshapingWhileCalling(t *testing.T) {
 		t.Fatalf("ping at the end = %v, %v", res, err)
 	}
 }
+
+func TestTransformKeepsItsNameAgainstALaterComponent(t *testing.T) {
+	t.Parallel()
+	srv := sake.MustNew(newShop(), sake.Logger(discardLogger()))
+	if err := srv.Transform(sake.Transform{Tool: "ping", Name: "status"}); err != nil {
+		t.Fatal(err)
+	}
+	// A tool that comes later with the name a rename claimed is shadowed.
+	if err := srv.AddTool(sake.NewTool("status", func(*sake.Context) (string, error) { return "late", nil })); err != nil {
+		t.Fatal(err)
+	}
+	c := saketest.Connect(t, srv)
+	if names := shopTools(t, c); !slices.Equal(names, []string{"refund", "status"}) {
+		t.Fatalf("tools = %v", names)
+	}
+	if res, err := c.CallTool("status", nil); err != nil || res.Text() != "pong" {
+		t.Fatalf("status = %v, %v", res, err)
+	}
+	// The server's own methods keep the source names.
+	if !srv.RemoveTool("ping") {
+		t.Fatal("RemoveTool of the source name")
+	}
+	if res, err := c.CallTool("status", nil); err != nil || res.Text() != "late" {
+		t.Fatalf("status after the renamed tool is removed = %v, %v", res, err)
+	}
+}

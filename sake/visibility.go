@@ -95,3 +95,16 @@ func (s *Server) perCaller(res any, err error) (any, error) {
 	}
 	return res, err
 }
+
+// refusesURI reports whether the list policy's predicate refuses the
+// caller the resource or template serving uri.
+func (s *Server) refusesURI(req *Request, uri string, reg *registry) bool {
+	if s.opts.lists == nil || s.opts.lists.allow == nil {
+		return false
+	}
+	r := reg.resourcesByURI[uri]
+	if r == nil {
+		r, _ = reg.matchTemplate(uri)
+	}
+	return r != nil && !s.allows(req, r.info())
+}

@@ -127,6 +127,14 @@ func TestPerCallerListsPredicate(t *testing.T) {
 		if got, err := staff.ReadResource("shop://policy"); err != nil || got[0].Text != "30 days" {
 			t.Errorf("staff read = %+v, %v", got, err)
 		}
+		if customer.Session().Era == sake.EraLegacy {
+			if _, err := customer.Request("resources/subscribe", map[string]any{"uri": "shop://policy"}); !errors.As(err, &e) || e.Code != sake.CodeInvalidParams {
+				t.Errorf("customer subscribe = %v", err)
+			}
+			if _, err := staff.Request("resources/subscribe", map[string]any{"uri": "shop://policy"}); err != nil {
+				t.Errorf("staff subscribe = %v", err)
+			}
+		}
 		// A server-side cache is told not to serve the customer.
 		req := &sake.Request{Method: "tools/call", Params: &sake.Params{Name: "ping"},
 			Identity: &sake.Identity{Subject: "bob@mail.example", FromToken: true}}

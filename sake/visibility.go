@@ -29,7 +29,7 @@ type ComponentInfo struct {
 // (the insufficient-scope or authentication error, so step-up still
 // works); a component allow refuses is answered as one the server does
 // not have (-32602 "Unknown tool" or "Unknown prompt", resource not
-// found), in both eras. allow runs for every component of every list
+// found, and -32602 for a legacy resources/subscribe), in both eras. allow runs for every component of every list
 // request, so keep it cheap; a panic in it refuses the component and is
 // logged.
 func PerCallerLists(allow func(req *Request, c ComponentInfo) bool) Option {

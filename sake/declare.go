@@ -85,6 +85,7 @@ type ToolDef struct {
 	outputSchema json.RawMessage
 	view         string       // _meta.ui.resourceUri
 	visibility   []Visibility // _meta.ui.visibility
+	tags         []string
 
 	// taskUnadvertised leaves execution.taskSupport out of the legacy list.
 	taskUnadvertised bool
@@ -164,6 +165,7 @@ type ResourceDef struct {
 	annotations *Annotations
 	meta        Meta
 	completions map[string]any // variable -> method name or func
+	tags        []string
 }
 
 // NewResource describes the static resource at uri read by fn, a function
@@ -232,6 +234,7 @@ type PromptDef struct {
 	meta        Meta
 	completions map[string]any
 	arguments   []PromptArgument
+	tags        []string
 }
 
 // Arguments declares the arguments of a prompt served by a function that

@@ -86,7 +86,16 @@
 // 401 challenges. Lists show every component, whatever the caller's
 // scopes, so that a client can discover a tool and step up when it calls
 // it; the lists are therefore the same for everyone and cacheable as
-// "public".
+// "public". The PerCallerLists option instead shows each caller only what
+// it may use, in lists marked "private".
+//
+// # Reshaping
+//
+// Server.Transform renames and re-describes components, and renames,
+// re-describes, defaults, hides or wraps a tool's arguments; Server.Enable
+// and Server.Disable switch components on and off by name or tag while the
+// server runs. Both work by name on what the server holds, its own
+// components, those added later, mounted or proxied, alike.
 //
 // # Limits
 //

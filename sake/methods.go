@@ -195,26 +195,29 @@ func (s *Server) page(kind byte, key string, n int, item func(int) []byte, curso
 
 func (s *Server) listTools(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	tools := reg.toolsFor(req.ClientCapabilities)
+	tools := visibleTo(s, req, reg.toolsFor(req.ClientCapabilities))
 	if rev == rev20251125 && s.opts.tasks != nil {
-		return s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].legacyJSON }, req.Params.Cursor)
+		return s.perCaller(s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].legacyJSON }, req.Params.Cursor))
 	}
-	return s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].byRevision[rev] }, req.Params.Cursor)
+	return s.perCaller(s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].byRevision[rev] }, req.Params.Cursor))
 }
 
 func (s *Server) listResources(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	return s.page(kindResources, "resources", len(reg.resources), func(i int) []byte { return reg.resources[i].byRevision[rev] }, req.Params.Cursor)
+	list := visibleTo(s, req, reg.resources)
+	return s.perCaller(s.page(kindResources, "resources", len(list), func(i int) []byte { return list[i].byRevision[rev] }, req.Params.Cursor))
 }
 
 func (s *Server) listTemplates(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	return s.page(kindTemplates, "resourceTemplates", len(reg.templates), func(i int) []byte { return reg.templates[i].byRevision[rev] }, req.Params.Cursor)
+	list := visibleTo(s, req, reg.templates)
+	return s.perCaller(s.page(kindTemplates, "resourceTemplates", len(list), func(i int) []byte { return list[i].byRevision[rev] }, req.Params.Cursor))
 }
 
 func (s *Server) listPrompts(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	return s.page(kindPrompts, "prompts", len(reg.prompts), func(i int) []byte { return reg.prompts[i].byRevision[rev] }, req.Params.Cursor)
+	list := visibleTo(s, req, reg.prompts)
+	return s.perCaller(s.page(kindPrompts, "prompts", len(list), func(i int) []byte { return list[i].byRevision[rev] }, req.Params.Cursor))
 }
 
 func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any, error) {
@@ -223,7 +226,7 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 		return nil, InvalidParams("Invalid params: tools/call needs a tool name")
 	}
 	t := reg.toolsByName[p.Name]
-	if t == nil {
+	if t == nil || !s.allows(req, t.info()) {
 		return nil, InvalidParams("Unknown tool: %s", p.Name)
 	}
 	if err := s.authorize(t.require, req); err != nil {
@@ -280,7 +283,7 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 			return &ReadResult{Contents: contents}, nil
 		}
 	}
-	if r == nil {
+	if r == nil || !s.allows(req, r.info()) {
 		return nil, resourceNotFound(req.Era, uri)
 	}
 	if err := s.authorize(r.require, req); err != nil {
@@ -299,7 +302,7 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 
 func (s *Server) getPrompt(ctx context.Context, req *Request, reg *registry) (any, error) {
 	p := reg.promptsByName[req.Params.Name]
-	if p == nil {
+	if p == nil || !s.allows(req, p.info()) {
 		return nil, InvalidParams("Unknown prompt: %s", req.Params.Name)
 	}
 	if err := s.authorize(p.require, req); err != nil {
@@ -322,7 +325,7 @@ func (s *Server) complete(ctx context.Context, req *Request, reg *registry) (any
 	switch p.Ref.Type {
 	case "ref/prompt":
 		pr := reg.promptsByName[p.Ref.Name]
-		if pr == nil {
+		if pr == nil || !s.allows(req, pr.info()) {
 			return nil, InvalidParams("Unknown prompt: %s", p.Ref.Name)
 		}
 		if !pr.hasArg(p.Argument.Name) && pr.call.argType != mapStringType {
@@ -336,8 +339,11 @@ func (s *Server) complete(ctx context.Context, req *Request, reg *registry) (any
 				res = t
 			}
 		}
+		if res != nil && !s.allows(req, res.info()) {
+			res = nil
+		}
 		if res == nil {
-			if reg.resourcesByURI[p.Ref.URI] != nil {
+			if r := reg.resourcesByURI[p.Ref.URI]; r != nil && s.allows(req, r.info()) {
 				return &CompleteResult{Completion: clampCompletion(&Completion{})}, nil
 			}
 			return nil, InvalidParams("Unknown resource template: %s", p.Ref.URI)

@@ -34,6 +34,7 @@ type options struct {
 	maxSubscriptionURI   int
 	broker               Broker
 	sessionStore         SessionStore
+	lists                *listPolicy
 }
 
 // MaxSessions caps the legacy sessions of the server (default

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,6 +28,7 @@ type prompt struct {
 	listJSON    []byte
 	byRevision  revisionJSON
 	completions map[string]*completer
+	tags        []string
 }
 
 type promptArg struct {
@@ -63,7 +65,7 @@ func compilePrompt(def *PromptDef, fn reflect.Value, method bool, resolve comple
 	if err := checkPromptResult(c.result); err != nil {
 		return nil, err
 	}
-	p := &prompt{name: def.name, description: def.description, call: c, require: def.require}
+	p := &prompt{name: def.name, description: def.description, call: c, require: def.require, tags: slices.Clone(def.tags)}
 	if c.argType != nil && c.argType.Kind() == reflect.Struct {
 		ts, err := schemaFor(c.argType)
 		if err != nil {

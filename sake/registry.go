@@ -54,6 +54,7 @@ type components struct {
 	snap    atomic.Pointer[registry] // the published snapshot; nil while changes are pending
 	base    *registry                // the last snapshot built (mu)
 	pending *changes                 // changes since base, nil when none (mu)
+	shape   *shaping                 // transforms and enable/disable rules, nil when none (mu)
 }
 
 // changes are the edits not yet in a snapshot, by key; a nil value is a
@@ -82,6 +83,9 @@ func (c *components) current() *registry {
 	}
 	r := c.base.apply(c.pending)
 	c.base, c.pending = r, nil
+	if c.shape != nil {
+		r = c.shape.publish(r)
+	}
 	c.snap.Store(r)
 	return r
 }

@@ -24,6 +24,7 @@ type resource struct {
 	listJSON    []byte
 	byRevision  revisionJSON
 	completions map[string]*completer
+	tags        []string
 }
 
 func acceptTemplateVars(t reflect.Type) error {
@@ -44,7 +45,7 @@ func checkResourceResult(r reflect.Type) error {
 }
 
 func compileResource(def *ResourceDef, fn reflect.Value, method bool, resolve completionResolver) (*resource, error) {
-	r := &resource{uri: def.uri, name: def.name, mimeType: def.mimeType, require: def.require}
+	r := &resource{uri: def.uri, name: def.name, mimeType: def.mimeType, require: def.require, tags: slices.Clone(def.tags)}
 	var accept func(reflect.Type) error
 	if def.template {
 		t, err := uritemplate.Parse(def.uri)

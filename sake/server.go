@@ -405,22 +405,28 @@ func editDistance(a, b string) int {
 func (s *Server) safeCall(c *Context, k *callable, arg reflect.Value, what string) (out reflect.Value, err error, panicked bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			stack := debug.Stack()
-			s.logger.ErrorContext(c.Context, "sake: panic in "+what, "panic", fmt.Sprint(r), "stack", string(stack))
-			if h := s.opts.hooks; h != nil && h.Panic != nil {
-				h.Panic(c.Context, r, stack)
-			}
-			if in := c.req.in; in != nil && in.OnPanic != nil {
-				in.OnPanic(r, stack)
-			}
-			if fn := panicHandler(c.Context); fn != nil {
-				fn(r, stack)
-			}
+			s.reportPanic(c, what, r)
 			panicked = true
 		}
 	}()
 	out, err = k.call(s.impl, c, arg)
 	return out, err, false
+}
+
+// reportPanic logs a panic recovered from user code and tells whoever
+// watches for them (hooks, the transport, the test client).
+func (s *Server) reportPanic(c *Context, what string, r any) {
+	stack := debug.Stack()
+	s.logger.ErrorContext(c.Context, "sake: panic in "+what, "panic", fmt.Sprint(r), "stack", string(stack))
+	if h := s.opts.hooks; h != nil && h.Panic != nil {
+		h.Panic(c.Context, r, stack)
+	}
+	if in := c.req.in; in != nil && in.OnPanic != nil {
+		in.OnPanic(r, stack)
+	}
+	if fn := panicHandler(c.Context); fn != nil {
+		fn(r, stack)
+	}
 }
 
 // Shutdown stops the server: initialize is refused from now on, every

@@ -60,6 +60,10 @@ func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, 
 	if err := s.checkSubscription(uri, reg); err != nil {
 		return nil, err
 	}
+	if s.refusesURI(req, uri, reg) {
+		return nil, &Error{Code: CodeInvalidParams, Message: "Invalid params: no resource or resource template matches the uri; subscribe to a URI that resources/list or resources/templates/list names",
+			Data: map[string]string{"uri": uri}}
+	}
 	if sess == nil {
 		return emptyResult{}, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,8 @@ type tool struct {
 	view       string // the ui:// resource of its view, if any
 	appOnly    bool   // visible to the app only: left out of tools/list for clients without apps
 	readOnly   bool   // annotated readOnlyHint: true
+	tags       []string
+	via        *toolShape // set on a tool reshaped by a Transform that changes its arguments or wraps it
 }
 
 // paramHeader is an argument mirrored in an Mcp-Param-{Name} header.
@@ -67,7 +70,7 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 		return nil, fmt.Errorf("tool name %q is not 1 to 128 of A-Z a-z 0-9 _ . -", def.name)
 	}
 	t := &tool{name: def.name, call: c, require: def.require, task: def.task, taskTTL: def.taskTTL,
-		taskPoll: def.taskPoll, taskByCode: def.taskByCode, singleUse: def.singleUse}
+		taskPoll: def.taskPoll, taskByCode: def.taskByCode, singleUse: def.singleUse, tags: slices.Clone(def.tags)}
 	if err := t.applyUI(def); err != nil {
 		return nil, err
 	}
@@ -232,6 +235,9 @@ func toolListJSON(def *ToolDef, t *tool) ([]byte, error) {
 //
 // checked says args lie inside a message already validated as JSON.
 func (t *tool) invoke(c *Context, args json.RawMessage, checked bool) (res *ToolResult, err error) {
+	if t.via != nil {
+		return t.via.invoke(t, c, args, checked)
+	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
@@ -257,18 +263,25 @@ func (t *tool) invoke(c *Context, args json.RawMessage, checked bool) (res *Tool
 		return ErrorResult("Tool %s failed with an internal error.", t.name), nil
 	}
 	if callErr != nil {
-		if errors.Is(callErr, ErrInputRequired) {
-			return nil, callErr
-		}
-		if _, _, isAuth := authError(callErr); isAuth {
-			return nil, callErr
-		}
-		if e, ok := errors.AsType[*Error](callErr); ok {
-			return nil, e
-		}
-		return protocol.ErrorResultFrom(callErr), nil
+		return toolFailure(callErr)
 	}
 	return t.toResult(out)
+}
+
+// toolFailure turns the error of a tool's code into what the call
+// answers: questions, authorization failures and *Error as they are, any
+// other error as a result with isError set.
+func toolFailure(callErr error) (*ToolResult, error) {
+	if errors.Is(callErr, ErrInputRequired) {
+		return nil, callErr
+	}
+	if _, _, isAuth := authError(callErr); isAuth {
+		return nil, callErr
+	}
+	if e, ok := errors.AsType[*Error](callErr); ok {
+		return nil, e
+	}
+	return protocol.ErrorResultFrom(callErr), nil
 }
 
 // decodeValidated decodes the arguments (an object's members into into,

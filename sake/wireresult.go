@@ -16,6 +16,7 @@ const (
 	cacheList
 	cacheRead
 	cacheDiscover
+	cacheListPrivate // a list filtered for its caller
 )
 
 // resultWriter renders results for one request's era: the modern era adds
@@ -53,7 +54,11 @@ func (w *resultWriter) tail(dst []byte, first bool, meta Meta, cache cacheKind, 
 			dst = append(dst, `,"ttlMs":`...)
 			dst = strconv.AppendInt(dst, ttl.Milliseconds(), 10)
 			dst = append(dst, `,"cacheScope":`...)
-			dst = protocol.AppendString(dst, w.s.opts.cacheScope)
+			if cache == cacheListPrivate {
+				dst = append(dst, `"private"`...)
+			} else {
+				dst = protocol.AppendString(dst, w.s.opts.cacheScope)
+			}
 		}
 		if !w.s.opts.noServerInfoMeta {
 			extra = w.s.serverInfoMeta
@@ -135,9 +140,10 @@ func (emptyResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
 
 // listResult is one page of a list method, from precomputed item JSON.
 type listResult struct {
-	key   string
-	items [][]byte
-	next  string
+	key     string
+	items   [][]byte
+	next    string
+	private bool // filtered for the caller
 }
 
 func (r *listResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
@@ -161,6 +167,9 @@ func (r *listResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
 	if r.next != "" {
 		dst = append(dst, `,"nextCursor":`...)
 		dst = protocol.AppendString(dst, r.next)
+	}
+	if r.private {
+		return w.tail(dst, false, nil, cacheListPrivate, "")
 	}
 	return w.tail(dst, false, nil, cacheList, "")
 }

@@ -1,0 +1,110 @@
+package sake
+
+import "fmt"
+
+// ComponentInfo describes a component to the predicate of PerCallerLists.
+type ComponentInfo struct {
+	// List is the list the component is in: ListTools, ListPrompts, or
+	// ListResources for resources and templates.
+	List List
+	// Name is the name clients see; URI is a resource's URI or a
+	// template's text.
+	Name, URI string
+	// Tags are the component's tags (ToolDef.Tags, Transform.Tags).
+	Tags []string
+	// Requirement is what the component requires of its caller: its own,
+	// or the server's default when it declares none.
+	Requirement Requirement
+}
+
+// PerCallerLists makes every list (tools/list, prompts/list,
+// resources/list, resources/templates/list) show each caller only the
+// components it may use: those whose requirement (scopes, authentication)
+// the caller meets and, when allow is not nil, for which allow returns
+// true. Such lists are marked cacheScope "private" in the 2026-07-28 era.
+//
+// Without this option lists show everything and calls are gated, which
+// lets a client discover a tool and step up when it calls it. With it, a
+// component left out by its requirement still answers a call as before
+// (the insufficient-scope or authentication error, so step-up still
+// works); a component allow refuses is answered as one the server does
+// not have (-32602 "Unknown tool" or "Unknown prompt", resource not
+// found, and -32602 for a legacy resources/subscribe), in both eras. allow runs for every component of every list
+// request, so keep it cheap; a panic in it refuses the component and is
+// logged.
+func PerCallerLists(allow func(req *Request, c ComponentInfo) bool) Option {
+	return func(o *options) { o.lists = &listPolicy{allow: allow} }
+}
+
+// listPolicy is the PerCallerLists option.
+type listPolicy struct {
+	allow func(req *Request, c ComponentInfo) bool
+}
+
+func (t *tool) info() ComponentInfo {
+	return ComponentInfo{List: ListTools, Name: t.name, Tags: t.tags, Requirement: t.require}
+}
+
+func (p *prompt) info() ComponentInfo {
+	return ComponentInfo{List: ListPrompts, Name: p.name, Tags: p.tags, Requirement: p.require}
+}
+
+func (r *resource) info() ComponentInfo {
+	return ComponentInfo{List: ListResources, Name: r.name, URI: r.uri, Tags: r.tags, Requirement: r.require}
+}
+
+// allows reports whether the list policy's predicate lets the caller use
+// a component: always without a policy or predicate.
+func (s *Server) allows(req *Request, c ComponentInfo) (ok bool) {
+	if s.opts.lists == nil || s.opts.lists.allow == nil {
+		return true
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.logger.Error("sake: panic in the PerCallerLists predicate: "+c.Name+" is refused", "panic", fmt.Sprint(r))
+			ok = false
+		}
+	}()
+	if c.Requirement.empty() {
+		c.Requirement = s.opts.require
+	}
+	return s.opts.lists.allow(req, c)
+}
+
+// visibleTo returns the components of list the caller may see, with the
+// list policy; list itself without one.
+func visibleTo[T interface{ info() ComponentInfo }](s *Server, req *Request, list []T) []T {
+	if s.opts.lists == nil {
+		return list
+	}
+	out := make([]T, 0, len(list))
+	for _, x := range list {
+		info := x.info()
+		if s.authorize(info.Requirement, req) == nil && s.allows(req, info) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// perCaller marks a list result private when lists are filtered per
+// caller.
+func (s *Server) perCaller(res any, err error) (any, error) {
+	if l, ok := res.(*listResult); ok && s.opts.lists != nil {
+		l.private = true
+	}
+	return res, err
+}
+
+// refusesURI reports whether the list policy's predicate refuses the
+// caller the resource or template serving uri.
+func (s *Server) refusesURI(req *Request, uri string, reg *registry) bool {
+	if s.opts.lists == nil || s.opts.lists.allow == nil {
+		return false
+	}
+	r := reg.resourcesByURI[uri]
+	if r == nil {
+		r, _ = reg.matchTemplate(uri)
+	}
+	return r != nil && !s.allows(req, r.info())
+}

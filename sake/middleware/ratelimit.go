@@ -59,6 +59,7 @@ type limit struct {
 	tools   map[string]bool
 	methods map[string]bool
 	few     []string // the methods, when they are few: compared, not hashed
+	group   []string // the tools, when they are few: compared, not hashed
 	key     KeyFunc
 }
 
@@ -93,6 +94,9 @@ func NewRateLimiter(limits []Limit, opts ...Option) (*RateLimiter, error) {
 		x := limit{name: in.Name, rate: Rate{Interval: interval, Burst: burst}, key: in.Key}
 		if len(in.Tools) > 0 {
 			x.tools = set(in.Tools)
+			if len(in.Tools) <= 4 {
+				x.group = append([]string(nil), in.Tools...)
+			}
 		}
 		if len(in.Methods) > 0 {
 			x.methods = set(in.Methods)
@@ -137,7 +141,10 @@ func (x *limit) counts(req *sake.Request) bool {
 	case x.methods != nil && !x.methods[req.Method]:
 		return false
 	}
-	if x.tools != nil {
+	switch {
+	case x.group != nil:
+		return req.Method == "tools/call" && slices.Contains(x.group, req.Params.Name)
+	case x.tools != nil:
 		return req.Method == "tools/call" && x.tools[req.Params.Name]
 	}
 	return true

@@ -78,3 +78,21 @@ func TestMemoryBucketsBoundHolds(t *testing.T) {
 		t.Fatalf("%d buckets, bound %d", n, shardCount)
 	}
 }
+
+// The clock of a limiter on the default store moves with time.Now and,
+// carrying a monotonic reading, subtracts as time.Now's readings do.
+func TestMonotonicClockFollowsNow(t *testing.T) {
+	now := monotonicClock()
+	before := time.Now()
+	got := now()
+	after := time.Now()
+	if got.Before(before) || got.After(after) {
+		t.Fatalf("clock %v outside [%v, %v]", got, before, after)
+	}
+	if d := got.Sub(before); d < 0 || d > after.Sub(before) {
+		t.Fatalf("a monotonic difference of %v", d)
+	}
+	if got.Round(0) == got {
+		t.Fatal("no monotonic reading")
+	}
+}

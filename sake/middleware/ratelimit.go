@@ -74,6 +74,9 @@ func NewRateLimiter(limits []Limit, opts ...Option) (*RateLimiter, error) {
 	l := &RateLimiter{cfg: newConfig(opts)}
 	if l.cfg.store == nil {
 		l.cfg.store = NewMemoryBuckets(l.cfg.maxKeys)
+		if !l.cfg.clockSet {
+			l.cfg.now = monotonicClock()
+		}
 	}
 	seen := map[string]bool{}
 	for i, in := range limits {
@@ -121,6 +124,16 @@ func NewRateLimiter(limits []Limit, opts ...Option) (*RateLimiter, error) {
 		l.limits = append(l.limits, x)
 	}
 	return l, nil
+}
+
+// monotonicClock is time.Now for a MemoryBuckets, which only subtracts
+// the times it is given: a time as far from a fixed start as the
+// monotonic clock says, read at half the cost of time.Now. Its wall clock
+// does not follow the system's changes, so a shared store, which compares
+// the wall clocks of replicas, gets time.Now.
+func monotonicClock() func() time.Time {
+	start := time.Now()
+	return func() time.Time { return start.Add(time.Since(start)) }
 }
 
 func set(names []string) map[string]bool {

@@ -21,20 +21,21 @@ import (
 // pays it: the CPU time of a server process (internal/budgetserver, built
 // by the benchmark and started twice, bare and through the middleware)
 // per tools/call over Streamable HTTP, the caller's CPU left out. Each
-// iteration sends a block of calls to the bare server, then a block to
-// the other, over one keep-alive connection each, reading each server's
-// CPU time from /proc before and after its block; the metric "x-bare" is
+// iteration sends a block of calls to the bare server and a block to the
+// other (which goes first alternates), over one keep-alive connection
+// each, one call at a time, reading each server's CPU time from /proc
+// before and after its block; the metric "x-bare" is
 // the median of the blocks' ratios, "bare-cpu-ns/call" the median of the
 // bare server's CPU time per call. Both eras; the sets are those of
 // BenchmarkBudget, and "bare" against a second bare server shows the
-// method's own spread. Run it with -benchtime 30x; with BUDGET_PROFILES
+// method's own spread. Run it with -benchtime 100x; with BUDGET_PROFILES
 // set to a directory, each server writes a CPU profile there.
 func BenchmarkBudgetHTTP(b *testing.B) {
 	if _, ok := serverCPU(os.Getpid()); !ok {
 		b.Skip("the CPU time of another process is read from /proc, which this system does not have")
 	}
 	bin := buildBudgetServer(b)
-	const block = 500
+	const block = 200
 	for _, era := range []struct{ name, version string }{{"modern", protocol.ModernVersion}, {"legacy", protocol.LegacyVersion}} {
 		for _, set := range []string{"bare", "unlogged", "sink", "logged"} {
 			b.Run(era.name+"/"+set, func(b *testing.B) {
@@ -43,9 +44,16 @@ func BenchmarkBudgetHTTP(b *testing.B) {
 				bare.run(b, block)
 				other.run(b, block)
 				var ratios, perCall []float64
-				for b.Loop() {
-					base := bare.run(b, block)
-					ratios = append(ratios, float64(other.run(b, block))/float64(base))
+				for i := 0; b.Loop(); i++ {
+					// Which server goes first changes from pair to
+					// pair, so that neither always follows the other.
+					var base, with time.Duration
+					if i%2 == 0 {
+						base, with = bare.run(b, block), other.run(b, block)
+					} else {
+						with, base = other.run(b, block), bare.run(b, block)
+					}
+					ratios = append(ratios, float64(with)/float64(base))
 					perCall = append(perCall, float64(base)/block)
 				}
 				b.ReportMetric(median(ratios), "x-bare")

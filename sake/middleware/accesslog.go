@@ -55,7 +55,7 @@ func (al AccessLog) Option() sake.Option {
 		l.logger = slog.Default()
 	}
 	if l.now == nil {
-		l.now = time.Now
+		l.now, l.monotonic = time.Now, true
 	}
 	if len(al.RecordArguments) > 0 {
 		l.record = set(al.RecordArguments)
@@ -75,7 +75,11 @@ type accessLog struct {
 	level  slog.Level
 	record map[string]bool
 	now    func() time.Time
-	pool   sync.Pool // of *pending
+	// monotonic: now is time.Now, so a duration is read off the
+	// monotonic clock alone (time.Since), at half the cost of time.Now,
+	// and the record's time is the start plus the duration.
+	monotonic bool
+	pool      sync.Pool // of *pending
 }
 
 // pending is a request being logged: its done function is made once per
@@ -141,8 +145,13 @@ func (l *accessLog) done(ctx context.Context, req *sake.Request, start time.Time
 	e.era = req.Era.String()
 	e.ver = cutRunes(req.ProtocolVersion, 32)
 	e.transport = req.Transport()
-	e.end = l.now()
-	e.duration = e.end.Sub(start)
+	if l.monotonic {
+		e.duration = time.Since(start)
+		e.end = start.Add(e.duration)
+	} else {
+		e.end = l.now()
+		e.duration = e.end.Sub(start)
+	}
 	if d.Reply != nil {
 		e.out = len(d.Reply.Body)
 	}

@@ -205,3 +205,50 @@ func TestMaskErrors(t *testing.T) {
 		}
 	})
 }
+
+// With the default clock, a record's time falls between the call's start
+// and its end, and its duration is no longer than the call took, through
+// slog's handler and through a JSONSink alike.
+func TestAccessLogDefaultClock(t *testing.T) {
+	t.Parallel()
+	for _, sinked := range []bool{false, true} {
+		var logs logBuffer
+		var h slog.Handler = slog.NewJSONHandler(&logs, nil)
+		sink := middleware.NewJSONSink(&logs, nil)
+		if sinked {
+			h = sink
+		}
+		srv := sake.MustNew(secretive{}, middleware.AccessLog{Logger: slog.New(h)}.Option(), sake.Logger(quiet))
+		c := saketest.Connect(t, srv)
+		before := time.Now()
+		if _, err := c.CallTool("lookup", map[string]any{"text": "x"}); err != nil {
+			t.Fatal(err)
+		}
+		after := time.Now()
+		if err := sink.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var rec struct {
+			Time     time.Time `json:"time"`
+			Method   string    `json:"method"`
+			Duration int64     `json:"duration"`
+		}
+		for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatalf("log line %q: %v", line, err)
+			}
+			if rec.Method == "tools/call" {
+				break
+			}
+		}
+		if rec.Method != "tools/call" {
+			t.Fatalf("sink=%v: no record of the call in %s", sinked, logs.String())
+		}
+		if rec.Time.Before(before.Round(0)) || rec.Time.After(after.Round(0)) {
+			t.Errorf("sink=%v: record at %v, the call ran from %v to %v", sinked, rec.Time, before, after)
+		}
+		if d := time.Duration(rec.Duration); d < 0 || d > after.Sub(before) {
+			t.Errorf("sink=%v: duration %v, the call took %v", sinked, d, after.Sub(before))
+		}
+	}
+}

@@ -149,10 +149,11 @@ func BenchmarkAllOn(b *testing.B) {
 // BenchmarkBudget measures what every middleware costs a call, as a
 // multiple of the bare call's CPU time ("x-bare"): each iteration runs a
 // block of bare calls, then a block through every middleware (allOn) or
-// through one, and
-// the metric is the median of the blocks' ratios, so that both sides of
-// each ratio see the same load on a busy machine. Run it with
-// -benchtime 40x.
+// through one, and the metric is the median of the blocks' ratios, so
+// that both sides of each ratio see the same load on a busy machine;
+// "bare" against a second bare server shows the method's own spread. Run
+// it with -benchtime 40x. BenchmarkBudgetHTTP measures the same over
+// Streamable HTTP, by the server's CPU.
 func BenchmarkBudget(b *testing.B) {
 	const block = 2000
 	one := func(mw func(b *testing.B) sake.Middleware) func(b *testing.B) []sake.Option {
@@ -162,6 +163,8 @@ func BenchmarkBudget(b *testing.B) {
 		name string
 		opts func(b *testing.B) []sake.Option
 	}{
+		// A second bare server: the method's own spread.
+		{"bare", func(*testing.B) []sake.Option { return nil }},
 		{"unlogged", func(b *testing.B) []sake.Option { return allOn(b, "unlogged") }},
 		{"logged", func(b *testing.B) []sake.Option { return allOn(b, "logged") }},
 		{"sink", func(b *testing.B) []sake.Option { return allOn(b, "sink") }},

@@ -51,9 +51,13 @@ type MemoryBuckets struct {
 
 const shardCount = 32
 
+// bucketShard holds the buckets of some keys. Its map is keyed by the
+// key's hash, the one that chose the shard, so that a lookup hashes the
+// key once; keys whose hashes collide share a chain.
 type bucketShard struct {
 	mu    sync.Mutex
-	m     map[BucketKey]*bucket
+	m     map[uint64]*bucket
+	n     int // buckets, chained ones included
 	epoch time.Time
 	set   bool
 	lru   bucket // sentinel: lru.next is the most recently used
@@ -61,8 +65,10 @@ type bucketShard struct {
 
 type bucket struct {
 	key        BucketKey
+	hash       uint64
 	full       int64 // when the bucket is full again, in ns since the shard's epoch
 	prev, next *bucket
+	chain      *bucket // the next bucket of the same hash
 }
 
 // NewMemoryBuckets returns an in-memory store of at most maxKeys buckets
@@ -74,7 +80,7 @@ func NewMemoryBuckets(maxKeys int) *MemoryBuckets {
 	s := &MemoryBuckets{seed: maphash.MakeSeed(), perMap: max(1, (maxKeys+shardCount-1)/shardCount)}
 	for i := range s.shards {
 		sh := &s.shards[i]
-		sh.m = make(map[BucketKey]*bucket)
+		sh.m = make(map[uint64]*bucket)
 		sh.lru.next, sh.lru.prev = &sh.lru, &sh.lru
 	}
 	return s
@@ -86,26 +92,28 @@ func (s *MemoryBuckets) Len() int {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		n += len(sh.m)
+		n += sh.n
 		sh.mu.Unlock()
 	}
 	return n
 }
 
-func (s *MemoryBuckets) shard(k BucketKey) *bucketShard {
-	h := maphash.String(s.seed, k.Subject.ID) + uint64(k.Subject.Kind)
-	return &s.shards[h%shardCount]
+// hash is the key's hash, which picks its shard and finds it there.
+func (s *MemoryBuckets) hash(k BucketKey) uint64 {
+	h := maphash.String(s.seed, k.Subject.ID)
+	return (h^uint64(k.Subject.Kind))*0x9e3779b97f4a7c15 + maphash.String(s.seed, k.Limit)
 }
 
 // Take implements BucketStore.
 func (s *MemoryBuckets) Take(_ context.Context, key BucketKey, r Rate, now time.Time) (time.Duration, error) {
-	sh := s.shard(key)
+	h := s.hash(key)
+	sh := &s.shards[h%shardCount]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	t := sh.clock(now)
-	b := sh.m[key]
+	b := sh.find(h, key)
 	if b == nil {
-		b = sh.insert(key, s.perMap)
+		b = sh.insert(h, key, s.perMap)
 		b.full = t
 	} else {
 		sh.touch(b)
@@ -122,11 +130,22 @@ func (s *MemoryBuckets) Take(_ context.Context, key BucketKey, r Rate, now time.
 
 // Return implements BucketStore.
 func (s *MemoryBuckets) Return(_ context.Context, key BucketKey, r Rate, now time.Time) error {
-	sh := s.shard(key)
+	h := s.hash(key)
+	sh := &s.shards[h%shardCount]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if b := sh.m[key]; b != nil {
+	if b := sh.find(h, key); b != nil {
 		b.full = max(b.full-int64(r.Interval), sh.clock(now))
+	}
+	return nil
+}
+
+// find is the bucket of key, whose hash is h, or nil.
+func (sh *bucketShard) find(h uint64, key BucketKey) *bucket {
+	for b := sh.m[h]; b != nil; b = b.chain {
+		if b.key == key {
+			return b
+		}
 	}
 	return nil
 }
@@ -140,22 +159,42 @@ func (sh *bucketShard) clock(now time.Time) int64 {
 	return int64(now.Sub(sh.epoch))
 }
 
-// insert adds a bucket for key, dropping the least recently used one when
-// the shard is at its bound.
-func (sh *bucketShard) insert(key BucketKey, limit int) *bucket {
+// insert adds a bucket for key, whose hash is h, dropping the least
+// recently used one when the shard is at its bound.
+func (sh *bucketShard) insert(h uint64, key BucketKey, limit int) *bucket {
 	var b *bucket
-	if len(sh.m) >= limit {
+	if sh.n >= limit {
 		b = sh.lru.prev
 		sh.unlink(b)
-		delete(sh.m, b.key)
+		sh.unchain(b)
 		*b = bucket{}
 	} else {
 		b = &bucket{}
+		sh.n++
 	}
-	b.key = key
-	sh.m[key] = b
+	b.key, b.hash = key, h
+	b.chain = sh.m[h]
+	sh.m[h] = b
 	sh.pushFront(b)
 	return b
+}
+
+// unchain takes b out of its hash's chain.
+func (sh *bucketShard) unchain(b *bucket) {
+	if head := sh.m[b.hash]; head == b {
+		if b.chain == nil {
+			delete(sh.m, b.hash)
+		} else {
+			sh.m[b.hash] = b.chain
+		}
+		return
+	}
+	for p := sh.m[b.hash]; p != nil; p = p.chain {
+		if p.chain == b {
+			p.chain = b.chain
+			return
+		}
+	}
 }
 
 func (sh *bucketShard) touch(b *bucket) {

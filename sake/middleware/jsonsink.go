@@ -164,11 +164,13 @@ var lastSecond atomic.Pointer[secondText]
 // appendTime appends t as t.AppendFormat(b, time.RFC3339Nano) does,
 // formatting each second only once.
 func appendTime(b []byte, t time.Time) []byte {
-	if y := t.Year(); y < 0 || y >= 10000 {
-		return t.AppendFormat(b, time.RFC3339Nano)
-	}
+	// A second of the cache is within years 0 to 9999: only another
+	// second needs the year checked.
 	sec := lastSecond.Load()
 	if sec == nil || sec.unix != t.Unix() || sec.loc != t.Location() {
+		if y := t.Year(); y < 0 || y >= 10000 {
+			return t.AppendFormat(b, time.RFC3339Nano)
+		}
 		sec = &secondText{unix: t.Unix(), loc: t.Location(),
 			date: t.AppendFormat(nil, "2006-01-02T15:04:05"), zone: t.AppendFormat(nil, "Z07:00")}
 		lastSecond.Store(sec)

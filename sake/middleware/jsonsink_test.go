@@ -125,3 +125,48 @@ func TestAccessLogThroughSink(t *testing.T) {
 		}
 	})
 }
+
+// A JSONSink writes record times as slog.JSONHandler does, whichever
+// second it wrote last: a second again, a whole second, another zone; and
+// a year outside 0 to 9999, after one inside, as RFC 3339 would write it
+// (where slog writes an error into the string).
+func TestJSONSinkTimesMatchSlog(t *testing.T) {
+	t.Parallel()
+	var want, got logBuffer
+	sink := middleware.NewJSONSink(&got, nil)
+	zone := time.FixedZone("x", -5400)
+	times := []time.Time{
+		time.Date(2026, 7, 28, 12, 0, 0, 120000000, time.UTC),
+		time.Date(2026, 7, 28, 12, 0, 0, 999999999, time.UTC),
+		time.Date(2026, 7, 28, 12, 0, 1, 0, time.UTC),
+		time.Date(2026, 7, 28, 12, 0, 1, 5, zone),
+		time.Date(9999, 12, 31, 23, 59, 59, 999, time.UTC),
+		time.Date(2026, 7, 28, 12, 0, 1, 7, zone),
+	}
+	for _, h := range []slog.Handler{slog.NewJSONHandler(&want, nil), sink} {
+		for _, at := range times {
+			if err := h.Handle(context.Background(), slog.NewRecord(at, slog.LevelInfo, "m", 0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := sink.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("sink wrote\n%s\nslog wrote\n%s", got.String(), want.String())
+	}
+	for _, at := range []time.Time{time.Date(10000, 1, 1, 0, 0, 0, 1, time.UTC), time.Date(-1, 12, 31, 23, 59, 59, 0, time.UTC)} {
+		_ = sink.Handle(context.Background(), slog.NewRecord(times[0], slog.LevelInfo, "m", 0))
+		_ = sink.Handle(context.Background(), slog.NewRecord(at, slog.LevelInfo, "m", 0))
+		if err := sink.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if line := `{"time":"` + at.Format(time.RFC3339Nano) + `","level":"INFO","msg":"m"}`; !strings.HasSuffix(got.String(), line+"\n") {
+			t.Errorf("year %d: sink wrote\n%s\nwant it to end with\n%s", at.Year(), got.String(), line)
+		}
+	}
+	if err := sink.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

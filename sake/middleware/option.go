@@ -11,6 +11,7 @@ type Option func(*config)
 
 type config struct {
 	now      func() time.Time
+	clockSet bool // Clock was given
 	logger   *slog.Logger
 	store    BucketStore
 	maxKeys  int
@@ -29,7 +30,9 @@ func newConfig(opts []Option) config {
 
 // Clock sets the source of the current time (default time.Now), for tests
 // that move time on without waiting.
-func Clock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+func Clock(now func() time.Time) Option {
+	return func(c *config) { c.now, c.clockSet = now, true }
+}
 
 // Logger sets where the middleware logs what goes wrong (default
 // slog.Default()).

@@ -59,6 +59,7 @@ type limit struct {
 	tools   map[string]bool
 	methods map[string]bool
 	few     []string // the methods, when they are few: compared, not hashed
+	group   []string // the tools, when they are few: compared, not hashed
 	key     KeyFunc
 }
 
@@ -73,6 +74,9 @@ func NewRateLimiter(limits []Limit, opts ...Option) (*RateLimiter, error) {
 	l := &RateLimiter{cfg: newConfig(opts)}
 	if l.cfg.store == nil {
 		l.cfg.store = NewMemoryBuckets(l.cfg.maxKeys)
+		if !l.cfg.clockSet {
+			l.cfg.now = monotonicClock()
+		}
 	}
 	seen := map[string]bool{}
 	for i, in := range limits {
@@ -93,6 +97,9 @@ func NewRateLimiter(limits []Limit, opts ...Option) (*RateLimiter, error) {
 		x := limit{name: in.Name, rate: Rate{Interval: interval, Burst: burst}, key: in.Key}
 		if len(in.Tools) > 0 {
 			x.tools = set(in.Tools)
+			if len(in.Tools) <= 4 {
+				x.group = append([]string(nil), in.Tools...)
+			}
 		}
 		if len(in.Methods) > 0 {
 			x.methods = set(in.Methods)
@@ -119,6 +126,16 @@ func NewRateLimiter(limits []Limit, opts ...Option) (*RateLimiter, error) {
 	return l, nil
 }
 
+// monotonicClock is time.Now for a MemoryBuckets, which only subtracts
+// the times it is given: a time as far from a fixed start as the
+// monotonic clock says, read at half the cost of time.Now. Its wall clock
+// does not follow the system's changes, so a shared store, which compares
+// the wall clocks of replicas, gets time.Now.
+func monotonicClock() func() time.Time {
+	start := time.Now()
+	return func() time.Time { return start.Add(time.Since(start)) }
+}
+
 func set(names []string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
@@ -137,7 +154,10 @@ func (x *limit) counts(req *sake.Request) bool {
 	case x.methods != nil && !x.methods[req.Method]:
 		return false
 	}
-	if x.tools != nil {
+	switch {
+	case x.group != nil:
+		return req.Method == "tools/call" && slices.Contains(x.group, req.Params.Name)
+	case x.tools != nil:
 		return req.Method == "tools/call" && x.tools[req.Params.Name]
 	}
 	return true

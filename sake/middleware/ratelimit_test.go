@@ -276,3 +276,44 @@ func TestMemoryBucketsBounded(t *testing.T) {
 		t.Fatal("two returns made the bucket hold more than its burst")
 	}
 }
+
+// A limit counts the same requests whether its tools and methods are few
+// (compared) or many (looked up): the named ones, and no others.
+func TestRateLimitFewAndManyNamesCountAlike(t *testing.T) {
+	t.Parallel()
+	padding := []string{"a", "b", "c", "d"}
+	for _, many := range []bool{false, true} {
+		tools, methods := []string{"search"}, []string{"tools/call"}
+		if many {
+			tools, methods = append(tools, padding...), append(methods, padding...)
+		}
+		clk := newClock()
+		srv := limited(t, clk,
+			middleware.Limit{Name: "search", Rate: 1, Tools: tools},
+			middleware.Limit{Name: "calls", Rate: 3, Methods: methods},
+		)
+		c := saketest.Connect(t, srv, saketest.Scopes(), saketest.Subject("alice"))
+		call := func(tool string) error {
+			_, err := c.CallTool(tool, map[string]any{"text": "x"})
+			return err
+		}
+		if err := call("search"); err != nil {
+			t.Fatalf("many=%v: first search: %v", many, err)
+		}
+		if e := rpcError(t, call("search")); e.Code != sake.CodeRateLimited || !containsLimit(e, "search") {
+			t.Fatalf("many=%v: second search: %v, want refused by search", many, e)
+		}
+		if err := call("echo"); err != nil { // not in the group; the calls limit's 2nd token
+			t.Fatalf("many=%v: echo: %v", many, err)
+		}
+		if _, err := c.ListTools(); err != nil { // another method: not counted
+			t.Fatalf("many=%v: tools/list: %v", many, err)
+		}
+		if err := call("echo"); err != nil {
+			t.Fatalf("many=%v: echo: %v", many, err)
+		}
+		if e := rpcError(t, call("echo")); e.Code != sake.CodeRateLimited || !containsLimit(e, "calls") {
+			t.Fatalf("many=%v: fourth call: %v, want refused by calls", many, e)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func ToolLimits(limits ...ToolLimit) (sake.Middleware, error) {
 		if x.Key == nil {
 			x.Key = SubjectOf
 		}
-		x.watch.timeout = x.Timeout
+		x.watch.timeout, x.watch.epoch = x.Timeout, time.Now()
 		if len(x.Tools) == 0 {
 			if tl.rest != nil {
 				return nil, errors.New("middleware: two ToolLimits name no tools; one default is allowed")

@@ -42,7 +42,8 @@ type Server struct {
 	shutdownOnce   sync.Once
 	stopBroker     func() // stops listening to the other replicas
 	share          sharing
-	replicaTag     string // in the ids of server-initiated requests
+	mounts         mountTable // the servers mounted into this one (Mount)
+	replicaTag     string     // in the ids of server-initiated requests
 }
 
 // blueprint is what reflection learns about a type, computed once per type

@@ -339,7 +339,9 @@ func TestMountAsksTheCaller(t *testing.T) {
 		}
 		mustMount(t, shop, "q", child)
 		c := saketest.Connect(t, shop, append(opts, saketest.Scopes(), saketest.Subject("ann"),
-			saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult { return saketest.Accept(map[string]any{"sure": true}) }))...)
+			saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
+				return saketest.Accept(map[string]any{"sure": true})
+			}))...)
 		if res, err := c.CallTool("q_ask", nil); err != nil || res.Text() != "accept true ann" {
 			t.Fatalf("q_ask = %v, %v", res, err)
 		}

@@ -61,8 +61,8 @@ type mounted[T comparable] struct{ src, dst T }
 // The mount is live: a component child adds or removes appears in or
 // leaves s, and s's clients are told the list changed; child's resource
 // updates reach s's subscribers under the rewritten URI. When child's
-// Agent Skills are mounted under the empty namespace into a server that
-// has none, s serves them (mount before serving).
+// Agent Skills are served by s when child is mounted under the empty
+// namespace and s has none (they stay when child is unmounted).
 //
 // A name that is already s's, or another mount's, is an error naming
 // both sides, and nothing is mounted; a conflicting component child adds
@@ -97,8 +97,8 @@ func (s *Server) Mount(namespace string, child *Server) error {
 		s.mounts.remove(m)
 		return err
 	}
-	if namespace == "" && s.skills == nil && child.skills != nil {
-		s.skills = child.skills
+	if set := child.skills.Load(); namespace == "" && set != nil {
+		s.skills.CompareAndSwap(nil, set)
 	}
 	return nil
 }

@@ -28,8 +28,8 @@ type Server struct {
 	usedStates usedStates // redeemed single-use requestStates
 	handler    Handler
 
-	comps  components // the tools, resources and prompts, as published snapshots
-	skills *skillSet  // the skills served (the Skills option), or nil
+	comps  components               // the tools, resources and prompts, as published snapshots
+	skills atomic.Pointer[skillSet] // the skills served (the Skills option, or a mount's), or nil
 
 	serverInfoMeta []byte // "io.modelcontextprotocol/serverInfo":{...}
 	listeners      listeners

@@ -21,6 +21,7 @@ type Option func(*proxyConfig)
 type proxyConfig struct {
 	prefix     string
 	inFlight   int
+	maxList    int
 	timeout    time.Duration
 	tools      func(protocol.ToolInfo) bool
 	prompts    func(protocol.PromptInfo) bool
@@ -51,6 +52,27 @@ func MaxInFlight(n int) Option { return func(p *proxyConfig) { p.inFlight = n } 
 // (default DefaultCallTimeout); the caller then gets an internal error
 // naming the remote. Following a remote task is not bounded by it.
 func CallTimeout(d time.Duration) Option { return func(p *proxyConfig) { p.timeout = d } }
+
+// DefaultMaxListItems bounds the tools, prompts, resources and templates
+// a proxy takes from its remote server, each: 10000.
+const DefaultMaxListItems = 10000
+
+// MaxListItems bounds each list the proxy takes from the remote server
+// (default DefaultMaxListItems): a longer list is an error, and the list
+// the proxy serves stays as it was.
+func MaxListItems(n int) Option { return func(p *proxyConfig) { p.maxList = n } }
+
+// tooMany checks the length of a remote list.
+func (p *proxyConfig) tooMany(what string, n int) error {
+	limit := p.maxList
+	if limit <= 0 {
+		limit = DefaultMaxListItems
+	}
+	if n > limit {
+		return fmt.Errorf("proxy: the remote server lists %d %s, more than the %d the proxy takes (MaxListItems)", n, what, limit)
+	}
+	return nil
+}
 
 func (p *proxyConfig) maxInFlight() int {
 	if p.inFlight > 0 {
@@ -285,6 +307,9 @@ func (p *proxy) syncTools(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := p.cfg.tooMany("tools", len(tools)); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, t := range tools {
 		if p.cfg.tools != nil && !p.cfg.tools(t) {
@@ -348,6 +373,9 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := p.cfg.tooMany("prompts", len(prompts)); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, pr := range prompts {
 		if p.cfg.prompts != nil && !p.cfg.prompts(pr) {
@@ -405,6 +433,12 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		if !errors.As(err, &e) || e.Code != sake.CodeMethodNotFound {
 			return err
 		}
+	}
+	if err := p.cfg.tooMany("resources", len(resources)); err != nil {
+		return err
+	}
+	if err := p.cfg.tooMany("resource templates", len(templates)); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for _, r := range resources {

@@ -402,3 +402,47 @@ func BenchmarkMountedToolsCall(b *testing.B) {
 		}
 	}
 }
+
+func TestMountCarriesProgressLogsAndCancellation(t *testing.T) {
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
+		shop := newShop(t)
+		child := sake.MustNew(nil)
+		started, stopped := make(chan struct{}), make(chan error, 1)
+		err := child.AddTools(
+			sake.NewTool("report", func(ctx *sake.Context) (string, error) {
+				_ = ctx.Progress(1, 2, "half way")
+				ctx.Log(sake.LevelWarning, "child", "careful")
+				return "reported", nil
+			}),
+			sake.NewTool("wait", func(ctx *sake.Context) (string, error) {
+				close(started)
+				<-ctx.Done()
+				stopped <- ctx.Err()
+				return "", ctx.Err()
+			}),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustMount(t, shop, "c", child)
+		c := saketest.Connect(t, shop, append(opts, saketest.LogLevel(sake.LevelInfo))...)
+		if res, err := c.CallTool("c_report", nil); err != nil || res.Text() != "reported" {
+			t.Fatalf("c_report = %v, %v", res, err)
+		}
+		saketest.AssertNotification(t, c, "notifications/progress", map[string]any{"progress": 1, "total": 2, "message": "half way"})
+		saketest.AssertNotification(t, c, "notifications/message", map[string]any{"level": "warning", "data": "careful"})
+
+		ctx, cancel := context.WithCancel(t.Context())
+		errs := make(chan error, 1)
+		go func() {
+			_, err := c.WithContext(ctx).CallTool("c_wait", nil)
+			errs <- err
+		}()
+		<-started
+		cancel()
+		if err := <-stopped; err == nil {
+			t.Fatal("the mounted tool's context did not end")
+		}
+		<-errs
+	})
+}

@@ -120,9 +120,10 @@ func (s *Server) Unmount(child *Server) bool {
 	m.stop()
 	s.mounts.remove(m)
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.closed = true
-	m.apply(nil, nil, nil, nil, false)
+	lists, _ := m.apply(nil, nil, nil, nil, false)
+	m.mu.Unlock()
+	s.announce(lists)
 	return true
 }
 
@@ -213,13 +214,21 @@ func hasScheme(u string) bool {
 }
 
 // sync brings the parent's copies in step with the child's registry. The
-// first sync (initial) adds nothing when a name conflicts; later ones
-// leave the conflicting components out.
+// first sync (initial) adds nothing when a name conflicts, and closes the
+// mount; later ones leave the conflicting components out. The parent's
+// clients are told of the lists that changed once the mount's lock is
+// released.
 func (m *mount) sync(initial bool) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	lists, err := m.syncLocked(initial)
+	m.mu.Unlock()
+	m.parent.announce(lists)
+	return err
+}
+
+func (m *mount) syncLocked(initial bool) ([]List, error) {
 	if m.closed {
-		return nil
+		return nil, nil
 	}
 	reg := m.child.comps.current()
 	var problems []string
@@ -228,14 +237,25 @@ func (m *mount) sync(initial bool) error {
 	resources := want(reg.resources, m.resources, resourceURI, m.mountResource, "resource", &problems)
 	templates := want(reg.templates, m.templates, resourceURI, m.mountResource, "resource template", &problems)
 	if initial && len(problems) > 0 {
-		return m.failure(problems)
+		m.closed = true
+		return nil, m.failure(problems)
 	}
-	conflicts := m.apply(tools, prompts, resources, templates, initial)
+	lists, conflicts := m.apply(tools, prompts, resources, templates, initial)
 	problems = append(problems, conflicts...)
-	if len(problems) > 0 {
-		return m.failure(problems)
+	if initial && len(problems) > 0 {
+		m.closed = true
 	}
-	return nil
+	if len(problems) > 0 {
+		return lists, m.failure(problems)
+	}
+	return lists, nil
+}
+
+// announce tells the server's clients the lists changed.
+func (s *Server) announce(lists []List) {
+	for _, l := range lists {
+		s.broadcast(Broadcast{List: l})
+	}
 }
 
 func (m *mount) failure(problems []string) error {
@@ -266,10 +286,10 @@ func want[T comparable](list []T, have map[string]mounted[T], key func(T) string
 }
 
 // apply puts the wanted entries in the parent's registry and takes out
-// those no longer wanted, then tells the parent's clients. It returns the
+// those no longer wanted. It returns the lists that changed and the
 // conflicts; with dryFail set, a conflict changes nothing. nil maps take
 // every entry out.
-func (m *mount) apply(tools map[string]mounted[*tool], prompts map[string]mounted[*prompt], resources, templates map[string]mounted[*resource], dryFail bool) []string {
+func (m *mount) apply(tools map[string]mounted[*tool], prompts map[string]mounted[*prompt], resources, templates map[string]mounted[*resource], dryFail bool) ([]List, []string) {
 	oldTools, oldPrompts, oldResources, oldTemplates := m.tools, m.prompts, m.resources, m.templates
 	var conflicts []conflict
 	var changedTools, changedPrompts, changedResources bool
@@ -292,7 +312,7 @@ func (m *mount) apply(tools map[string]mounted[*tool], prompts map[string]mounte
 			c.what, c.name, m.child.info.Name, c.what, c.name, m.parent.ownerOf(c.entry)))
 	}
 	if dryFail && len(problems) > 0 {
-		return problems
+		return nil, problems
 	}
 	m.record(tools, prompts, resources, templates)
 	owners := &m.parent.mounts.owners
@@ -300,16 +320,17 @@ func (m *mount) apply(tools map[string]mounted[*tool], prompts map[string]mounte
 	forget(owners, oldPrompts, m.prompts)
 	forget(owners, oldResources, m.resources)
 	forget(owners, oldTemplates, m.templates)
+	var lists []List
 	if changedTools {
-		m.parent.broadcast(Broadcast{List: ListTools})
+		lists = append(lists, ListTools)
 	}
 	if changedPrompts {
-		m.parent.broadcast(Broadcast{List: ListPrompts})
+		lists = append(lists, ListPrompts)
 	}
 	if changedResources {
-		m.parent.broadcast(Broadcast{List: ListResources})
+		lists = append(lists, ListResources)
 	}
-	return problems
+	return lists, problems
 }
 
 // conflict is a wanted name the parent holds for something else.

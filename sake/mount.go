@@ -47,7 +47,8 @@ type mounted[T comparable] struct{ src, dst T }
 // Mount serves the components of child from s under namespace: a tool or
 // prompt named refund is served as namespace_refund, a resource
 // notes://x (or a template notes://{id}) as namespace+notes://x, and
-// completions follow their prompts and templates. An empty namespace
+// completions follow their prompts and templates. MCP Apps views keep
+// their ui:// URIs, which their tools name. An empty namespace
 // serves them under their own names. A namespace is a letter followed by
 // at most 63 letters, digits, dots and dashes.
 //
@@ -158,7 +159,11 @@ func (s *Server) reaches(target *Server) bool {
 func (m *mount) changed(b Broadcast) {
 	switch {
 	case b.URI != "":
-		if uri, ok := m.uri(b.URI); ok {
+		uri, ok := m.uri(b.URI)
+		if strings.HasPrefix(b.URI, "ui://") {
+			uri, ok = b.URI, true // views keep their URIs
+		}
+		if ok {
 			m.parent.broadcast(Broadcast{URI: uri, Origin: b.Origin})
 		}
 	case b.List != "":

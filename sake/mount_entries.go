@@ -85,6 +85,9 @@ func (m *mount) mountPrompt(p *prompt) (*prompt, string, error) {
 // request, and gives the contents the parent's URIs.
 func (m *mount) mountResource(r *resource) (*resource, string, error) {
 	uri, ok := m.uri(r.uri)
+	if isView(r) {
+		uri, ok = r.uri, true // the ui:// URI its tools name, kept
+	}
 	if !ok {
 		return nil, "", fmt.Errorf("it does not start with a URI scheme, which a namespace is put before")
 	}
@@ -138,7 +141,7 @@ func (m *mount) read(c *Context, src *resource, uri string, vars map[string]stri
 	if err != nil {
 		return nil, err
 	}
-	if m.ns != "" {
+	if m.ns != "" && !isView(src) {
 		for i := range contents {
 			if u, ok := m.uri(contents[i].URI); ok {
 				contents[i].URI = u

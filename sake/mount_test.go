@@ -446,3 +446,29 @@ func TestMountCarriesProgressLogsAndCancellation(t *testing.T) {
 		<-errs
 	})
 }
+
+func TestMountKeepsViewURIs(t *testing.T) {
+	t.Parallel()
+	child := sake.MustNew(nil)
+	if err := child.AddView(sake.NewView("ui://card", "<!DOCTYPE html><html><body>card</body></html>")); err != nil {
+		t.Fatal(err)
+	}
+	if err := child.AddTool(sake.NewTool("show", func(*sake.Context) (string, error) { return "shown", nil }).View("ui://card")); err != nil {
+		t.Fatal(err)
+	}
+	shop := newShop(t)
+	mustMount(t, shop, "cards", child)
+	c := saketest.Connect(t, shop, saketest.UI())
+	v, err := c.View("cards_show")
+	if err != nil || !strings.Contains(v.HTML, "card") {
+		t.Fatalf("the view of cards_show = %+v, %v", v, err)
+	}
+	// A second server with the same view conflicts, naming both.
+	other := sake.MustNew(nil, sake.Name("other", "1.0.0"))
+	if err := other.AddView(sake.NewView("ui://card", "<!DOCTYPE html><html></html>")); err != nil {
+		t.Fatal(err)
+	}
+	if err := shop.Mount("other", other); err == nil || !strings.Contains(err.Error(), "ui://card") {
+		t.Fatalf("two mounts of one view = %v", err)
+	}
+}

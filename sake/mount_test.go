@@ -332,7 +332,16 @@ func TestMountAsksTheCaller(t *testing.T) {
 			if err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("%s %v %s", action, f.Sure, ctx.Identity().Subject), nil
+			sampled, err := ctx.Sample("model", sake.SamplingRequest{MaxTokens: 10,
+				Messages: []sake.SamplingMessage{{Role: sake.RoleUser, Content: sake.Text("hi")}}})
+			if err != nil {
+				return "", err
+			}
+			roots, err := ctx.ListRoots("roots")
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("%s %v %s %s %s", action, f.Sure, ctx.Identity().Subject, sampled.Text(), roots[0].URI), nil
 		}))
 		if err != nil {
 			t.Fatal(err)
@@ -341,8 +350,9 @@ func TestMountAsksTheCaller(t *testing.T) {
 		c := saketest.Connect(t, shop, append(opts, saketest.Scopes(), saketest.Subject("ann"),
 			saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
 				return saketest.Accept(map[string]any{"sure": true})
-			}))...)
-		if res, err := c.CallTool("q_ask", nil); err != nil || res.Text() != "accept true ann" {
+			}),
+			saketest.SamplingText("sampled"), saketest.Roots(sake.Root{URI: "file:///work"}))...)
+		if res, err := c.CallTool("q_ask", nil); err != nil || res.Text() != "accept true ann sampled file:///work" {
 			t.Fatalf("q_ask = %v, %v", res, err)
 		}
 	})

@@ -2,6 +2,7 @@ package sake_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/client/memory"
 	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 	"github.com/sakemcp/sake-go/sake/tasks"
@@ -480,5 +483,52 @@ func TestMountKeepsViewURIs(t *testing.T) {
 	}
 	if err := shop.Mount("other", other); err == nil || !strings.Contains(err.Error(), "ui://card") {
 		t.Fatalf("two mounts of one view = %v", err)
+	}
+}
+
+// A subscriber of the parent hears the child's resource updates under
+// the rewritten URI, in both eras, and nothing of the resources it did
+// not subscribe to.
+func TestMountResourceUpdatesReachSubscribers(t *testing.T) {
+	t.Parallel()
+	for _, era := range []struct {
+		name string
+		opts []client.Option
+	}{{"modern", nil}, {"legacy", []client.Option{client.ProtocolVersion(protocol.LegacyVersion)}}} {
+		t.Run(era.name, func(t *testing.T) {
+			t.Parallel()
+			child := sake.MustNew(nil)
+			for _, uri := range []string{"mem://a", "mem://b"} {
+				if err := child.AddResource(sake.NewResource(uri, func(*sake.Context) (string, error) { return uri, nil })); err != nil {
+					t.Fatal(err)
+				}
+			}
+			shop := newShop(t)
+			mustMount(t, shop, "memo", child)
+			c, err := client.Connect(t.Context(), memory.Transport(shop), era.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			updates := make(chan string, 4)
+			sub, err := c.Listen(t.Context(), client.Filter{Resources: []string{"memo+mem://a"}}, func(n protocol.Notification) {
+				if n.Method == "notifications/resources/updated" {
+					var p struct {
+						URI string `json:"uri"`
+					}
+					_ = json.Unmarshal(n.Params, &p)
+					updates <- p.URI
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.Close()
+			child.ResourceUpdated("mem://b") // not subscribed to
+			child.ResourceUpdated("mem://a")
+			if got := <-updates; got != "memo+mem://a" {
+				t.Fatalf("update = %q", got)
+			}
+		})
 	}
 }

@@ -50,6 +50,7 @@ type remoteServer struct {
 	url     string
 	ts      *httptest.Server
 	down    atomic.Bool
+	calls   atomic.Int64 // requests received
 	entered chan struct{} // a hang call started
 	release chan struct{}
 
@@ -76,6 +77,7 @@ func newRemote(t *testing.T, name string) *remoteServer {
 	}
 	ph := plug.New(srv)
 	r.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.calls.Add(1)
 		r.mu.Lock()
 		r.auths[req.Header.Get("Authorization")] = true
 		r.mu.Unlock()
@@ -162,11 +164,20 @@ func TestGatewayMountsEveryEntry(t *testing.T) {
 		"alpha": {"url": %q, "headers": {"Authorization": "Bearer alpha-token"}},
 		"beta": {"url": %q, "namespace": ""},
 		"qs": %s
-	}}`, alpha.url+"/mcp", beta.url+"/mcp", stdioEntry()))
+	}}`, alpha.url+"/mcp", beta.url+"/mcp", stdioEntry()), gateway.HealthCheck(time.Hour))
 	for _, s := range g.Status() {
 		if !s.Connected {
 			t.Fatalf("%s is not connected: %v", s.Key, s.Err)
 		}
+	}
+	// Lists are answered from what the gateway keeps.
+	lister := saketest.Connect(t, g.Server())
+	before := alpha.calls.Load()
+	for range 3 {
+		names(t, lister)
+	}
+	if after := alpha.calls.Load(); after != before {
+		t.Errorf("three tools/list of the gateway sent alpha %d requests", after-before)
 	}
 	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 		c := saketest.Connect(t, g.Server(), opts...)

@@ -50,7 +50,7 @@ type remoteServer struct {
 	url     string
 	ts      *httptest.Server
 	down    atomic.Bool
-	calls   atomic.Int64 // requests received
+	calls   atomic.Int64  // requests received
 	entered chan struct{} // a hang call started
 	release chan struct{}
 

@@ -39,8 +39,9 @@ func Prefix(prefix string) Option { return func(p *proxyConfig) { p.prefix = pre
 const DefaultMaxInFlight = 64
 
 // DefaultCallTimeout bounds how long a proxy waits for its remote server
-// to answer one call: 60 seconds.
-const DefaultCallTimeout = 60 * time.Second
+// to answer one call: 5 minutes, long enough for a person to answer the
+// remote's questions within the call.
+const DefaultCallTimeout = 5 * time.Minute
 
 // MaxInFlight bounds the calls sent to the remote server at once (default
 // DefaultMaxInFlight): a call beyond it is refused at once with an
@@ -50,7 +51,9 @@ func MaxInFlight(n int) Option { return func(p *proxyConfig) { p.inFlight = n } 
 
 // CallTimeout bounds how long one call waits for the remote server
 // (default DefaultCallTimeout); the caller then gets an internal error
-// naming the remote. Following a remote task is not bounded by it.
+// naming the remote. The time the caller takes to answer the remote's
+// questions within the call counts; following a remote task is not
+// bounded by it.
 func CallTimeout(d time.Duration) Option { return func(p *proxyConfig) { p.timeout = d } }
 
 // DefaultMaxListItems bounds the tools, prompts, resources and templates

@@ -61,9 +61,9 @@ type mounted[T comparable] struct{ src, dst T }
 //
 // The mount is live: a component child adds or removes appears in or
 // leaves s, and s's clients are told the list changed; child's resource
-// updates reach s's subscribers under the rewritten URI. When child's
-// Agent Skills are served by s when child is mounted under the empty
-// namespace and s has none (they stay when child is unmounted).
+// updates reach s's subscribers under the rewritten URI. child's Agent
+// Skills are served by s when child is mounted under the empty namespace
+// and s has none (they stay when child is unmounted).
 //
 // A name that is already s's, or another mount's, is an error naming
 // both sides, and nothing is mounted; a conflicting component child adds

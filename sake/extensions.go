@@ -19,8 +19,8 @@ func (s *Server) withExtensions(caps []byte, reg *registry, tasks bool) []byte {
 	if reg.apps.views > 0 {
 		add(protocol.AppsExtension, "{}")
 	}
-	if s.skills != nil {
-		add(protocol.SkillsExtension, s.skills.settings)
+	if set := s.skills.Load(); set != nil {
+		add(protocol.SkillsExtension, set.settings)
 	}
 	if tasks {
 		add(protocol.TaskExtension, "{}")

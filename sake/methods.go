@@ -275,8 +275,8 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 	if r == nil {
 		r, vars = reg.matchTemplate(uri)
 	}
-	if r == nil && s.skills != nil {
-		if contents, ok := s.skills.read(uri); ok {
+	if set := s.skills.Load(); r == nil && set != nil {
+		if contents, ok := set.read(uri); ok {
 			if err := s.authorize(Requirement{}, req); err != nil {
 				return nil, err
 			}

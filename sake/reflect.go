@@ -34,6 +34,10 @@ type callable struct {
 	argPtr  bool         // the argument is a pointer to argType
 	result  reflect.Type // nil when the function returns only an error
 	hasErr  bool
+	// recv, when valid, is the receiver the method is called on instead
+	// of the server's own: a component mounted from another server keeps
+	// calling that server's value.
+	recv reflect.Value
 }
 
 // analyse checks fn's signature: a context, then at most one argument,
@@ -115,6 +119,9 @@ func (c *callable) call(recv reflect.Value, ctx *Context, arg reflect.Value) (re
 	n := 0
 	if c.method {
 		in[0] = recv
+		if c.recv.IsValid() {
+			in[0] = c.recv
+		}
 		n = 1
 	}
 	if c.sakeCtx {

@@ -28,8 +28,8 @@ type Server struct {
 	usedStates usedStates // redeemed single-use requestStates
 	handler    Handler
 
-	comps  components // the tools, resources and prompts, as published snapshots
-	skills *skillSet  // the skills served (the Skills option), or nil
+	comps  components               // the tools, resources and prompts, as published snapshots
+	skills atomic.Pointer[skillSet] // the skills served (the Skills option, or a mount's), or nil
 
 	serverInfoMeta []byte // "io.modelcontextprotocol/serverInfo":{...}
 	listeners      listeners
@@ -42,7 +42,8 @@ type Server struct {
 	shutdownOnce   sync.Once
 	stopBroker     func() // stops listening to the other replicas
 	share          sharing
-	replicaTag     string // in the ids of server-initiated requests
+	mounts         mountTable // the servers mounted into this one (Mount)
+	replicaTag     string     // in the ids of server-initiated requests
 }
 
 // blueprint is what reflection learns about a type, computed once per type

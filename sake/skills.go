@@ -427,11 +427,12 @@ const (
 )
 
 func (s *Server) skillsOrNotFound(method string) (*skillSet, error) {
-	if s.skills == nil {
+	set := s.skills.Load()
+	if set == nil {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + method,
 			Data: map[string]string{"reason": "the server does not offer skills"}}
 	}
-	return s.skills, nil
+	return set, nil
 }
 
 func (s *Server) listSkills(_ context.Context, req *Request, _ *registry) (any, error) {
@@ -502,7 +503,7 @@ func (s *Server) loadSkills(c *skillsConfig) error {
 	if err != nil {
 		return err
 	}
-	s.skills = set
+	s.skills.Store(set)
 	s.comps.edit(func(p *changes, _ *registry) {
 		for _, r := range listed {
 			put(&p.resources, r.uri, r)

@@ -100,5 +100,6 @@ func (s *Server) serves(uri string, reg *registry) bool {
 	if t, _ := reg.matchTemplate(uri); t != nil {
 		return true
 	}
-	return s.skills != nil && s.skills.files[uri] != nil
+	set := s.skills.Load()
+	return set != nil && set.files[uri] != nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
@@ -19,6 +20,9 @@ type Option func(*proxyConfig)
 
 type proxyConfig struct {
 	prefix     string
+	inFlight   int
+	maxList    int
+	timeout    time.Duration
 	tools      func(protocol.ToolInfo) bool
 	prompts    func(protocol.PromptInfo) bool
 	resources  func(uri string) bool
@@ -29,6 +33,63 @@ type proxyConfig struct {
 // remote server (for example "github_"), so that several remote servers
 // can sit side by side.
 func Prefix(prefix string) Option { return func(p *proxyConfig) { p.prefix = prefix } }
+
+// DefaultMaxInFlight bounds the calls a proxy sends its remote server at
+// once: 64.
+const DefaultMaxInFlight = 64
+
+// DefaultCallTimeout bounds how long a proxy waits for its remote server
+// to answer one call: 5 minutes, long enough for a person to answer the
+// remote's questions within the call.
+const DefaultCallTimeout = 5 * time.Minute
+
+// MaxInFlight bounds the calls sent to the remote server at once (default
+// DefaultMaxInFlight): a call beyond it is refused at once with an
+// internal error that says the remote is busy, so a remote that hangs
+// holds at most n of its callers and none of another remote's.
+func MaxInFlight(n int) Option { return func(p *proxyConfig) { p.inFlight = n } }
+
+// CallTimeout bounds how long one call waits for the remote server
+// (default DefaultCallTimeout); the caller then gets an internal error
+// naming the remote. The time the caller takes to answer the remote's
+// questions within the call counts; following a remote task is not
+// bounded by it.
+func CallTimeout(d time.Duration) Option { return func(p *proxyConfig) { p.timeout = d } }
+
+// DefaultMaxListItems bounds the tools, prompts, resources and templates
+// a proxy takes from its remote server, each: 10000.
+const DefaultMaxListItems = 10000
+
+// MaxListItems bounds each list the proxy takes from the remote server
+// (default DefaultMaxListItems): a longer list is an error, and the list
+// the proxy serves stays as it was.
+func MaxListItems(n int) Option { return func(p *proxyConfig) { p.maxList = n } }
+
+// tooMany checks the length of a remote list.
+func (p *proxyConfig) tooMany(what string, n int) error {
+	limit := p.maxList
+	if limit <= 0 {
+		limit = DefaultMaxListItems
+	}
+	if n > limit {
+		return fmt.Errorf("proxy: the remote server lists %d %s, more than the %d the proxy takes (MaxListItems)", n, what, limit)
+	}
+	return nil
+}
+
+func (p *proxyConfig) maxInFlight() int {
+	if p.inFlight > 0 {
+		return p.inFlight
+	}
+	return DefaultMaxInFlight
+}
+
+func (p *proxyConfig) callTimeout() time.Duration {
+	if p.timeout > 0 {
+		return p.timeout
+	}
+	return DefaultCallTimeout
+}
 
 // FilterTools keeps only the remote tools keep accepts.
 func FilterTools(keep func(protocol.ToolInfo) bool) Option {
@@ -106,7 +167,8 @@ func New(ctx context.Context, remote *client.Client, opts ...Option) (*sake.Serv
 		}
 	}
 	p := &proxy{remote: remote, srv: srv, cfg: cfg, tools: map[string]bool{}, prompts: map[string]bool{}, resources: map[string]bool{},
-		remoteTasks: remoteTasks, running: map[string]*remoteTask{}, skills: len(skillOpts) > 0}
+		remoteTasks: remoteTasks, running: map[string]*remoteTask{}, skills: len(skillOpts) > 0,
+		inFlight: make(chan struct{}, cfg.maxInFlight())}
 	if info.HasCapability("tools") {
 		if err := p.syncTools(ctx); err != nil {
 			return nil, err
@@ -127,9 +189,10 @@ func New(ctx context.Context, remote *client.Client, opts ...Option) (*sake.Serv
 }
 
 type proxy struct {
-	remote *client.Client
-	srv    *sake.Server
-	cfg    *proxyConfig
+	remote   *client.Client
+	srv      *sake.Server
+	cfg      *proxyConfig
+	inFlight chan struct{} // a slot per call sent to the remote (MaxInFlight)
 
 	mu        sync.Mutex
 	tools     map[string]bool // local names
@@ -171,16 +234,27 @@ func upstreamError(err error) error {
 // caller's progress and questions go back to the caller. done turns the
 // remote call's outcome into the local one: when a question could not be
 // asked within the call (the caller answers on a retry, 2026-07-28), the
-// remote call was abandoned and the local call returns that.
-func forward(ctx *sake.Context) (context.Context, func(error) error) {
-	return forwardKeyed(ctx, "")
+// remote call was abandoned and the local call returns that. The call
+// takes one of the remote's in-flight slots (MaxInFlight) and ends after
+// CallTimeout.
+func (p *proxy) forward(ctx *sake.Context) (context.Context, func(error) error) {
+	return p.forwardKeyed(ctx, "", p.cfg.callTimeout())
 }
 
 // forwardKeyed is forward with the keys of the remote server's questions
 // put after prefix, so that the questions of successive rounds of one
-// remote task never share a key.
-func forwardKeyed(ctx *sake.Context, prefix string) (context.Context, func(error) error) {
+// remote task never share a key, and with its own timeout (0: none, for
+// following a task, which lasts as long as the task).
+func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Duration) (context.Context, func(error) error) {
 	c, cancel := context.WithCancel(ctx)
+	cancelTimeout := context.CancelFunc(func() {})
+	if timeout > 0 {
+		c, cancelTimeout = context.WithTimeoutCause(c, timeout, errUpstreamTimeout)
+	}
+	acquired := p.acquire()
+	if !acquired {
+		cancel()
+	}
 	cl := &caller{ctx: ctx, abandon: cancel, prefix: prefix}
 	c = client.WithForward(c, callerEnvelope(ctx, cl))
 	c = client.WithProgress(c, func(pr client.Progress) {
@@ -190,20 +264,53 @@ func forwardKeyed(ctx *sake.Context, prefix string) (context.Context, func(error
 		}
 		ctx.Progress(pr.Progress, total, pr.Message)
 	})
+	fctx := c
 	return c, func(err error) error {
+		timedOut := context.Cause(fctx) == errUpstreamTimeout
 		cancel()
+		cancelTimeout()
+		if !acquired {
+			return sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", p.remote.Info().Server.Name, p.cfg.maxInFlight())
+		}
+		p.release()
 		cl.mu.Lock()
 		defer cl.mu.Unlock()
 		if cl.pending != nil {
 			return cl.pending
 		}
+		if timedOut && err != nil {
+			return sake.NewError(sake.CodeInternalError, "the upstream server %q did not answer within %s", p.remote.Info().Server.Name, timeout)
+		}
+		if err != nil && errors.Is(err, client.ErrClosed) {
+			return sake.NewError(sake.CodeInternalError, "the upstream server %q is not connected: %v", p.remote.Info().Server.Name, err)
+		}
 		return upstreamError(err)
 	}
 }
 
+// errUpstreamTimeout is the cause of a forwarded call that ran past
+// CallTimeout.
+var errUpstreamTimeout = errors.New("proxy: the upstream server did not answer in time")
+
+// acquire takes an in-flight slot, without waiting: a remote that has
+// MaxInFlight calls running is busy.
+func (p *proxy) acquire() bool {
+	select {
+	case p.inFlight <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *proxy) release() { <-p.inFlight }
+
 func (p *proxy) syncTools(ctx context.Context) error {
 	tools, err := p.remote.ListTools(ctx)
 	if err != nil {
+		return err
+	}
+	if err := p.cfg.tooMany("tools", len(tools)); err != nil {
 		return err
 	}
 	seen := map[string]bool{}
@@ -218,7 +325,7 @@ func (p *proxy) syncTools(ctx context.Context) error {
 			if p.remoteTasks {
 				return p.callTaskTool(c, remoteName, args)
 			}
-			fctx, done := forward(c)
+			fctx, done := p.forward(c)
 			res, err := p.remote.CallTool(fctx, remoteName, args)
 			if err = done(err); err != nil {
 				var te *sake.ToolError
@@ -269,6 +376,9 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := p.cfg.tooMany("prompts", len(prompts)); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, pr := range prompts {
 		if p.cfg.prompts != nil && !p.cfg.prompts(pr) {
@@ -278,7 +388,7 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 		local := p.cfg.prefix + pr.Name
 		seen[local] = true
 		def := sake.NewPrompt(local, func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
-			fctx, done := forward(c)
+			fctx, done := p.forward(c)
 			res, err := p.remote.GetPrompt(fctx, remoteName, args)
 			if err = done(err); err != nil {
 				return nil, err
@@ -288,7 +398,7 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 		for _, a := range pr.Arguments {
 			argName := a.Name
 			def.Complete(argName, func(c *sake.Context, r sake.CompleteRequest) (*sake.Completion, error) {
-				fctx, done := forward(c)
+				fctx, done := p.forward(c)
 				comp, err := p.remote.Complete(fctx, protocol.PromptRef(remoteName), argName, r.Value, r.Arguments)
 				if err = done(err); err != nil {
 					return nil, err
@@ -327,6 +437,12 @@ func (p *proxy) syncResources(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := p.cfg.tooMany("resources", len(resources)); err != nil {
+		return err
+	}
+	if err := p.cfg.tooMany("resource templates", len(templates)); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, r := range resources {
 		if p.cfg.resources != nil && !p.cfg.resources(r.URI) {
@@ -338,7 +454,7 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		uri := r.URI
 		seen[uri] = true
 		def := sake.NewResource(uri, func(c *sake.Context) ([]sake.ResourceContents, error) {
-			fctx, done := forward(c)
+			fctx, done := p.forward(c)
 			res, err := p.remote.ReadResource(fctx, uri)
 			if err = done(err); err != nil {
 				return nil, err
@@ -364,7 +480,7 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		}
 		seen[t.URITemplate] = true
 		def := sake.NewResourceTemplate(t.URITemplate, func(c *sake.Context, _ map[string]string) ([]sake.ResourceContents, error) {
-			fctx, done := forward(c)
+			fctx, done := p.forward(c)
 			res, err := p.remote.ReadResource(fctx, c.Request().Params.URI)
 			if err = done(err); err != nil {
 				return nil, err

@@ -40,7 +40,7 @@ func (p *proxy) callTaskTool(c *sake.Context, remoteName string, args json.RawMe
 			return p.drive(c, rt)
 		}
 	}
-	fctx, done := forward(c)
+	fctx, done := p.forward(c)
 	res, task, err := p.remote.StartTool(fctx, remoteName, args)
 	if err = done(err); err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func (p *proxy) callTaskTool(c *sake.Context, remoteName string, args json.RawMe
 	id := c.TaskID()
 	if id == "" {
 		// The caller cannot take a task: follow it within the call.
-		fctx, done := forward(c)
+		fctx, done := p.forwardKeyed(c, "", 0)
 		res, err := p.remote.FollowTask(fctx, task)
 		if err = done(err); err != nil {
 			var te *sake.ToolError
@@ -95,7 +95,7 @@ func (p *proxy) drive(c *sake.Context, rt *remoteTask) (*sake.ToolResult, error)
 		rt.mu.Lock()
 		round := rt.round
 		rt.mu.Unlock()
-		fctx, done := forwardKeyed(c, "r"+strconv.Itoa(round)+"_")
+		fctx, done := p.forwardKeyed(c, "r"+strconv.Itoa(round)+"_", 0)
 		t, err := p.remote.AwaitTask(fctx, rt.id)
 		if err != nil {
 			return nil, done(err)

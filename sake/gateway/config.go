@@ -1,0 +1,200 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// MaxEntries bounds the servers of one configuration: 64, the most one
+// sake server mounts.
+const MaxEntries = 64
+
+// MaxConfigBytes bounds the size of a configuration file: 1 MiB.
+const MaxConfigBytes = 1 << 20
+
+// Config is a gateway's configuration: the servers it mounts, by name.
+type Config struct {
+	// Servers are the entries of "mcpServers" (Claude Desktop, Cursor)
+	// or "servers" (VS Code), by key.
+	Servers map[string]Entry
+}
+
+// Entry is one server of the configuration: a command (stdio) or a URL
+// (Streamable HTTP).
+type Entry struct {
+	// Command and Args start a stdio server; Env adds to the gateway's
+	// environment for it, and Cwd is its working directory.
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	// URL is a Streamable HTTP endpoint, sent Headers with every request
+	// (for example "Authorization": "Bearer ..." for a static token).
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Type is "stdio" or "http" ("streamable-http" too); empty, it
+	// follows from Command or URL. "sse", the transport of 2024-11-05, is
+	// refused.
+	Type string `json:"type,omitempty"`
+	// Namespace, when set, is the namespace the entry is mounted under in
+	// place of its key; "" merges its components with the gateway's.
+	Namespace *string `json:"namespace,omitempty"`
+	// Disabled leaves the entry out.
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// file is the configuration as written.
+type file struct {
+	MCPServers map[string]Entry `json:"mcpServers"`
+	Servers    map[string]Entry `json:"servers"`
+}
+
+// LoadConfig reads a configuration file (see ParseConfig).
+func LoadConfig(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// ParseConfig reads the JSON of an mcpServers configuration: an object
+// with "mcpServers" (or "servers") mapping each key to an Entry. In
+// commands, arguments, environment values, URLs and headers, ${NAME} and
+// ${env:NAME} are replaced by the gateway's environment variable NAME, so
+// that tokens stay out of the file. Every wrong entry is reported at
+// once.
+func ParseConfig(data []byte) (*Config, error) {
+	if len(data) > MaxConfigBytes {
+		return nil, fmt.Errorf("gateway: the configuration is larger than %d bytes", MaxConfigBytes)
+	}
+	var f file
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("gateway: the configuration is not JSON of the mcpServers form: %w", err)
+	}
+	servers := f.MCPServers
+	if servers == nil {
+		servers = f.Servers
+	}
+	if servers == nil {
+		return nil, errors.New(`gateway: the configuration has no "mcpServers" (or "servers") object`)
+	}
+	cfg := &Config{Servers: map[string]Entry{}}
+	var problems []string
+	keys := make([]string, 0, len(servers))
+	for k := range servers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		e := servers[key]
+		if e.Disabled {
+			continue
+		}
+		e.expand()
+		if err := e.check(key); err != nil {
+			problems = append(problems, fmt.Sprintf("%q: %v", key, err))
+			continue
+		}
+		cfg.Servers[key] = e
+	}
+	if len(cfg.Servers) > MaxEntries {
+		problems = append(problems, fmt.Sprintf("%d servers, more than the %d a gateway mounts", len(cfg.Servers), MaxEntries))
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("gateway: the configuration is wrong: %s", strings.Join(problems, "; "))
+	}
+	return cfg, nil
+}
+
+// namespaceRE is what sake.Server.Mount takes.
+var namespaceRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9.-]{0,63}$`)
+
+// NamespaceOf is the namespace an entry is mounted under: its
+// Namespace, else its key.
+func (e Entry) NamespaceOf(key string) string {
+	if e.Namespace != nil {
+		return *e.Namespace
+	}
+	return key
+}
+
+// transport is "stdio" or "http".
+func (e Entry) transport() string {
+	switch strings.ToLower(e.Type) {
+	case "stdio":
+		return "stdio"
+	case "http", "streamable-http", "streamablehttp":
+		return "http"
+	case "":
+		if e.Command != "" {
+			return "stdio"
+		}
+		return "http"
+	}
+	return e.Type
+}
+
+func (e Entry) check(key string) error {
+	ns := e.NamespaceOf(key)
+	if ns != "" && !namespaceRE.MatchString(ns) {
+		return fmt.Errorf(`the namespace %q is not a letter followed by at most 63 letters, digits, dots and dashes; set "namespace"`, ns)
+	}
+	switch t := e.transport(); {
+	case t == "stdio" && e.Command == "":
+		return errors.New(`a stdio server needs "command"`)
+	case t == "http" && e.URL == "":
+		return errors.New(`needs "command" (stdio) or "url" (Streamable HTTP)`)
+	case t == "http" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://"):
+		return fmt.Errorf("the url %q is not http:// or https://", e.URL)
+	case t == "stdio" && e.URL != "":
+		return errors.New(`has both "command" and "url"`)
+	case t == "sse":
+		return errors.New(`the "sse" transport (2024-11-05) is not supported; use the server's Streamable HTTP endpoint`)
+	case t != "stdio" && t != "http":
+		return fmt.Errorf("unknown type %q: stdio or http", e.Type)
+	}
+	return nil
+}
+
+// expand replaces ${NAME} and ${env:NAME} with the environment's values.
+func (e *Entry) expand() {
+	e.Command = expand(e.Command)
+	e.URL = expand(e.URL)
+	e.Cwd = expand(e.Cwd)
+	for i, a := range e.Args {
+		e.Args[i] = expand(a)
+	}
+	for k, v := range e.Env {
+		e.Env[k] = expand(v)
+	}
+	for k, v := range e.Headers {
+		e.Headers[k] = expand(v)
+	}
+}
+
+var varRE = regexp.MustCompile(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+func expand(s string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	return varRE.ReplaceAllStringFunc(s, func(m string) string {
+		return os.Getenv(varRE.FindStringSubmatch(m)[1])
+	})
+}

@@ -1,0 +1,267 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/proxy"
+	"github.com/sakemcp/sake-go/sake/tasks"
+)
+
+// Gateway is a sake server made of the servers of a configuration, each
+// kept connected.
+type Gateway struct {
+	srv     *sake.Server
+	o       options
+	remotes []*remote
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	tasks   *tasks.Manager // the gateway's own, when the options bring none
+}
+
+// remote is one entry, and the connection to it while it is up.
+type remote struct {
+	key, ns string
+	entry   Entry
+
+	mu       sync.Mutex
+	up       bool
+	lastErr  error
+	restarts int
+	first    chan struct{} // closed after the first attempt
+}
+
+// Status is what the gateway knows of one remote.
+type Status struct {
+	// Key is the entry's key in the configuration, Namespace what it is
+	// mounted under.
+	Key, Namespace string
+	// Connected says its components are served now.
+	Connected bool
+	// Err is why it is not, or why it last went down.
+	Err error
+	// Restarts counts the connections made after the first.
+	Restarts int
+}
+
+// New starts the gateway: it connects every entry of cfg (at once, each
+// on its own) and mounts it under its namespace, waiting at most
+// StartTimeout for the first connections. An entry that cannot be
+// reached is logged and tried again with backoff, as is one that dies
+// later, without affecting the others. The gateway's server runs tasks
+// on a task manager of its own unless ServerOptions bring one (the
+// remotes' tasks become tasks of the gateway, owned by their callers).
+// The gateway runs until ctx ends or Close is called.
+func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
+	if cfg == nil || len(cfg.Servers) == 0 {
+		return nil, errors.New("gateway: the configuration names no server")
+	}
+	if len(cfg.Servers) > MaxEntries {
+		return nil, fmt.Errorf("gateway: %d servers, more than the %d a gateway mounts", len(cfg.Servers), MaxEntries)
+	}
+	g := &Gateway{}
+	for _, opt := range opts {
+		opt(&g.o)
+	}
+	g.o.defaults()
+	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger)}, g.o.serverOpts...)
+	srv, err := sake.New(nil, serverOpts...)
+	if err != nil {
+		return nil, err
+	}
+	if srv.Tasks() == nil {
+		g.tasks = tasks.New()
+		if srv, err = sake.New(nil, append(serverOpts, sake.Tasks(g.tasks))...); err != nil {
+			return nil, err
+		}
+	}
+	g.srv = srv
+	keys := make([]string, 0, len(cfg.Servers))
+	for k := range cfg.Servers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	seen := map[string]string{}
+	for _, k := range keys {
+		e := cfg.Servers[k]
+		if err := e.check(k); err != nil {
+			return nil, fmt.Errorf("gateway: %q: %w", k, err)
+		}
+		ns := e.NamespaceOf(k)
+		if other, ok := seen[ns]; ok && ns != "" {
+			return nil, fmt.Errorf("gateway: %q and %q are both mounted under namespace %q", other, k, ns)
+		}
+		seen[ns] = k
+		g.remotes = append(g.remotes, &remote{key: k, ns: ns, entry: e, first: make(chan struct{})})
+	}
+	ctx, g.cancel = context.WithCancel(ctx)
+	for _, r := range g.remotes {
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			g.keep(ctx, r)
+		}()
+	}
+	timer := time.NewTimer(g.o.startTimeout)
+	defer timer.Stop()
+	for _, r := range g.remotes {
+		select {
+		case <-r.first:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+	}
+	return g, nil
+}
+
+// Server returns the gateway's server, for a transport to serve.
+func (g *Gateway) Server() *sake.Server { return g.srv }
+
+// Status reports each remote, in the order of their keys.
+func (g *Gateway) Status() []Status {
+	out := make([]Status, 0, len(g.remotes))
+	for _, r := range g.remotes {
+		r.mu.Lock()
+		out = append(out, Status{Key: r.key, Namespace: r.ns, Connected: r.up, Err: r.lastErr, Restarts: r.restarts})
+		r.mu.Unlock()
+	}
+	return out
+}
+
+// Close disconnects every remote (stopping the commands) and waits for
+// it; the gateway's own task manager is shut down.
+func (g *Gateway) Close() error {
+	g.cancel()
+	g.wg.Wait()
+	if g.tasks != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return g.tasks.Shutdown(ctx)
+	}
+	return nil
+}
+
+// keep connects r and brings it back, with backoff, whenever it dies.
+func (g *Gateway) keep(ctx context.Context, r *remote) {
+	wait := g.o.backoffMin
+	attempt := 0
+	for ctx.Err() == nil {
+		start := time.Now()
+		err := g.serve(ctx, r, attempt)
+		attempt++
+		if ctx.Err() != nil {
+			return
+		}
+		r.mu.Lock()
+		r.lastErr = err
+		r.mu.Unlock()
+		if time.Since(start) > g.o.backoffMax {
+			wait = g.o.backoffMin // it was up a good while: start over
+		}
+		g.o.logger.Warn("gateway: remote server down; trying again", "server", r.key, "in", wait, "err", err)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait = min(wait*2, g.o.backoffMax)
+	}
+}
+
+// serve connects r, mounts it, and returns when it is gone (its
+// components then unmounted), with why.
+func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
+	firstDone := sync.OnceFunc(func() {
+		select {
+		case <-r.first:
+		default:
+			close(r.first)
+		}
+	})
+	defer firstDone()
+	cctx, cancel := context.WithTimeout(ctx, g.o.startTimeout)
+	cl, err := client.Connect(cctx, g.transport(r.entry), g.clientOptions()...)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("connecting: %w", err)
+	}
+	defer cl.Close()
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(g.o.logger))}, g.o.proxyOpts...)...)
+	if err != nil {
+		return fmt.Errorf("reading its components: %w", err)
+	}
+	if err := g.srv.Mount(r.ns, child); err != nil {
+		return err
+	}
+	defer g.srv.Unmount(child)
+	r.mu.Lock()
+	r.up, r.lastErr = true, nil
+	if attempt > 0 {
+		r.restarts++
+	}
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.up = false
+		r.mu.Unlock()
+	}()
+	info := cl.Info()
+	g.o.logger.Info("gateway: remote server mounted", "server", r.key, "namespace", r.ns, "name", info.Server.Name, "era", info.Era)
+	firstDone()
+	return g.watch(ctx, cl)
+}
+
+// watch returns when the remote stops answering pings, or ctx ends.
+func (g *Gateway) watch(ctx context.Context, cl *client.Client) error {
+	t := time.NewTicker(g.o.healthEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, g.o.healthEvery)
+		err := cl.Ping(pctx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			return fmt.Errorf("it stopped answering: %w", err)
+		}
+	}
+}
+
+func (g *Gateway) clientOptions() []client.Option {
+	return append([]client.Option{client.ClientInfo("sake-gateway", "1.0.0"), client.Logger(g.o.logger), client.ForwardQuestions()}, g.o.clientOpts...)
+}
+
+// transport makes the entry's transport: its own credentials only.
+func (g *Gateway) transport(e Entry) client.Transport {
+	if e.transport() == "stdio" {
+		cmd := exec.Command(e.Command, e.Args...)
+		cmd.Dir = e.Cwd
+		if len(e.Env) > 0 {
+			cmd.Env = os.Environ()
+			for k, v := range e.Env {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+		}
+		return client.Command(cmd)
+	}
+	var hopts []client.HTTPOption
+	for k, v := range e.Headers {
+		hopts = append(hopts, client.Header(k, v))
+	}
+	return client.HTTP(e.URL, g.o.httpClient, hopts...)
+}

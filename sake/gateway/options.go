@@ -1,0 +1,99 @@
+package gateway
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/proxy"
+)
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	serverOpts   []sake.Option
+	clientOpts   []client.Option
+	proxyOpts    []proxy.Option
+	logger       *slog.Logger
+	httpClient   *http.Client
+	backoffMin   time.Duration
+	backoffMax   time.Duration
+	healthEvery  time.Duration
+	startTimeout time.Duration
+}
+
+// The defaults of the options.
+const (
+	// DefaultBackoffMin is the first wait before a dead remote is
+	// restarted or reconnected: 500ms, doubled on each failure.
+	DefaultBackoffMin = 500 * time.Millisecond
+	// DefaultBackoffMax is the longest wait between two attempts: 30s.
+	DefaultBackoffMax = 30 * time.Second
+	// DefaultHealthCheck is how often a connected remote is pinged: 10s.
+	DefaultHealthCheck = 10 * time.Second
+	// DefaultStartTimeout is how long New waits for the remotes' first
+	// connections: 30s.
+	DefaultStartTimeout = 30 * time.Second
+)
+
+// ServerOptions are options of the gateway's sake server (its name,
+// authorization requirements, middleware, task manager...).
+func ServerOptions(opts ...sake.Option) Option {
+	return func(o *options) { o.serverOpts = append(o.serverOpts, opts...) }
+}
+
+// ClientOptions are options of every remote's client (message size,
+// capabilities...), after the gateway's own.
+func ClientOptions(opts ...client.Option) Option {
+	return func(o *options) { o.clientOpts = append(o.clientOpts, opts...) }
+}
+
+// ProxyOptions are options of every remote's proxy (proxy.MaxInFlight,
+// proxy.CallTimeout, proxy.MaxListItems, filters...).
+func ProxyOptions(opts ...proxy.Option) Option {
+	return func(o *options) { o.proxyOpts = append(o.proxyOpts, opts...) }
+}
+
+// Logger receives the gateway's records: remotes that connect, die and
+// come back (default slog.Default()).
+func Logger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// HTTPClient is the client of the url entries (default
+// http.DefaultClient).
+func HTTPClient(hc *http.Client) Option { return func(o *options) { o.httpClient = hc } }
+
+// Backoff sets the waits between attempts to bring back a dead remote:
+// first minWait, doubling up to maxWait.
+func Backoff(minWait, maxWait time.Duration) Option {
+	return func(o *options) { o.backoffMin, o.backoffMax = minWait, maxWait }
+}
+
+// HealthCheck sets how often a connected remote is pinged; one that does
+// not answer (within the same time) is taken as dead.
+func HealthCheck(every time.Duration) Option { return func(o *options) { o.healthEvery = every } }
+
+// StartTimeout bounds how long New waits for the remotes' first
+// connections; those not connected by then go on trying in the
+// background.
+func StartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }
+
+func (o *options) defaults() {
+	if o.logger == nil {
+		o.logger = slog.Default()
+	}
+	if o.backoffMin <= 0 {
+		o.backoffMin = DefaultBackoffMin
+	}
+	if o.backoffMax < o.backoffMin {
+		o.backoffMax = max(DefaultBackoffMax, o.backoffMin)
+	}
+	if o.healthEvery <= 0 {
+		o.healthEvery = DefaultHealthCheck
+	}
+	if o.startTimeout <= 0 {
+		o.startTimeout = DefaultStartTimeout
+	}
+}

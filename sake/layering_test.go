@@ -160,6 +160,11 @@ func TestEnvelopesGoThroughProtocol(t *testing.T) {
 			}
 			return nil
 		}
+		if rel == "sake/internal/kittest/pysdk.go" {
+			// A test stand-in for another SDK's server: it writes that
+			// server's envelopes by hand, as a foreign peer would.
+			return nil
+		}
 		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
 			return nil
 		}

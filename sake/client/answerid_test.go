@@ -56,9 +56,9 @@ func TestJSONAnswerToAnotherRequestIsRefused(t *testing.T) {
 	}
 	for name, answer := range cases {
 		for _, e := range eras {
-			t.Run(name+"/"+e.name, func(t *testing.T) {
+			t.Run(name+"/"+e.Name, func(t *testing.T) {
 				t.Parallel()
-				c, err := client.Connect(t.Context(), client.HTTP(misanswering(t, answer), nil), e.opts...)
+				c, err := client.Connect(t.Context(), client.HTTP(misanswering(t, answer), nil), e.Opts...)
 				if err != nil {
 					t.Fatal(err)
 				}

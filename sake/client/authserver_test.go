@@ -111,7 +111,7 @@ func consentingBrowser(redirectURL string) func(ctx context.Context, authURL str
 func TestOAuthAgainstTheAuthorizationServer(t *testing.T) {
 	t.Parallel()
 	for _, e := range eras {
-		t.Run(e.name, func(t *testing.T) {
+		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
@@ -148,7 +148,7 @@ func TestOAuthAgainstTheAuthorizationServer(t *testing.T) {
 			store := client.MemoryTokenStore()
 			cfg := client.OAuthConfig{Browser: consentingBrowser(redirect), RedirectURL: redirect, Store: store,
 				OfflineAccess: true, Now: func() time.Time { return time.Unix(0, clock.Load()) }}
-			c, err := client.Connect(t.Context(), client.HTTP(resource, nil, client.WithAuthorizer(client.OAuth(cfg))), e.opts...)
+			c, err := client.Connect(t.Context(), client.HTTP(resource, nil, client.WithAuthorizer(client.OAuth(cfg))), e.Opts...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,9 +11,9 @@ import (
 // BenchmarkCallTool measures a tools/call in memory, both eras.
 func BenchmarkCallTool(b *testing.B) {
 	for _, e := range eras {
-		b.Run(e.name, func(b *testing.B) {
+		b.Run(e.Name, func(b *testing.B) {
 			srv := sake.MustNew(newKit())
-			c, err := client.Connect(b.Context(), memory.Transport(srv), e.opts...)
+			c, err := client.Connect(b.Context(), memory.Transport(srv), e.Opts...)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -18,10 +18,10 @@ func BenchmarkListToolsCache(b *testing.B) {
 	for _, via := range []string{"memory", "http"} {
 		for _, e := range eras {
 			for _, cached := range []bool{false, true} {
-				name := via + "/" + e.name + "/uncached"
-				opts := e.opts
+				name := via + "/" + e.Name + "/uncached"
+				opts := e.Opts
 				if cached {
-					name = via + "/" + e.name + "/cached"
+					name = via + "/" + e.Name + "/cached"
 					opts = append(opts[:len(opts):len(opts)], client.WithCache(client.NewCache(client.CacheUnhinted(time.Hour))))
 				}
 				b.Run(name, func(b *testing.B) {

@@ -72,7 +72,7 @@ func TestCancelledTaskIsErrTaskCancelledInBothEras(t *testing.T) {
 func TestClientCloseEndsSubscriptions(t *testing.T) {
 	each(t, func(t *testing.T, tr transport, era protocol.Era, opts []client.Option) {
 		srv, _ := newKitServer(t)
-		c, err := client.Connect(t.Context(), tr.make(t, srv), opts...)
+		c, err := client.Connect(t.Context(), tr.Make(t, srv), opts...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -222,13 +222,13 @@ func TestCancellationThroughTheContext(t *testing.T) {
 		c := connect(t, tr, srv, opts...)
 		ctx, cancel := context.WithCancel(t.Context())
 		go func() {
-			<-k.started
+			<-k.Started
 			cancel()
 		}()
 		if _, err := c.CallTool(ctx, "slow", nil); !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled call: %v", err)
 		}
-		if err := <-k.stopped; !errors.Is(err, context.Canceled) {
+		if err := <-k.Stopped; !errors.Is(err, context.Canceled) {
 			t.Fatalf("the tool's context: %v", err)
 		}
 		// The client goes on working.

@@ -52,16 +52,16 @@ func (l *lines) WithGroup(string) slog.Handler      { return l }
 
 func TestCommand(t *testing.T) {
 	for _, e := range eras {
-		t.Run(e.name, func(t *testing.T) {
+		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), "SAKE_CLIENT_TEST_SERVER=1")
 			logs := &lines{}
-			c, err := client.Connect(t.Context(), client.Command(cmd), append(e.opts, client.Logger(slog.New(logs)))...)
+			c, err := client.Connect(t.Context(), client.Command(cmd), append(e.Opts, client.Logger(slog.New(logs)))...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Era() != e.want {
+			if c.Era() != e.Want {
 				t.Fatalf("era = %v", c.Era())
 			}
 			res, err := c.CallTool(t.Context(), "echo", map[string]string{"text": "from a process"})

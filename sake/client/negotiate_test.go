@@ -149,21 +149,21 @@ func TestLogLevelWithoutLoggingCapability(t *testing.T) {
 		setLevel int
 	}{
 		{"undeclared", &pyWire{}, 0},
-		{"declared but refused", &pyWire{logging: true, setLevelCode: protocol.CodeInternalError}, 1},
+		{"declared but refused", &pyWire{Logging: true, SetLevelCode: protocol.CodeInternalError}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, _ := newKitServer(t)
 			logs := &warnings{}
-			c, err := client.Connect(t.Context(), tc.wire.transport(t, srv), client.LogLevel(protocol.LevelDebug), client.Logger(slog.New(logs)))
+			c, err := client.Connect(t.Context(), tc.wire.Transport(t, srv), client.LogLevel(protocol.LevelDebug), client.Logger(slog.New(logs)))
 			if err != nil {
 				t.Fatalf("connect: %v", err)
 			}
 			defer c.Close()
-			if info := c.Info(); info.Era != protocol.EraLegacy || info.ProtocolVersion != "2025-06-18" || info.HasCapability("logging") != tc.wire.logging {
+			if info := c.Info(); info.Era != protocol.EraLegacy || info.ProtocolVersion != "2025-06-18" || info.HasCapability("logging") != tc.wire.Logging {
 				t.Fatalf("info = %+v", info)
 			}
-			if n := tc.wire.sent("logging/setLevel"); n != tc.setLevel {
+			if n := tc.wire.Sent("logging/setLevel"); n != tc.setLevel {
 				t.Errorf("logging/setLevel sent %d times, want %d", n, tc.setLevel)
 			}
 			if got := logs.joined(); tc.setLevel > 0 && !strings.Contains(got, "logging/setLevel") {

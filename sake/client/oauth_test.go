@@ -237,7 +237,7 @@ func oauthClient(t *testing.T, resource string, cfg client.OAuthConfig, opts ...
 func TestOAuthFlow(t *testing.T) {
 	t.Parallel()
 	for _, e := range eras {
-		t.Run(e.name, func(t *testing.T) {
+		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
 			a := newTestAS(t)
 			resource, _ := protected(t, a)
@@ -245,7 +245,7 @@ func TestOAuthFlow(t *testing.T) {
 			now := time.Now()
 			var clock atomic.Int64
 			clock.Store(now.UnixNano())
-			c, err := oauthClient(t, resource, client.OAuthConfig{Store: store, Now: func() time.Time { return time.Unix(0, clock.Load()) }}, e.opts...)
+			c, err := oauthClient(t, resource, client.OAuthConfig{Store: store, Now: func() time.Time { return time.Unix(0, clock.Load()) }}, e.Opts...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -77,12 +77,12 @@ func containsWith(list []string, part string) bool {
 
 func TestDeclaredCapabilitiesWinOverTheHandlers(t *testing.T) {
 	for _, e := range eras {
-		t.Run(e.name, func(t *testing.T) {
+		t.Run(e.Name, func(t *testing.T) {
 			srv, _ := newKitServer(t)
 			var mu sync.Mutex
 			var first string
 			form := &protocol.ElicitationCapability{Form: json.RawMessage(`{}`)}
-			opts := append(append([]client.Option{}, e.opts...), answering...)
+			opts := append(append([]client.Option{}, e.Opts...), answering...)
 			opts = append(opts, client.Capabilities(protocol.ClientCapabilities{Elicitation: form}),
 				client.OnMessage(func(out bool, msg []byte) {
 					mu.Lock()
@@ -109,9 +109,9 @@ func TestSessionIDIsReported(t *testing.T) {
 		switch {
 		case era == protocol.EraModern && sid != "":
 			t.Errorf("a 2026-07-28 client has session %q", sid)
-		case era == protocol.EraLegacy && tr.name != "stdio" && sid == "":
+		case era == protocol.EraLegacy && tr.Name != "stdio" && sid == "":
 			t.Errorf("no session id")
-		case tr.name == "stdio" && sid != "":
+		case tr.Name == "stdio" && sid != "":
 			t.Errorf("stdio has session %q", sid)
 		}
 	})
@@ -127,7 +127,7 @@ func TestRawSendsTheMessageAsItIs(t *testing.T) {
 		}
 		call := []byte(`{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{` + meta + `"name":"echo","arguments":{"text":"raw"}}}`)
 		body, err := c.Raw(t.Context(), call)
-		if tr.name == "stdio" {
+		if tr.Name == "stdio" {
 			if err == nil {
 				t.Fatalf("Raw over stdio answered %s", body)
 			}

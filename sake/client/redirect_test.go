@@ -93,12 +93,12 @@ func TestRedirectedRequestsKeepTheirCredentials(t *testing.T) {
 	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
 		for _, a := range auths {
 			for _, e := range eras {
-				t.Run(http.StatusText(status)+"/"+a.name+"/"+e.name, func(t *testing.T) {
+				t.Run(http.StatusText(status)+"/"+a.name+"/"+e.Name, func(t *testing.T) {
 					t.Parallel()
 					sink, other := newSink(t)
 					// The same host on another port: another origin.
 					endpoint := redirecting(t, status, other, http.MethodPost)
-					_, err := client.Connect(t.Context(), client.HTTP(endpoint, nil, a.opt), e.opts...)
+					_, err := client.Connect(t.Context(), client.HTTP(endpoint, nil, a.opt), e.Opts...)
 					var he *client.HTTPError
 					if !errors.As(err, &he) || he.Status != status || !strings.Contains(err.Error(), other) {
 						t.Fatalf("connect through a redirect = %v, want an HTTP %d error naming %s", err, status, other)

@@ -45,7 +45,7 @@ func TestRetryWaitsTheDelayTheServerAsks(t *testing.T) {
 
 func TestRetryAttemptsAreBounded(t *testing.T) {
 	for _, tr := range transports[:2] {
-		t.Run(tr.name, func(t *testing.T) {
+		t.Run(tr.Name, func(t *testing.T) {
 			t.Parallel()
 			g := newGate()
 			srv := newShelf(t, g)
@@ -88,7 +88,7 @@ func TestRetryOffByDefault(t *testing.T) {
 // retried, unless the caller allows it for a call.
 func TestRetryToolsByAnnotations(t *testing.T) {
 	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
+		t.Run(tr.Name, func(t *testing.T) {
 			t.Parallel()
 			g := newGate()
 			srv := newShelf(t, g)

@@ -30,7 +30,7 @@ func TestTaskAwaited(t *testing.T) {
 			defer close(done)
 			res, err = c.CallTool(t.Context(), "job", nil)
 		}()
-		k.relOnce.Do(func() { close(k.release) })
+		k.RelOnce.Do(func() { close(k.Release) })
 		<-done
 		if err != nil || res.Text() != "job done" {
 			t.Fatalf("awaited call = %v, %v", res, err)
@@ -94,7 +94,7 @@ func TestTaskAsks(t *testing.T) {
 
 func TestTaskInputByHand(t *testing.T) {
 	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
+		t.Run(tr.Name, func(t *testing.T) {
 			t.Parallel()
 			srv, _ := newKitServer(t)
 			c := connect(t, tr, srv, client.OnElicit(func(context.Context, *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
@@ -129,7 +129,7 @@ func TestTaskInputByHand(t *testing.T) {
 func TestWithoutTasksTheCallRunsThrough(t *testing.T) {
 	srv, k := newKitServer(t)
 	c := connect(t, transports[0], srv, client.WithoutTasks())
-	k.relOnce.Do(func() { close(k.release) })
+	k.RelOnce.Do(func() { close(k.Release) })
 	_, err := c.CallTool(t.Context(), "job", nil)
 	if !isCode(err, protocol.CodeMissingRequiredClientCapability) {
 		t.Fatalf("task tool without the extension: %v", err)

@@ -20,10 +20,10 @@ import (
 func TestRemoteMount(t *testing.T) {
 	t.Parallel()
 	for _, remoteEra := range eras {
-		t.Run("remote "+remoteEra.name, func(t *testing.T) {
+		t.Run("remote "+remoteEra.Name, func(t *testing.T) {
 			t.Parallel()
 			remoteSrv, k := newKitServer(t)
-			remote := connect(t, transports[1], remoteSrv, append(remoteEra.opts, client.ForwardQuestions())...)
+			remote := connect(t, transports[1], remoteSrv, append(remoteEra.Opts, client.ForwardQuestions())...)
 			ctx, cancel := context.WithCancel(context.Background())
 			t.Cleanup(cancel)
 			kitSrv, err := proxy.New(ctx, remote, proxy.ServerOptions(sake.Name("kit", "1.0.0"), sake.RequireScopes("kit")))
@@ -54,7 +54,7 @@ func TestRemoteMount(t *testing.T) {
 				if _, err := outsider.CallTool("kit_echo", map[string]string{"text": "x"}); !errors.As(err, &scopeErr) {
 					t.Fatalf("kit_echo without the proxy's scope = %v", err)
 				}
-				if remoteEra.want != sake.EraModern || len(opts) > 0 {
+				if remoteEra.Want != sake.EraModern || len(opts) > 0 {
 					return // the remote's tasks: one era of callers is enough
 				}
 				_, task, err := ann.CallToolAsync("kit_job", nil)
@@ -67,7 +67,7 @@ func TestRemoteMount(t *testing.T) {
 				}
 				if !released {
 					released = true
-					close(k.release)
+					close(k.Release)
 				}
 				if res, err := ann.TaskResult(task.ID); err != nil || res.Text() != "job done" {
 					t.Fatalf("kit_job's result = %v, %v", res, err)

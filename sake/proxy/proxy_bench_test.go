@@ -14,7 +14,7 @@ import (
 // (BenchmarkCallTool).
 func BenchmarkProxyCallTool(b *testing.B) {
 	for _, e := range eras {
-		b.Run(e.name, func(b *testing.B) {
+		b.Run(e.Name, func(b *testing.B) {
 			remote, err := client.Connect(b.Context(), memory.Transport(sake.MustNew(newKit())), client.ForwardQuestions())
 			if err != nil {
 				b.Fatal(err)
@@ -24,7 +24,7 @@ func BenchmarkProxyCallTool(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := client.Connect(b.Context(), memory.Transport(proxySrv), e.opts...)
+			c, err := client.Connect(b.Context(), memory.Transport(proxySrv), e.Opts...)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -39,7 +39,7 @@ func serveProxyOf(t *testing.T, remote *client.Client) string {
 // pyRemote connects a forwarding client to srv behind w.
 func pyRemote(t *testing.T, w *pyWire, srv *sake.Server) *client.Client {
 	t.Helper()
-	remote, err := client.Connect(t.Context(), w.transport(t, srv), client.ForwardQuestions())
+	remote, err := client.Connect(t.Context(), w.Transport(t, srv), client.ForwardQuestions())
 	if err != nil {
 		t.Fatalf("connect to the upstream server: %v", err)
 	}
@@ -59,8 +59,8 @@ func TestProxyFrontsAServerWithoutLogging(t *testing.T) {
 	}
 	url := serveProxyOf(t, remote)
 	for _, e := range eras {
-		t.Run(e.name, func(t *testing.T) {
-			local, err := client.Connect(t.Context(), client.HTTP(url, nil), e.opts...)
+		t.Run(e.Name, func(t *testing.T) {
+			local, err := client.Connect(t.Context(), client.HTTP(url, nil), e.Opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestProxyFrontsAServerWithoutLogging(t *testing.T) {
 			}
 		})
 	}
-	if n := w.sent("logging/setLevel"); n != 0 {
+	if n := w.Sent("logging/setLevel"); n != 0 {
 		t.Errorf("logging/setLevel sent %d times to a server without logging", n)
 	}
 }
@@ -88,10 +88,10 @@ func TestProxyQuestionsOfAStdioSession(t *testing.T) {
 	srv, _ := newKitServer(t)
 	url := serveProxyOf(t, pyRemote(t, &pyWire{}, srv))
 	for _, e := range eras {
-		t.Run(e.name, func(t *testing.T) {
+		t.Run(e.Name, func(t *testing.T) {
 			var mu sync.Mutex
 			var asked []string
-			local, err := client.Connect(t.Context(), client.HTTP(url, nil), append(e.opts, askOptions(&asked, &mu)...)...)
+			local, err := client.Connect(t.Context(), client.HTTP(url, nil), append(e.Opts, askOptions(&asked, &mu)...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +128,7 @@ func TestProxyRefusesQuestionsOfSeveralStdioCalls(t *testing.T) {
 		slowDone <- err
 	}()
 	select {
-	case <-k.started:
+	case <-k.Started:
 	case <-time.After(waitFor):
 		t.Fatal("the slow call did not reach the upstream server")
 	}
@@ -162,7 +162,7 @@ func TestProxyFollowsListsWithoutResourceSubscriptions(t *testing.T) {
 	}
 	defer local.Close()
 	waitToolGone(t, local, func() { srv.RemoveTool("echo") }, "echo")
-	if n := w.sent("resources/subscribe"); n != 0 {
+	if n := w.Sent("resources/subscribe"); n != 0 {
 		t.Errorf("resources/subscribe sent %d times to a server without resources.subscribe", n)
 	}
 }
@@ -175,7 +175,7 @@ func TestProxyOutlivesARefusedSubscription(t *testing.T) {
 	if err := srv.AddResource(sake.NewResource("kit://notes", func(*sake.Context) (string, error) { return "notes", nil }).Name("notes")); err != nil {
 		t.Fatal(err)
 	}
-	w := &pyWire{subscribe: true, refuse: []string{"kit://readme"}}
+	w := &pyWire{Subscribe: true, Refuse: []string{"kit://readme"}}
 	url := serveProxyOf(t, pyRemote(t, w, srv))
 	local, err := client.Connect(t.Context(), client.HTTP(url, nil))
 	if err != nil {
@@ -205,7 +205,7 @@ func TestProxyOutlivesARefusedSubscription(t *testing.T) {
 		t.Fatal("the update of a subscribed resource did not pass the proxy")
 	}
 	waitToolGone(t, local, func() { srv.RemoveTool("echo") }, "echo")
-	if n := w.sent("resources/subscribe"); n != 2 {
+	if n := w.Sent("resources/subscribe"); n != 2 {
 		t.Errorf("resources/subscribe sent %d times, want one per resource", n)
 	}
 }
@@ -250,17 +250,17 @@ func TestProxyForwardsLogsOfACall(t *testing.T) {
 	t.Parallel()
 	for _, tr := range transports {
 		for _, re := range eras {
-			if tr.name == "stdio" && re.want == sake.EraLegacy {
+			if tr.Name == "stdio" && re.Want == sake.EraLegacy {
 				continue
 			}
 			for _, le := range eras {
-				t.Run(tr.name+"/remote "+re.name+"/local "+le.name, func(t *testing.T) {
+				t.Run(tr.Name+"/remote "+re.Name+"/local "+le.Name, func(t *testing.T) {
 					t.Parallel()
 					srv, _ := newKitServer(t)
-					remote := connect(t, tr, srv, append(re.opts, client.ForwardQuestions())...)
+					remote := connect(t, tr, srv, append(re.Opts, client.ForwardQuestions())...)
 					url := serveProxyOf(t, remote)
 					logs := make(chan string, 8)
-					local, err := client.Connect(t.Context(), client.HTTP(url, nil), append(le.opts, client.LogLevel(sake.LevelInfo),
+					local, err := client.Connect(t.Context(), client.HTTP(url, nil), append(le.Opts, client.LogLevel(sake.LevelInfo),
 						client.OnNotification(func(n protocol.Notification) {
 							if n.Method == "notifications/message" {
 								logs <- string(n.Params)
@@ -299,8 +299,8 @@ func TestProxyPassesAnUpdateOnce(t *testing.T) {
 	}
 	url := serveProxyOf(t, connect(t, transports[0], srv, client.ProtocolVersion(protocol.LegacyVersion), client.ForwardQuestions()))
 	for _, e := range eras {
-		t.Run(e.name, func(t *testing.T) {
-			local, err := client.Connect(t.Context(), client.HTTP(url, nil), e.opts...)
+		t.Run(e.Name, func(t *testing.T) {
+			local, err := client.Connect(t.Context(), client.HTTP(url, nil), e.Opts...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,11 +19,11 @@ func TestProxy(t *testing.T) {
 	t.Parallel()
 	for _, remoteEra := range eras {
 		for _, localEra := range eras {
-			t.Run("remote "+remoteEra.name+"/local "+localEra.name, func(t *testing.T) {
+			t.Run("remote "+remoteEra.Name+"/local "+localEra.Name, func(t *testing.T) {
 				t.Parallel()
 				remoteSrv, _ := newKitServer(t)
 				_, rec, url := httpKitFor(t, remoteSrv)
-				remote, err := client.Connect(t.Context(), client.HTTP(url, nil, client.BearerToken("proxy-credential")), append(remoteEra.opts, client.ForwardQuestions())...)
+				remote, err := client.Connect(t.Context(), client.HTTP(url, nil, client.BearerToken("proxy-credential")), append(remoteEra.Opts, client.ForwardQuestions())...)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -39,7 +39,7 @@ func TestProxy(t *testing.T) {
 				defer func() { pts.Close(); ph.Close() }()
 				var mu sync.Mutex
 				var asked []string
-				local, err := client.Connect(t.Context(), client.HTTP(pts.URL, nil, client.BearerToken("caller-secret")), append(localEra.opts, askOptions(&asked, &mu)...)...)
+				local, err := client.Connect(t.Context(), client.HTTP(pts.URL, nil, client.BearerToken("caller-secret")), append(localEra.Opts, askOptions(&asked, &mu)...)...)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package client_test
+package kittest
 
 import (
 	"bufio"
@@ -16,29 +16,29 @@ import (
 	"github.com/sakemcp/sake-go/sake/stdio"
 )
 
-// pyWire serves a sake server over stdio framing and makes it answer the
+// PyWire serves a sake server over stdio framing and makes it answer the
 // way a server of the Python SDK 1.x (FastMCP 1.x) does on the wire:
 // server/discover and subscriptions/listen are not requests it knows
 // (-32602 "Invalid request parameters"), initialize settles on 2025-06-18
 // or 2025-03-26 at most, the capabilities declare neither logging nor
 // resources.subscribe, and logging/setLevel, resources/subscribe and
 // resources/unsubscribe are methods it has no handler for (-32601).
-type pyWire struct {
-	// logging declares the logging capability (logging/setLevel is still
+type PyWire struct {
+	// Logging declares the logging capability (logging/setLevel is still
 	// refused, with setLevelCode).
-	logging      bool
-	setLevelCode int
-	// subscribe declares resources.subscribe and passes resources/subscribe
+	Logging      bool
+	SetLevelCode int
+	// Subscribe declares resources.subscribe and passes resources/subscribe
 	// on, except for the URIs in refuse, which are answered with -32602.
-	subscribe bool
-	refuse    []string
+	Subscribe bool
+	Refuse    []string
 
 	mu      sync.Mutex
 	methods []string // every request the client sent, in order
 }
 
-// sent returns how many requests of method the client sent.
-func (w *pyWire) sent(method string) int {
+// Sent returns how many requests of method the client sent.
+func (w *PyWire) Sent(method string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := 0
@@ -54,8 +54,8 @@ func (w *pyWire) sent(method string) int {
 // it answers any other with the first.
 var pyVersions = []string{"2025-06-18", "2025-03-26", "2024-11-05"}
 
-// transport serves srv behind the wire and returns the client's end.
-func (w *pyWire) transport(t *testing.T, srv *sake.Server) client.Transport {
+// Transport serves srv behind the wire and returns the client's end.
+func (w *PyWire) Transport(t *testing.T, srv *sake.Server) client.Transport {
 	t.Helper()
 	fromClient, toWire := io.Pipe()   // what the client writes
 	fromWire, toClient := io.Pipe()   // what the client reads
@@ -94,7 +94,7 @@ func (w *pyWire) transport(t *testing.T, srv *sake.Server) client.Transport {
 				w.methods = append(w.methods, m.Method)
 				w.mu.Unlock()
 				if code, msg := w.refusal(m.Method, m.Params); code != 0 {
-					write(pyError(m.ID, code, msg))
+					write(PyError(m.ID, code, msg))
 					continue
 				}
 			}
@@ -150,22 +150,22 @@ func (w *pyWire) transport(t *testing.T, srv *sake.Server) client.Transport {
 
 // refusal is the error the wire answers a request with in the server's
 // place, or code 0 to pass it on.
-func (w *pyWire) refusal(method string, params map[string]json.RawMessage) (int, string) {
+func (w *PyWire) refusal(method string, params map[string]json.RawMessage) (int, string) {
 	switch method {
 	case "server/discover", "subscriptions/listen":
 		return protocol.CodeInvalidParams, "Invalid request parameters"
 	case "logging/setLevel":
-		if w.logging && w.setLevelCode != 0 {
-			return w.setLevelCode, "the level cannot be set"
+		if w.Logging && w.SetLevelCode != 0 {
+			return w.SetLevelCode, "the level cannot be set"
 		}
 		return protocol.CodeMethodNotFound, "Method not found"
 	case "resources/subscribe", "resources/unsubscribe":
-		if !w.subscribe {
+		if !w.Subscribe {
 			return protocol.CodeMethodNotFound, "Method not found"
 		}
 		var uri string
 		_ = json.Unmarshal(params["uri"], &uri)
-		if slices.Contains(w.refuse, uri) {
+		if slices.Contains(w.Refuse, uri) {
 			return protocol.CodeInvalidParams, "Unknown resource: " + uri
 		}
 	}
@@ -174,20 +174,20 @@ func (w *pyWire) refusal(method string, params map[string]json.RawMessage) (int,
 
 // capabilities rewrites the server's capabilities as the wire declares
 // them.
-func (w *pyWire) capabilities(raw json.RawMessage) json.RawMessage {
+func (w *PyWire) capabilities(raw json.RawMessage) json.RawMessage {
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &caps)
-	if !w.logging {
+	if !w.Logging {
 		delete(caps, "logging")
 	}
 	if _, ok := caps["resources"]; ok {
-		caps["resources"] = json.RawMessage(`{"subscribe":` + map[bool]string{true: "true", false: "false"}[w.subscribe] + `,"listChanged":true}`)
+		caps["resources"] = json.RawMessage(`{"subscribe":` + map[bool]string{true: "true", false: "false"}[w.Subscribe] + `,"listChanged":true}`)
 	}
 	b, _ := json.Marshal(caps)
 	return b
 }
 
-func pyError(id json.RawMessage, code int, msg string) []byte {
+func PyError(id json.RawMessage, code int, msg string) []byte {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg, "data": ""}})
 	return b
 }

@@ -24,7 +24,6 @@ var (
 	newKit     = kittest.NewKit
 	transports = kittest.Transports
 	eras       = kittest.Eras
-	pipeTo     = kittest.PipeTo
 	connect    = kittest.Connect
 	pyError    = kittest.PyError
 )

@@ -18,24 +18,17 @@ import (
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
-// The kit and the connections are shared with sake/proxy's tests.
+// The kit and the connections are shared with sake/client's tests.
 type (
-	kit       = kittest.Kit
-	transport = kittest.Transport
-	echoArgs  = kittest.EchoArgs
-	nameForm  = kittest.NameForm
-	itemVars  = kittest.ItemVars
-	greetArgs = kittest.GreetArgs
-	pyWire    = kittest.PyWire
+	kit    = kittest.Kit
+	pyWire = kittest.PyWire
 )
 
 var (
 	newKit     = kittest.NewKit
 	transports = kittest.Transports
 	eras       = kittest.Eras
-	pipeTo     = kittest.PipeTo
 	connect    = kittest.Connect
-	pyError    = kittest.PyError
 )
 
 // newKitServer builds the kit's server with tasks and small pages.

@@ -51,6 +51,9 @@ type Session struct {
 	// shared says the session lives in the server's SessionStore, and
 	// this is one replica's copy of it.
 	shared bool
+	// streamSave orders the records of whether this replica holds the
+	// session's stream (SessionStreamStore).
+	streamSave sync.Mutex
 }
 
 func newSession(version string, caps *protocol.ClientCapabilities, info *protocol.Implementation) *Session {
@@ -217,10 +220,17 @@ var ErrNoStream = errors.New("sake: the session has no stream open for server me
 // go (list changes, resource updates; later, server-initiated requests):
 // over HTTP the standalone GET stream, over stdio the output. nil removes
 // it.
+//
+// On a shared session whose store is a SessionStreamStore, the store is
+// told (in the background) whether this replica now holds the stream.
 func (s *Session) SetSender(send func(msg []byte) error) {
 	s.mu.Lock()
+	changed := (s.send == nil) != (send == nil)
 	s.send = send
 	s.mu.Unlock()
+	if changed && s.shared {
+		go s.srv.streamChanged(s)
+	}
 }
 
 // Send delivers a message through the sender, or returns ErrNoStream. A

@@ -44,6 +44,19 @@ type SessionStore interface {
 	ListenRelays(fn func(SessionRelay)) (stop func())
 }
 
+// SessionStreamStore is a SessionStore that also records which replica
+// holds a session's own stream (its GET), so that a message for a stream
+// no replica holds is not relayed at all. A replica's server tells it each
+// time it starts or stops holding one, in the background; until the
+// change has reached the others, a message raised there follows the state
+// they knew.
+type SessionStreamStore interface {
+	SessionStore
+	// SessionStreamHeld records that this replica now holds (held) or no
+	// longer holds session id's stream.
+	SessionStreamHeld(ctx context.Context, id string, held bool) error
+}
+
 // SessionRecord is the shared state of a legacy session.
 type SessionRecord struct {
 	ID            string
@@ -158,6 +171,23 @@ func (s *Server) sessionChanged(sess *Session) {
 		return
 	}
 	s.relay(RelayChanged, sess.id, nil)
+}
+
+// streamChanged tells a SessionStreamStore whether this replica holds
+// sess's stream now: the last call records the last state.
+func (s *Server) streamChanged(sess *Session) {
+	st, ok := s.share.store.(SessionStreamStore)
+	if !ok {
+		return
+	}
+	sess.streamSave.Lock()
+	defer sess.streamSave.Unlock()
+	if sess.Closed() {
+		return
+	}
+	if err := st.SessionStreamHeld(context.Background(), sess.id, sess.hasSender()); err != nil {
+		s.logger.Error("sake: recording a shared session's stream", "session", sess.id, "err", err)
+	}
 }
 
 // relay sends a relay, logging a failure.

@@ -32,4 +32,8 @@
 // sent it to everyone). The sessions' last use is written in one batch
 // every 5 s. A replica that loses its LISTEN connection drops every record
 // it keeps, and reads them again until it listens again.
+//
+// The record also names the replica holding the session's own stream (its
+// GET; see sake.SessionStreamStore), so a message for that stream is
+// relayed only while a replica holds it, as far as the sender has heard.
 package pgreplica

@@ -7,3 +7,15 @@ func OnRelayHeard(r *Replica, fn func(session, kind string)) { r.sessions.heardH
 
 // CachedSessions returns how many session records r keeps in memory.
 func CachedSessions(r *Replica) int { return r.sessions.cache.len() }
+
+// OnRelaySent calls fn with each relay r sends to the others.
+func OnRelaySent(r *Replica, fn func(session, kind string)) { r.sessions.sentHook = fn }
+
+// SetSessionCacheOff makes r keep no session record from now on.
+func SetSessionCacheOff(r *Replica) {
+	c := r.sessions.cache
+	c.mu.Lock()
+	c.limit = -1
+	clear(c.records)
+	c.mu.Unlock()
+}

@@ -35,6 +35,15 @@ func (app) Watched(*sake.Context) (string, error) { return "watched", nil }
 
 func (app) Echo(_ *sake.Context, a echoArgs) (string, error) { return a.Text, nil }
 
+// Shout sends a message on the session's own stream, wherever it is held.
+func (app) Shout(c *sake.Context, a echoArgs) (string, error) {
+	msg := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + strconvQuote(a.Text) + `}}`
+	if err := c.Session().Send([]byte(msg)); err != nil {
+		return "", err
+	}
+	return "sent", nil
+}
+
 // Level answers the log level the session has for this request.
 func (app) Level(c *sake.Context) (string, error) { return string(c.LogLevel()), nil }
 
@@ -264,32 +273,9 @@ func TestStreamOnAnotherReplica(t *testing.T) {
 	a, b := rs[0], rs[1]
 	sid := initialize(t, a.url, "alice")
 	post(t, a.url, "alice", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	// The session's own stream is held by B.
-	req, _ := http.NewRequest(http.MethodGet, b.url, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("X-User", "alice")
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	get, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer get.Body.Close()
-	if get.StatusCode != http.StatusOK {
-		t.Fatalf("GET on B: %d", get.StatusCode)
-	}
-	// The stream is attached once its first (priming) event has come.
-	body := bufio.NewReader(get.Body)
-	for {
-		line, err := body.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if line == "\n" {
-			break
-		}
-	}
-	stream := eventsFrom(get, body)
+	// The session's own stream is held by B, and A has heard so.
+	stream, _ := openStream(t, b.url, sid)
+	a.waitHeard(t, sid, "stream")
 	// Subscribed through A; the update is raised on A.
 	if got := <-events(post(t, a.url, "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"file:///watched"}}`)); got["result"] == nil {
 		t.Fatalf("subscribe on A: %v", got)
@@ -312,6 +298,37 @@ func TestStreamOnAnotherReplica(t *testing.T) {
 	if s := strings.Join(got, ","); "["+strings.ReplaceAll(s, ",", " ")+"]" != want {
 		t.Errorf("B's stream got %v, want %s", got, want)
 	}
+}
+
+// openStream opens the session's own stream (GET) on url and returns its
+// messages once it is attached, and a func closing it.
+func openStream(t *testing.T, url, sid string) (<-chan map[string]any, func()) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("X-User", "alice")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	get, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { get.Body.Close() })
+	if get.StatusCode != http.StatusOK {
+		t.Fatalf("GET: %d", get.StatusCode)
+	}
+	// The stream is attached once its first (priming) event has come.
+	body := bufio.NewReader(get.Body)
+	for {
+		line, err := body.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line == "\n" {
+			break
+		}
+	}
+	return eventsFrom(get, body), func() { get.Body.Close() }
 }
 
 // A change made on one replica (the log level, DELETE) holds for a

@@ -22,12 +22,19 @@ type sessionCache struct {
 	// of the table that began before one fills nothing, as it may have
 	// read what the feed has superseded since.
 	forgets uint64
-	records map[string]*sake.SessionRecord
+	records map[string]*cachedSession
 	touched map[string]struct{} // used since the last flush
 }
 
+// cachedSession is a record kept in memory, with the replica holding the
+// session's stream ("" for none).
+type cachedSession struct {
+	rec    sake.SessionRecord
+	holder string
+}
+
 func newSessionCache(limit int) *sessionCache {
-	return &sessionCache{limit: limit, records: make(map[string]*sake.SessionRecord),
+	return &sessionCache{limit: limit, records: make(map[string]*cachedSession),
 		touched: make(map[string]struct{})}
 }
 
@@ -36,13 +43,33 @@ func newSessionCache(limit int) *sessionCache {
 func (c *sessionCache) touch(id string) *sake.SessionRecord {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec := c.records[id]
-	if rec == nil || !c.listening {
+	e := c.records[id]
+	if e == nil || !c.listening {
 		return nil
 	}
 	c.touched[id] = struct{}{}
-	cp := *rec
+	cp := e.rec
 	return &cp
+}
+
+// noStream reports whether this replica knows that no replica holds
+// session id's stream.
+func (c *sessionCache) noStream(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.records[id]
+	return e != nil && c.listening && e.holder == ""
+}
+
+// holder records who holds session id's stream, as the feed announced it,
+// if the record is kept here.
+func (c *sessionCache) holder(id, holder string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forgets++
+	if e := c.records[id]; e != nil {
+		e.holder = holder
+	}
 }
 
 // mark returns what a read of the table beginning now passes to fill.
@@ -52,25 +79,25 @@ func (c *sessionCache) mark() uint64 {
 	return c.forgets
 }
 
-// fill keeps rec, read from the table since mark, unless the feed changed
-// anything meanwhile or already gave a record.
-func (c *sessionCache) fill(rec *sake.SessionRecord, mark uint64) {
+// fill keeps rec and its stream's holder, read from the table since mark,
+// unless the feed changed anything meanwhile or already gave a record.
+func (c *sessionCache) fill(rec *sake.SessionRecord, holder string, mark uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.forgets == mark && c.records[rec.ID] == nil {
-		c.keepLocked(rec)
+		c.keepLocked(rec, holder)
 	}
 }
 
-// put keeps rec as the feed announced it.
-func (c *sessionCache) put(rec *sake.SessionRecord) {
+// put keeps rec and its stream's holder as the feed announced them.
+func (c *sessionCache) put(rec *sake.SessionRecord, holder string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.forgets++
-	c.keepLocked(rec)
+	c.keepLocked(rec, holder)
 }
 
-func (c *sessionCache) keepLocked(rec *sake.SessionRecord) {
+func (c *sessionCache) keepLocked(rec *sake.SessionRecord, holder string) {
 	if !c.listening || c.limit < 0 {
 		return
 	}
@@ -81,8 +108,7 @@ func (c *sessionCache) keepLocked(rec *sake.SessionRecord) {
 		}
 		c.forgets++
 	}
-	cp := *rec
-	c.records[rec.ID] = &cp
+	c.records[rec.ID] = &cachedSession{rec: *rec, holder: holder}
 }
 
 // drop forgets session id's record.

@@ -51,6 +51,9 @@ var sessionMigrations = []string{
 		body    bytea NOT NULL,
 		sent_at timestamptz NOT NULL DEFAULT now()
 	);`,
+	// stream_holder is the replica holding the session's own stream, ''
+	// for none: messages for it are relayed only while one does.
+	`ALTER TABLE sake_sessions ADD COLUMN stream_holder text NOT NULL DEFAULT ''`,
 }
 
 // sessionStore is a sake.SessionStore on PostgreSQL. While it listens
@@ -69,6 +72,9 @@ type sessionStore struct {
 	// heardHook, when set (by tests), is called after each relay from
 	// another replica has been acted on.
 	heardHook func(session, kind string)
+	// sentHook, when set (by tests), is called with each relay this
+	// replica sends.
+	sentHook func(session, kind string)
 }
 
 var _ sake.SessionStore = (*sessionStore)(nil)
@@ -78,9 +84,17 @@ func newSessionStore(pool *pgxpool.Pool, replica string, logger *slog.Logger, ca
 		channel: pglisten.Channel(pool.Config().ConnConfig, relayChannel), cache: newSessionCache(cacheSize)}
 }
 
+// relayStream is the kind of the notice that a replica started or stopped
+// holding a session's stream; it concerns the stores alone.
+const relayStream = "stream"
+
 // relayWire is a relay in a NOTIFY payload: inline, or the seq of its row.
 // A record's change carries the record when it fits.
 type relayWire struct {
+	// Holder is the replica holding the session's stream ("" for none)
+	// as the write that sends the notice left it: the statement puts it
+	// first (withHolder), in notices of records and of streams.
+	Holder  *string         `json:"h,omitempty"`
 	Origin  string          `json:"o"`
 	Session string          `json:"s,omitempty"`
 	Kind    string          `json:"k,omitempty"`
@@ -104,8 +118,8 @@ type wireRecord struct {
 	Subscriptions []string                    `json:"s,omitempty"`
 }
 
-// changeNotice is the payload announcing rec's new state: with the record
-// when it fits.
+// changeNotice is the payload announcing rec's new state, with the record
+// when it fits, without its opening brace (see withHolder).
 func (st *sessionStore) changeNotice(rec *sake.SessionRecord, echo uint64) string {
 	w := relayWire{Origin: st.replica, Session: rec.ID, Kind: sake.RelayChanged, Echo: echo, Record: &wireRecord{
 		Owner: rec.Owner, Key: rec.Key, Version: rec.Version, Capabilities: rec.Capabilities, ClientInfo: rec.ClientInfo,
@@ -115,7 +129,14 @@ func (st *sessionStore) changeNotice(rec *sake.SessionRecord, echo uint64) strin
 		w.Record = nil
 		b, _ = json.Marshal(w)
 	}
-	return string(b)
+	return string(b[1:])
+}
+
+// withHolder is the SQL of a notice payload whose tail (the JSON of a
+// relayWire without its opening brace) is the parameter tail, with the
+// column stream_holder of the row written put first.
+func withHolder(tail string) string {
+	return `'{"h":' || to_json(stream_holder)::text || ',' || ` + tail
 }
 
 // record is the session record a notice carries, or nil.
@@ -164,8 +185,8 @@ func (st *sessionStore) SaveSession(ctx context.Context, rec *sake.SessionRecord
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 			ON CONFLICT (id) DO UPDATE SET initialized = excluded.initialized,
 				log_level = excluded.log_level, subscriptions = excluded.subscriptions, last_used = now()
-			RETURNING 1)
-		SELECT pg_notify($11, $12) FROM saved`,
+			RETURNING stream_holder)
+		SELECT pg_notify($11, `+withHolder("$12")+`) FROM saved`,
 		rec.ID, rec.Owner, rec.Key, rec.Version, caps, info, offers, rec.Initialized, rec.LogLevel, subs,
 		st.channel, st.changeNotice(rec, echo))
 	st.cache.drop(rec.ID) // a read racing the write may have filled it
@@ -178,7 +199,7 @@ func (st *sessionStore) SaveSession(ctx context.Context, rec *sake.SessionRecord
 }
 
 const sessionColumns = `id, owner, quota_key, version, capabilities, client_info, offers,
-	initialized, log_level, subscriptions, last_used`
+	initialized, log_level, subscriptions, last_used, stream_holder`
 
 // TouchSession answers from memory when this replica knows the session
 // (its last use is then written by the next flush), else reads the record
@@ -189,12 +210,12 @@ func (st *sessionStore) TouchSession(ctx context.Context, id string) (*sake.Sess
 		return rec, nil
 	}
 	mark := st.cache.mark()
-	rec, err := scanSession(st.pool.QueryRow(ctx, `WITH touched AS (
+	rec, holder, err := scanSession(st.pool.QueryRow(ctx, `WITH touched AS (
 			UPDATE sake_sessions SET last_used = now()
 			WHERE id = $1 AND last_used < now() - make_interval(secs => $2))
 		SELECT `+sessionColumns+` FROM sake_sessions WHERE id = $1`, id, touchEvery.Seconds()))
 	if rec != nil {
-		st.cache.fill(rec, mark)
+		st.cache.fill(rec, holder, mark)
 	}
 	return rec, err
 }
@@ -202,7 +223,32 @@ func (st *sessionStore) TouchSession(ctx context.Context, id string) (*sake.Sess
 // LoadSession reads the record from the table: its callers want the last
 // use every replica wrote (idle expiry) or the state after a change.
 func (st *sessionStore) LoadSession(ctx context.Context, id string) (*sake.SessionRecord, error) {
-	return scanSession(st.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sake_sessions WHERE id = $1`, id))
+	rec, _, err := scanSession(st.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sake_sessions WHERE id = $1`, id))
+	return rec, err
+}
+
+// SessionStreamHeld implements sake.SessionStreamStore: it records that
+// this replica holds session id's stream, or (!held) that it no longer
+// does, leaving another's in place, and announces the holder in the same
+// statement.
+func (st *sessionStore) SessionStreamHeld(ctx context.Context, id string, held bool) error {
+	echo, wait := st.echoes.Expect()
+	b, _ := json.Marshal(relayWire{Origin: st.replica, Session: id, Kind: relayStream, Echo: echo})
+	tag, err := st.pool.Exec(ctx, `WITH changed AS (
+			UPDATE sake_sessions SET stream_holder = CASE WHEN $2 THEN $3
+				WHEN stream_holder = $3 THEN '' ELSE stream_holder END
+			WHERE id = $1 RETURNING stream_holder)
+		SELECT pg_notify($4, `+withHolder("$5")+`) FROM changed`, id, held, st.replica, st.channel, string(b[1:]))
+	if err != nil || tag.RowsAffected() == 0 {
+		st.echoes.Forget(echo)
+		if err != nil {
+			st.cache.drop(id)
+			return fmt.Errorf("pgreplica: recording a session's stream: %w", err)
+		}
+		return nil
+	}
+	wait(ctx)
+	return nil
 }
 
 // DeleteSession deletes the record and announces it, in one statement.
@@ -254,32 +300,41 @@ func (st *sessionStore) flushEvery(ctx context.Context) {
 	}
 }
 
-func scanSession(row pgx.Row) (*sake.SessionRecord, error) {
+// scanSession reads a session record and the replica holding its stream.
+func scanSession(row pgx.Row) (*sake.SessionRecord, string, error) {
 	var rec sake.SessionRecord
 	var caps, info []byte
+	var holder string
 	err := row.Scan(&rec.ID, &rec.Owner, &rec.Key, &rec.Version, &caps, &info, &rec.Offers,
-		&rec.Initialized, &rec.LogLevel, &rec.Subscriptions, &rec.LastUsed)
+		&rec.Initialized, &rec.LogLevel, &rec.Subscriptions, &rec.LastUsed, &holder)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
+		return nil, "", nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pgreplica: reading session: %w", err)
+		return nil, "", fmt.Errorf("pgreplica: reading session: %w", err)
 	}
 	if err := json.Unmarshal(caps, &rec.Capabilities); err != nil {
-		return nil, fmt.Errorf("pgreplica: decoding session capabilities: %w", err)
+		return nil, "", fmt.Errorf("pgreplica: decoding session capabilities: %w", err)
 	}
 	if err := json.Unmarshal(info, &rec.ClientInfo); err != nil {
-		return nil, fmt.Errorf("pgreplica: decoding session client info: %w", err)
+		return nil, "", fmt.Errorf("pgreplica: decoding session client info: %w", err)
 	}
-	return &rec, nil
+	return &rec, holder, nil
 }
 
 // Relay sends r to the other replicas. A change of a record or its end
 // was announced by the write itself (SaveSession, DeleteSession), so those
-// relays send nothing more.
+// relays send nothing more; nor does a message for the session's stream
+// when this replica knows no replica holds it.
 func (st *sessionStore) Relay(ctx context.Context, r sake.SessionRelay) error {
 	if r.Kind == sake.RelayChanged || r.Kind == sake.RelayClosed {
 		return nil
+	}
+	if r.Kind == sake.RelaySend && st.cache.noStream(r.Session) {
+		return nil
+	}
+	if hook := st.sentHook; hook != nil {
+		hook(r.Session, r.Kind)
 	}
 	payload, err := json.Marshal(relayWire{Origin: st.replica, Session: r.Session, Kind: r.Kind, Message: r.Message})
 	if err != nil {
@@ -332,16 +387,28 @@ func (st *sessionStore) ListenRelays(fn func(sake.SessionRelay)) (stop func()) {
 			}
 			switch w.Kind {
 			case sake.RelayChanged:
-				if rec := w.record(); rec != nil {
-					st.cache.put(rec)
+				if rec := w.record(); rec != nil && w.Holder != nil {
+					st.cache.put(rec, *w.Holder)
 				} else {
 					st.cache.drop(w.Session)
 				}
 			case sake.RelayClosed:
 				st.cache.drop(w.Session)
+			case relayStream:
+				if w.Holder != nil {
+					st.cache.holder(w.Session, *w.Holder)
+				} else {
+					st.cache.drop(w.Session)
+				}
 			}
 			if w.Origin == st.replica {
 				st.echoes.Heard(w.Echo)
+				return
+			}
+			if w.Kind == relayStream {
+				if hook := st.heardHook; hook != nil {
+					hook(w.Session, w.Kind)
+				}
 				return
 			}
 			if w.Row != 0 {

@@ -153,6 +153,10 @@ func (s *Store) Listen(fn func(id string)) (stop func()) {
 // whose change the manager must hear of, or "" (a creation, this
 // replica's own notice, a payload it cannot read).
 func (s *Store) heard(payload string) string {
+	if echo, ok := ownEcho(payload, s.ownPrefix); ok {
+		s.echoes.Heard(echo)
+		return ""
+	}
 	var n notice
 	if json.Unmarshal([]byte(payload), &n) != nil || n.ID == "" {
 		return ""

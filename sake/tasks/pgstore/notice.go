@@ -2,6 +2,8 @@ package pgstore
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -86,4 +88,30 @@ func (n *notice) task() *sake.Task {
 		t.Result = nil
 	}
 	return t
+}
+
+// ownPrefix is how the notices origin sends begin.
+func ownPrefix(origin string) string {
+	b, _ := json.Marshal(origin)
+	return `{"o":` + string(b) + `,`
+}
+
+// ownEcho reads, without decoding the rest, a notice that begins with
+// prefix (ownPrefix), one this replica sent: its origin is the first field and its echo, when it has one, the
+// last (as encodeNotice and bareNotice write them). ok is false for
+// another replica's notice, which is decoded in full.
+func ownEcho(payload, prefix string) (echo uint64, ok bool) {
+	rest, found := strings.CutPrefix(payload, prefix)
+	if !found {
+		return 0, false
+	}
+	i := strings.LastIndex(rest, `,"n":`)
+	if i < 0 || !strings.HasSuffix(rest, "}") {
+		return 0, true
+	}
+	n, err := strconv.ParseUint(rest[i+len(`,"n":`):len(rest)-1], 10, 64)
+	if err != nil {
+		return 0, true
+	}
+	return n, true
 }

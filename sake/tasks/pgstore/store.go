@@ -32,6 +32,8 @@ type Store struct {
 	cfg     config
 	cache   *cache
 	echoes  pglisten.Echoes
+	// ownPrefix begins this replica's notices (see ownEcho).
+	ownPrefix string
 	// heardHook, when set (by tests), is called with each notice from
 	// another replica once it is taken in.
 	heardHook func(id, kind string)
@@ -57,7 +59,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, replica string, opts ...Option
 	}
 	cfg := newConfig(opts)
 	return &Store{pool: pool, replica: replica, channel: pglisten.Channel(pool.Config().ConnConfig, channel),
-		cfg: cfg, cache: newCache(cfg.cacheBytes)}, nil
+		cfg: cfg, cache: newCache(cfg.cacheBytes), ownPrefix: ownPrefix(replica)}, nil
 }
 
 const columns = `id, owner, tool, status, status_message, created_at, last_updated_at,

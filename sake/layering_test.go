@@ -34,12 +34,12 @@ func isClientSide(rel string) bool {
 // rpcMembers are the members only a JSON-RPC envelope has.
 var rpcMembers = map[string]bool{"jsonrpc": true, "method": true, "requestId": true}
 
-// TestOnlyTheServerReadsJSONRPC enforces the layering: the root package
-// is the only reader of JSON-RPC. A file elsewhere that both decodes JSON
-// and names a JSON-RPC envelope member (as a string or a struct tag) is a
-// second parser.
-func TestOnlyTheServerReadsJSONRPC(t *testing.T) {
-	t.Parallel()
+// eachSourceFile parses every non-test Go file of the module outside the
+// folders skipDir names (hidden ones are always skipped) and calls fn
+// with its path relative to the module and its syntax. It fails the test
+// when no file was checked.
+func eachSourceFile(t *testing.T, skipDir func(rel string) bool, fn func(rel string, fset *token.FileSet, f *ast.File)) {
+	t.Helper()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -53,19 +53,40 @@ func TestOnlyTheServerReadsJSONRPC(t *testing.T) {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			switch {
-			case rel != "." && strings.HasPrefix(d.Name(), "."), rel == "bench", rel == "sake/internal":
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || skipDir(rel)) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || filepath.Dir(rel) == "sake" {
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
 			return nil
 		}
 		seen++
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
+		}
+		fn(rel, fset, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen == 0 {
+		t.Fatal("no file checked")
+	}
+}
+
+// TestOnlyTheServerReadsJSONRPC enforces the layering: the root package
+// is the only reader of JSON-RPC. A file elsewhere that both decodes JSON
+// and names a JSON-RPC envelope member (as a string or a struct tag) is a
+// second parser.
+func TestOnlyTheServerReadsJSONRPC(t *testing.T) {
+	t.Parallel()
+	skip := func(rel string) bool { return rel == "bench" || rel == "sake/internal" }
+	eachSourceFile(t, skip, func(rel string, _ *token.FileSet, f *ast.File) {
+		if filepath.Dir(rel) == "sake" {
+			return
 		}
 		decodes, names := false, ""
 		ast.Inspect(f, func(n ast.Node) bool {
@@ -100,14 +121,7 @@ func TestOnlyTheServerReadsJSONRPC(t *testing.T) {
 				t.Errorf("%s decodes JSON-RPC (it decodes JSON and names %q): only the sake package reads messages; ask the server (sake.Message) instead", rel, names)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if seen == 0 {
-		t.Fatal("no file checked")
-	}
 }
 
 // envelopeMember returns the member that makes an anonymous struct a
@@ -141,37 +155,12 @@ func envelopeMember(st *ast.StructType) string {
 // "method" members; they call protocol's Append… functions and Peek.
 func TestEnvelopesGoThroughProtocol(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	seen := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			switch {
-			case rel != "." && strings.HasPrefix(d.Name(), "."), rel == "bench", rel == "sake/protocol":
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	skip := func(rel string) bool { return rel == "bench" || rel == "sake/protocol" }
+	eachSourceFile(t, skip, func(rel string, fset *token.FileSet, f *ast.File) {
 		if rel == "sake/internal/kittest/pysdk.go" {
 			// A test stand-in for another SDK's server: it writes that
 			// server's envelopes by hand, as a foreign peer would.
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		seen++
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+			return
 		}
 		named := map[*ast.StructType]bool{}
 		ast.Inspect(f, func(n ast.Node) bool {
@@ -200,14 +189,7 @@ func TestEnvelopesGoThroughProtocol(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if seen == 0 {
-		t.Fatal("no file checked")
-	}
 }
 
 // TestClientLinksNoServer keeps the client light: sake/client and what it

@@ -38,6 +38,10 @@ type Entry struct {
 	// (for example "Authorization": "Bearer ..." for a static token).
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// OAuth signs the gateway in to an HTTP server with credentials of its
+	// own, as a machine client (the client credentials grant) at the
+	// authorization server the server names in its challenge.
+	OAuth *OAuth `json:"oauth,omitempty"`
 	// Type is "stdio" or "http" ("streamable-http" too); empty, it
 	// follows from Command or URL. "sse", the transport of 2024-11-05, is
 	// refused.
@@ -47,6 +51,19 @@ type Entry struct {
 	Namespace *string `json:"namespace,omitempty"`
 	// Disabled leaves the entry out.
 	Disabled bool `json:"disabled,omitempty"`
+}
+
+// OAuth is a pre-registered machine client of an HTTP server's
+// authorization server. Its values may name the environment
+// ("${env:BILLING_SECRET}"), so that secrets stay out of the file.
+type OAuth struct {
+	// ClientID and ClientSecret are the gateway's credentials there.
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret"`
+	// Issuer, when set, is the only authorization server they are sent to.
+	Issuer string `json:"issuer,omitempty"`
+	// Scopes are asked for beside those the server challenges for.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // file is the configuration as written.
@@ -164,6 +181,12 @@ func (e Entry) check(key string) error {
 		return fmt.Errorf("the url %q is not http:// or https://", e.URL)
 	case t == "stdio" && e.URL != "":
 		return errors.New(`has both "command" and "url"`)
+	case e.OAuth != nil && t != "http":
+		return errors.New(`"oauth" is for an HTTP server ("url")`)
+	case e.OAuth != nil && (e.OAuth.ClientID == "" || e.OAuth.ClientSecret == ""):
+		return errors.New(`"oauth" needs "clientId" and "clientSecret"`)
+	case e.OAuth != nil && hasHeader(e.Headers, "Authorization"):
+		return errors.New(`has both "oauth" and an "Authorization" header; keep one`)
 	case t == "sse":
 		return errors.New(`the "sse" transport (2024-11-05) is not supported; use the server's Streamable HTTP endpoint`)
 	case t != "stdio" && t != "http":
@@ -186,6 +209,19 @@ func (e *Entry) expand() {
 	for k, v := range e.Headers {
 		e.Headers[k] = expand(v)
 	}
+	if o := e.OAuth; o != nil {
+		o.ClientID, o.ClientSecret, o.Issuer = expand(o.ClientID), expand(o.ClientSecret), expand(o.Issuer)
+	}
+}
+
+// hasHeader reports whether headers set name, in any case.
+func hasHeader(headers map[string]string, name string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 var varRE = regexp.MustCompile(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}`)

@@ -62,6 +62,9 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"url scheme", `{"mcpServers":{"a":{"url":"ftp://h/mcp"}}}`, "not http"},
 		{"key is no namespace", `{"mcpServers":{"my_server":{"command":"x"}}}`, `set "namespace"`},
 		{"bad namespace", `{"mcpServers":{"a":{"command":"x","namespace":"a+b"}}}`, "namespace"},
+		{"oauth on stdio", `{"mcpServers":{"a":{"command":"x","oauth":{"clientId":"g","clientSecret":"s"}}}}`, `"oauth" is for an HTTP server`},
+		{"oauth without a secret", `{"mcpServers":{"a":{"url":"http://h/mcp","oauth":{"clientId":"g"}}}}`, `needs "clientId" and "clientSecret"`},
+		{"oauth and a token", `{"mcpServers":{"a":{"url":"http://h/mcp","headers":{"authorization":"Bearer t"},"oauth":{"clientId":"g","clientSecret":"s"}}}}`, "keep one"},
 		{"too many", many.String(), "more than"},
 		{"too big", `{"mcpServers":{"a":{"command":"` + strings.Repeat("x", gateway.MaxConfigBytes) + `"}}}`, "larger"},
 	} {

@@ -263,5 +263,9 @@ func (g *Gateway) transport(e Entry) client.Transport {
 	for k, v := range e.Headers {
 		hopts = append(hopts, client.Header(k, v))
 	}
+	if o := e.OAuth; o != nil {
+		hopts = append(hopts, client.WithAuthorizer(client.OAuth(client.OAuthConfig{ClientCredentials: true,
+			ClientID: o.ClientID, ClientSecret: o.ClientSecret, Issuer: o.Issuer, Scopes: o.Scopes})))
+	}
 	return client.HTTP(e.URL, g.o.httpClient, hopts...)
 }

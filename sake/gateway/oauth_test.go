@@ -40,7 +40,7 @@ func protectedRemote(t *testing.T, secret string) string {
 		t.Fatal(err)
 	}
 	as, err := server.New(server.Config{Issuer: base, Login: server.NewDevLogin("dev", nil), Resources: []string{resource},
-		Scopes: []server.Scope{{Name: "ledger:read"}},
+		Scopes:  []server.Scope{{Name: "ledger:read"}},
 		Clients: []server.Client{{ID: "gateway", SecretHash: hash, GrantTypes: []string{"client_credentials"}, Scopes: []string{"ledger:read"}}}})
 	if err != nil {
 		t.Fatal(err)

@@ -24,18 +24,17 @@ func TestHeadersOfAToolCalledBeforeListing(t *testing.T) {
 	if err != nil || res.Text() != "region eu-west" {
 		t.Fatalf("region = %v, %v", res, err)
 	}
-	rec.mu.Lock()
-	last := rec.headers[len(rec.headers)-1]
-	rec.mu.Unlock()
+	headers := rec.Headers()
+	last := headers[len(headers)-1]
 	if last.Get("Mcp-Param-Region") != "eu-west" {
 		t.Fatalf("headers of the call = %v", last)
 	}
 	// Tools without such arguments are called once.
-	calls := rec.count("POST")
+	calls := rec.Count("POST")
 	if _, err := c.CallTool(t.Context(), "echo", map[string]string{"text": "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if n := rec.count("POST") - calls; n != 1 {
+	if n := rec.Count("POST") - calls; n != 1 {
 		t.Fatalf("%d requests for one call of echo", n)
 	}
 }
@@ -60,9 +59,7 @@ func TestOversizedEventIsNotResumed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "an event of the server's stream exceeds 4096 bytes (raise MaxMessageBytes)") {
 		t.Fatalf("err = %v", err)
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	for _, h := range rec.headers {
+	for _, h := range rec.Headers() {
 		if h.Get("Last-Event-ID") != "" {
 			t.Fatalf("the client resumed the stream: %v", h)
 		}

@@ -2,15 +2,13 @@ package client_test
 
 import (
 	"bytes"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/internal/kittest"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
@@ -49,50 +47,10 @@ func TestListen(t *testing.T) {
 	})
 }
 
-// recorder wraps a handler and counts what reaches it.
-type recorder struct {
-	h       http.Handler
-	mu      sync.Mutex
-	methods []string
-	bodies  [][]byte
-	headers []http.Header
-	forget  atomic.Bool // answer 404 to the next session request
-}
-
-func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	var body []byte
-	if req.Body != nil {
-		body, _ = io.ReadAll(req.Body)
-		req.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	r.mu.Lock()
-	r.methods = append(r.methods, req.Method)
-	r.bodies = append(r.bodies, body)
-	r.headers = append(r.headers, req.Header.Clone())
-	r.mu.Unlock()
-	if req.Method == http.MethodPost && req.Header.Get("Mcp-Session-Id") != "" && r.forget.CompareAndSwap(true, false) {
-		http.Error(w, "session not found", http.StatusNotFound)
-		return
-	}
-	r.h.ServeHTTP(w, req)
-}
-
-func (r *recorder) count(method string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, m := range r.methods {
-		if m == method {
-			n++
-		}
-	}
-	return n
-}
-
-func httpKit(t *testing.T) (*sake.Server, *recorder, string) {
+func httpKit(t *testing.T) (*sake.Server, *kittest.Recorder, string) {
 	srv, _ := newKitServer(t)
 	h := plug.New(srv)
-	rec := &recorder{h: h}
+	rec := kittest.NewRecorder(h)
 	ts := httptest.NewServer(rec)
 	t.Cleanup(func() { ts.Close(); h.Close() })
 	return srv, rec, ts.URL
@@ -111,15 +69,14 @@ func TestLegacySessionOverHTTP(t *testing.T) {
 	if _, err := c.ListTools(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	rec.mu.Lock()
-	last := rec.headers[len(rec.headers)-1]
-	rec.mu.Unlock()
+	headers := rec.Headers()
+	last := headers[len(headers)-1]
 	if last.Get("Mcp-Session-Id") == "" || last.Get("MCP-Protocol-Version") != "2025-06-18" {
 		t.Fatalf("headers of a session request = %v", last)
 	}
 	// The server forgets the session: the client starts a new one and
 	// the call goes through.
-	rec.forget.Store(true)
+	rec.Forget.Store(true)
 	res, err := c.CallTool(t.Context(), "echo", map[string]string{"text": "again"})
 	if err != nil || res.Text() != "again" {
 		t.Fatalf("after a lost session = %v, %v", res, err)
@@ -137,19 +94,17 @@ func TestLegacySessionOverHTTP(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if rec.count(http.MethodDelete) != 1 {
-		t.Fatalf("DELETE sent %d times", rec.count(http.MethodDelete))
+	if rec.Count(http.MethodDelete) != 1 {
+		t.Fatalf("DELETE sent %d times", rec.Count(http.MethodDelete))
 	}
-	if rec.count(http.MethodGet) == 0 {
+	if rec.Count(http.MethodGet) == 0 {
 		t.Fatal("no GET stream was opened")
 	}
 }
 
-func countInitialize(rec *recorder) int {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
+func countInitialize(rec *kittest.Recorder) int {
 	n := 0
-	for _, b := range rec.bodies {
+	for _, b := range rec.Bodies() {
 		if bytes.Contains(b, []byte(`"method":"initialize"`)) {
 			n++
 		}
@@ -172,9 +127,8 @@ func TestModernHeaders(t *testing.T) {
 	if err != nil || res.Text() != "region  eu-west " {
 		t.Fatalf("region = %v, %v", res, err)
 	}
-	rec.mu.Lock()
-	h := rec.headers[len(rec.headers)-1]
-	rec.mu.Unlock()
+	headers := rec.Headers()
+	h := headers[len(headers)-1]
 	if h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != "region" || h.Get("MCP-Protocol-Version") != protocol.ModernVersion ||
 		h.Get("Mcp-Param-Region") != "=?base64?IGV1LXdlc3Qg?=" || h.Get("Mcp-Session-Id") != "" {
 		t.Fatalf("headers = %v", h)
@@ -182,15 +136,15 @@ func TestModernHeaders(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if rec.count(http.MethodDelete)+rec.count(http.MethodGet) != 0 {
+	if rec.Count(http.MethodDelete)+rec.Count(http.MethodGet) != 0 {
 		t.Fatal("a modern client sent GET or DELETE")
 	}
 }
 
 // httpKitFor serves srv over HTTP through a recorder.
-func httpKitFor(t *testing.T, srv *sake.Server) (*sake.Server, *recorder, string) {
+func httpKitFor(t *testing.T, srv *sake.Server) (*sake.Server, *kittest.Recorder, string) {
 	h := plug.New(srv)
-	rec := &recorder{h: h}
+	rec := kittest.NewRecorder(h)
 	ts := httptest.NewServer(rec)
 	t.Cleanup(func() { ts.Close(); h.Close() })
 	return srv, rec, ts.URL

@@ -1,14 +1,10 @@
 package proxy_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -34,34 +30,6 @@ var (
 // newKitServer builds the kit's server with tasks and small pages.
 func newKitServer(t *testing.T) (*sake.Server, *kit) { return kittest.NewServer(t) }
 
-// recorder wraps a handler and counts what reaches it.
-type recorder struct {
-	h       http.Handler
-	mu      sync.Mutex
-	methods []string
-	bodies  [][]byte
-	headers []http.Header
-	forget  atomic.Bool // answer 404 to the next session request
-}
-
-func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	var body []byte
-	if req.Body != nil {
-		body, _ = io.ReadAll(req.Body)
-		req.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	r.mu.Lock()
-	r.methods = append(r.methods, req.Method)
-	r.bodies = append(r.bodies, body)
-	r.headers = append(r.headers, req.Header.Clone())
-	r.mu.Unlock()
-	if req.Method == http.MethodPost && req.Header.Get("Mcp-Session-Id") != "" && r.forget.CompareAndSwap(true, false) {
-		http.Error(w, "session not found", http.StatusNotFound)
-		return
-	}
-	r.h.ServeHTTP(w, req)
-}
-
 func askOptions(asked *[]string, mu *sync.Mutex) []client.Option {
 	note := func(s string) {
 		mu.Lock()
@@ -82,9 +50,9 @@ func askOptions(asked *[]string, mu *sync.Mutex) []client.Option {
 }
 
 // httpKitFor serves srv over HTTP through a recorder.
-func httpKitFor(t *testing.T, srv *sake.Server) (*sake.Server, *recorder, string) {
+func httpKitFor(t *testing.T, srv *sake.Server) (*sake.Server, *kittest.Recorder, string) {
 	h := plug.New(srv)
-	rec := &recorder{h: h}
+	rec := kittest.NewRecorder(h)
 	ts := httptest.NewServer(rec)
 	t.Cleanup(func() { ts.Close(); h.Close() })
 	return srv, rec, ts.URL

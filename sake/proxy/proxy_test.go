@@ -85,13 +85,11 @@ func TestProxy(t *testing.T) {
 					t.Fatalf("prompt = %+v, %v", p, err)
 				}
 				// The caller's token never reaches the remote server.
-				rec.mu.Lock()
-				for _, h := range rec.headers {
+				for _, h := range rec.Headers() {
 					if a := h.Get("Authorization"); a != "Bearer proxy-credential" {
 						t.Errorf("the remote server saw Authorization %q", a)
 					}
 				}
-				rec.mu.Unlock()
 				// A change of the remote list reaches the proxy's callers.
 				changed := make(chan struct{}, 1)
 				sub, err := local.Listen(t.Context(), client.Filter{ToolsListChanged: true}, func(n protocol.Notification) {

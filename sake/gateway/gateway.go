@@ -44,7 +44,8 @@ type Status struct {
 	// Key is the entry's key in the configuration, Namespace what it is
 	// mounted under.
 	Key, Namespace string
-	// Connected says its components are served now.
+	// Connected says its components are served now (it is set as their
+	// mount begins, so it holds once their list_changed is heard).
 	Connected bool
 	// Err is why it is not, or why it last went down.
 	Err error
@@ -202,16 +203,24 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	if err != nil {
 		return fmt.Errorf("reading its components: %w", err)
 	}
+	// The status says connected before the mount announces the
+	// components, so whoever hears the announcement finds it so.
+	restart := 0
+	if attempt > 0 {
+		restart = 1
+	}
+	r.mu.Lock()
+	r.up, r.lastErr = true, nil
+	r.restarts += restart
+	r.mu.Unlock()
 	if err := g.srv.Mount(r.ns, child); err != nil {
+		r.mu.Lock()
+		r.up = false
+		r.restarts -= restart
+		r.mu.Unlock()
 		return err
 	}
 	defer g.srv.Unmount(child)
-	r.mu.Lock()
-	r.up, r.lastErr = true, nil
-	if attempt > 0 {
-		r.restarts++
-	}
-	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
 		r.up = false

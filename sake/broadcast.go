@@ -1,36 +1,28 @@
 package sake
 
 import (
-	"context"
 	"sync"
+
+	"github.com/sakemcp/sake-go/sake/backend"
 
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // List names one of the server's component lists.
-type List string
+type List = protocol.List
 
 // The lists whose changes are broadcast.
 const (
-	ListTools     List = "tools"
-	ListResources List = "resources"
-	ListPrompts   List = "prompts"
+	ListTools     = protocol.ListTools
+	ListResources = protocol.ListResources
+	ListPrompts   = protocol.ListPrompts
 )
 
 // Broadcast is a change the server announces to every interested client:
-// a list changed (List set), or a resource changed (URI set).
-type Broadcast struct {
-	List List
-	URI  string
-	// Origin is the context of the request whose code made the broadcast
-	// through Context.NotifyListChanged or Context.ResourceUpdated, so a
-	// watcher can tell whose call caused it (the test client's Listen
-	// keeps a test's own broadcasts with it). A task's code announces with
-	// its task's context, which keeps the values of the call that started
-	// it, even after that call has returned. Nil for broadcasts made by the
-	// Server's methods. Transports ignore it.
-	Origin context.Context
-}
+// a list changed (List set), or a resource changed (URI set). Its Origin
+// is the context of the request whose code made it, nil for broadcasts
+// made by the Server's methods.
+type Broadcast = backend.Broadcast
 
 // listeners holds the functions Watch registered.
 type listeners struct {

@@ -1,26 +1,16 @@
 package sake
 
-import "context"
+import (
+	"context"
 
-// Broker carries broadcasts between the replicas of a server behind one
-// load balancer, so that a list change or resource update raised on one
-// replica reaches the subscriptions/listen streams and legacy sessions
-// held by every other. sake/pgbroker provides one on PostgreSQL
-// LISTEN/NOTIFY. A server without a broker broadcasts to its own clients
-// only, which is right for a single process.
-type Broker interface {
-	// Publish sends b to the other replicas.
-	Publish(ctx context.Context, b Broadcast) error
-	// Listen calls fn, one call at a time and in the order they were
-	// published by each replica, with every broadcast another replica
-	// publishes, until stop is called. Listen returns once it is
-	// listening.
-	Listen(fn func(Broadcast)) (stop func())
-}
+	"github.com/sakemcp/sake-go/sake/backend"
+)
 
-// WithBroker shares broadcasts with the other replicas of the server
-// through b (see Broker). The server listens from New until Shutdown.
-func WithBroker(b Broker) Option { return func(o *options) { o.broker = b } }
+// Broker shares broadcasts with the other replicas of the server through
+// b (see [backend.Broker]; sake/pgbroker provides one). The server listens
+// from New until Shutdown. Without a broker, a server broadcasts to its
+// own clients only, which is right for a single process.
+func Broker(b backend.Broker) Option { return func(o *options) { o.broker = b } }
 
 // startBroker listens to the other replicas' broadcasts, when there is a
 // broker.

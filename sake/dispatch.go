@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -135,7 +136,7 @@ func (m *Message) handle(ctx context.Context, buf *[]byte) Reply {
 	case protocol.KindResponse:
 		// An answer to a server-initiated request.
 		if in.Session != nil && !in.Session.deliver(env.ID, env.Result, env.Error) && in.Session.shared {
-			s.relay(RelayAnswer, in.Session.id, m.msg)
+			s.relay(backend.RelayAnswer, in.Session.id, m.msg)
 		}
 		return Reply{Era: EraLegacy}
 	}
@@ -451,7 +452,7 @@ func (s *Server) notification(method string, p *Params, in *Inbound, era Era) {
 				if in.conn != nil {
 					in.conn.flight.cancel(id)
 				} else if in.Session != nil && in.Session.shared {
-					s.relay(RelayCancel, in.Session.id, p.RequestID)
+					s.relay(backend.RelayCancel, in.Session.id, p.RequestID)
 				}
 			}
 		}

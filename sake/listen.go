@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -76,13 +77,13 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 		}
 	})
 	defer stop()
-	taskEvents := make(chan *Task, 64)
+	taskEvents := make(chan *backend.Task, 64)
 	if len(f.TaskIDs) > 0 {
 		ids := map[string]bool{}
 		for _, id := range f.TaskIDs {
 			ids[id] = true
 		}
-		stopTasks := s.opts.tasks.Subscribe(req.Identity.Owner(), func(t *Task) {
+		stopTasks := s.opts.tasks.Subscribe(req.Identity.Owner(), func(t *backend.Task) {
 			if ids[t.ID] {
 				select {
 				case taskEvents <- t:

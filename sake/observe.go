@@ -1,6 +1,10 @@
 package sake
 
-import "context"
+import (
+	"context"
+
+	"github.com/sakemcp/sake-go/sake/backend"
+)
 
 // Hooks let an observer see what the server does, for tracing and metrics:
 // sake/otel implements them with OpenTelemetry, and they serve any other
@@ -37,7 +41,7 @@ type Hooks struct {
 	// ends when the task is cancelled. The returned context (nil keeps
 	// workCtx) must derive from workCtx: the task's code runs with it.
 	// done is called once when the task's work ends.
-	Task func(reqCtx, workCtx context.Context, t *Task) (_ context.Context, done func(TaskDone))
+	Task func(reqCtx, workCtx context.Context, t *backend.Task) (_ context.Context, done func(TaskDone))
 
 	// Session is called when a legacy session opens, from the initialize
 	// request that opens it; closed is called once when it closes.
@@ -164,7 +168,7 @@ func chainHooks(a, b *Hooks) *Hooks {
 		if a.Task == nil {
 			c.Task = b.Task
 		} else {
-			c.Task = func(reqCtx, workCtx context.Context, t *Task) (context.Context, func(TaskDone)) {
+			c.Task = func(reqCtx, workCtx context.Context, t *backend.Task) (context.Context, func(TaskDone)) {
 				w1, d1 := a.Task(reqCtx, workCtx, t)
 				if w1 == nil {
 					w1 = workCtx

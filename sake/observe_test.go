@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
@@ -65,7 +66,7 @@ func (r *recorder) hooks() sake.Hooks {
 				}
 			}
 		},
-		Task: func(reqCtx, workCtx context.Context, t *sake.Task) (context.Context, func(sake.TaskDone)) {
+		Task: func(reqCtx, workCtx context.Context, t *backend.Task) (context.Context, func(sake.TaskDone)) {
 			r.add("task " + t.Tool + " from " + reqCtx.Value(ctxKey{}).(string))
 			return context.WithValue(workCtx, ctxKey{}, "task"), func(d sake.TaskDone) { r.tasks <- d }
 		},

@@ -3,6 +3,8 @@ package sake
 import (
 	"log/slog"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // Option configures a Server.
@@ -24,7 +26,7 @@ type options struct {
 	askTimeout           time.Duration
 	now                  func() time.Time
 	require              Requirement
-	tasks                TaskManager
+	tasks                backend.TaskManager
 	skills               *skillsConfig
 	hooks                *Hooks
 	maxSessions          int
@@ -32,8 +34,8 @@ type options struct {
 	maxInFlight          int
 	maxSubscriptions     int
 	maxSubscriptionURI   int
-	broker               Broker
-	sessionStore         SessionStore
+	broker               backend.Broker
+	sessionStore         backend.SessionStore
 	lists                *listPolicy
 }
 
@@ -71,7 +73,7 @@ func MaxSubscriptionURIBytes(n int) Option { return func(o *options) { o.maxSubs
 
 // Tasks gives the server a task manager (see sake/tasks), so tools
 // declared with ToolDef.Task run as tasks.
-func Tasks(m TaskManager) Option { return func(o *options) { o.tasks = m } }
+func Tasks(m backend.TaskManager) Option { return func(o *options) { o.tasks = m } }
 
 // RequireScopes is the server-wide default: every tool, resource and prompt
 // that declares no scopes of its own requires these.

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -153,7 +154,7 @@ func (s *Session) Close() {
 		if err := s.srv.share.store.DeleteSession(ctx, s.id); err != nil {
 			s.srv.logger.Error("sake: deleting a shared session", "session", s.id, "err", err)
 		}
-		s.srv.relay(RelayClosed, s.id, nil)
+		s.srv.relay(backend.RelayClosed, s.id, nil)
 	}
 	s.closeHere()
 }
@@ -239,7 +240,7 @@ func (s *Session) SetSender(send func(msg []byte) error) {
 func (s *Session) Send(msg []byte) error {
 	err := s.sendLocal(msg)
 	if err == ErrNoStream && s.shared {
-		s.srv.relay(RelaySend, s.id, msg)
+		s.srv.relay(backend.RelaySend, s.id, msg)
 		return nil
 	}
 	return err

@@ -4,103 +4,20 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"sync"
 	"time"
 
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
-// SessionStore shares legacy sessions between the replicas of a server, so
-// that any replica serves any message of a session created on another,
-// behind a load balancer without sticky sessions. sake/pgreplica provides
-// one on PostgreSQL.
-//
-// The store keeps what initialize negotiated and what later messages
-// change (the record); relays carry, between replicas, what only the
-// replica holding a stream or a waiting request can act on. A server with a
-// store reads the record on every message of a shared session it handles,
-// so a log level or subscription set on one replica holds at once on the
-// others.
-type SessionStore interface {
-	// SaveSession creates or replaces the record of rec.ID.
-	SaveSession(ctx context.Context, rec *SessionRecord) error
-	// TouchSession marks session id as used now and returns its record,
-	// or nil (and no error) when there is none. An error says the store
-	// could not tell: the message is refused with "retry later" (HTTP
-	// 503), not as a session that is gone, so only a store that knows the
-	// session does not exist may answer nil. An error with a method
-	// RetryAfter() time.Duration says when to retry.
-	TouchSession(ctx context.Context, id string) (*SessionRecord, error)
-	// LoadSession returns the record of session id without touching it,
-	// or nil (and no error) when there is none.
-	LoadSession(ctx context.Context, id string) (*SessionRecord, error)
-	// DeleteSession forgets session id; an unknown id is no error.
-	DeleteSession(ctx context.Context, id string) error
-	// Relay sends r to every other replica.
-	Relay(ctx context.Context, r SessionRelay) error
-	// ListenRelays calls fn with every relay another replica sends, one
-	// at a time, until stop is called. It returns once it is listening.
-	ListenRelays(fn func(SessionRelay)) (stop func())
+// SessionStore shares legacy sessions with the other replicas through st
+// (see [backend.SessionStore]; sake/pgreplica provides one), so that any
+// replica serves any message of a session, behind a load balancer without
+// sticky sessions.
+func SessionStore(st backend.SessionStore) Option {
+	return func(o *options) { o.sessionStore = st }
 }
-
-// SessionStreamStore is a SessionStore that also records which replica
-// holds a session's own stream (its GET), so that a message for a stream
-// no replica holds is not relayed at all. A replica's server tells it each
-// time it starts or stops holding one, in the background; until the
-// change has reached the others, a message raised there follows the state
-// they knew.
-type SessionStreamStore interface {
-	SessionStore
-	// SessionStreamHeld records that this replica now holds (held) or no
-	// longer holds session id's stream.
-	SessionStreamHeld(ctx context.Context, id string, held bool) error
-}
-
-// SessionRecord is the shared state of a legacy session.
-type SessionRecord struct {
-	ID            string
-	Version       string
-	Owner         string
-	Key           string // what it counts against for quotas
-	Capabilities  protocol.ClientCapabilities
-	ClientInfo    protocol.Implementation
-	Offers        []string
-	Initialized   bool
-	LogLevel      int32 // severity, 0 for none
-	Subscriptions []string
-	LastUsed      time.Time
-}
-
-// What a SessionRelay asks of the replica that can act on it.
-const (
-	// RelaySend: deliver Message on the session's own stream, if this
-	// replica holds it.
-	RelaySend = "send"
-	// RelayAnswer: Message is the client's answer to a request this
-	// replica may be waiting for.
-	RelayAnswer = "answer"
-	// RelayCancel: Message is the id of a request to cancel, if it runs
-	// here.
-	RelayCancel = "cancel"
-	// RelayChanged: the record changed (subscriptions, log level); a
-	// replica holding the session's stream reloads it.
-	RelayChanged = "changed"
-	// RelayClosed: the session ended; every replica drops its copy.
-	RelayClosed = "closed"
-)
-
-// SessionRelay is a message about a session from one replica to the
-// others.
-type SessionRelay struct {
-	Session string
-	Kind    string
-	Message json.RawMessage
-}
-
-// WithSessionStore shares legacy sessions with the other replicas through
-// st (see SessionStore).
-func WithSessionStore(st SessionStore) Option { return func(o *options) { o.sessionStore = st } }
 
 // replicaTag makes the ids of server-initiated requests unique across
 // replicas, so that an answer relayed to every replica wakes one request.
@@ -112,7 +29,7 @@ func newReplicaTag() string {
 
 // sharing is the server's side of shared sessions.
 type sharing struct {
-	store SessionStore
+	store backend.SessionStore
 	stop  func()
 	adopt sync.Mutex // one adoption at a time, so a session has one copy
 }
@@ -127,8 +44,8 @@ func (s *Server) startSharing() {
 }
 
 // record is the shared state of sess.
-func (sess *Session) record() *SessionRecord {
-	rec := &SessionRecord{
+func (sess *Session) record() *backend.SessionRecord {
+	rec := &backend.SessionRecord{
 		ID: sess.id, Version: sess.version, Owner: sess.owner, Key: sess.key,
 		Capabilities: sess.capabilities, ClientInfo: sess.clientInfo, Offers: sess.offers,
 		Initialized: sess.initialized.Load(), LogLevel: sess.logLevel.Load(), LastUsed: sess.LastUsed(),
@@ -142,7 +59,7 @@ func (sess *Session) record() *SessionRecord {
 }
 
 // apply takes the changeable state of rec.
-func (sess *Session) apply(rec *SessionRecord) {
+func (sess *Session) apply(rec *backend.SessionRecord) {
 	sess.initialized.Store(rec.Initialized)
 	sess.logLevel.Store(rec.LogLevel)
 	subs := make(map[string]struct{}, len(rec.Subscriptions))
@@ -170,13 +87,13 @@ func (s *Server) sessionChanged(sess *Session) {
 		s.logger.Error("sake: storing a shared session's state", "session", sess.id, "err", err)
 		return
 	}
-	s.relay(RelayChanged, sess.id, nil)
+	s.relay(backend.RelayChanged, sess.id, nil)
 }
 
-// streamChanged tells a SessionStreamStore whether this replica holds
+// streamChanged tells a [backend.SessionStreamStore] whether this replica holds
 // sess's stream now: the last call records the last state.
 func (s *Server) streamChanged(sess *Session) {
-	st, ok := s.share.store.(SessionStreamStore)
+	st, ok := s.share.store.(backend.SessionStreamStore)
 	if !ok {
 		return
 	}
@@ -192,7 +109,7 @@ func (s *Server) streamChanged(sess *Session) {
 
 // relay sends a relay, logging a failure.
 func (s *Server) relay(kind, session string, msg []byte) {
-	if err := s.share.store.Relay(context.Background(), SessionRelay{Session: session, Kind: kind, Message: msg}); err != nil {
+	if err := s.share.store.Relay(context.Background(), backend.SessionRelay{Session: session, Kind: kind, Message: msg}); err != nil {
 		s.logger.Error("sake: relaying to the other replicas", "kind", kind, "session", session, "err", err)
 	}
 }
@@ -256,22 +173,22 @@ func (sess *Session) hasSender() bool {
 }
 
 // onRelay acts on another replica's relay.
-func (s *Server) onRelay(r SessionRelay) {
+func (s *Server) onRelay(r backend.SessionRelay) {
 	v, ok := s.sessions.Load(r.Session)
 	if !ok {
 		return
 	}
 	sess := v.(*Session)
 	switch r.Kind {
-	case RelaySend:
+	case backend.RelaySend:
 		_ = sess.sendLocal(r.Message)
-	case RelayAnswer:
+	case backend.RelayAnswer:
 		if env, err := protocol.Peek(r.Message); err == nil {
 			sess.deliver(env.ID, env.Result, env.Error)
 		}
-	case RelayCancel:
+	case backend.RelayCancel:
 		sess.flight.cancel(string(r.Message))
-	case RelayChanged:
+	case backend.RelayChanged:
 		rec, err := s.share.store.LoadSession(context.Background(), r.Session)
 		if err != nil {
 			s.logger.Error("sake: reloading a shared session", "session", r.Session, "err", err)
@@ -280,13 +197,13 @@ func (s *Server) onRelay(r SessionRelay) {
 		if rec != nil {
 			sess.apply(rec)
 		}
-	case RelayClosed:
+	case backend.RelayClosed:
 		sess.closeHere()
 	}
 }
 
 // Shared reports whether the session is shared with other replicas (see
-// SessionStore) and this is one replica's copy.
+// the SessionStore option) and this is one replica's copy.
 func (sess *Session) Shared() bool { return sess.shared }
 
 // CloseIdle ends a session found idle for timeout by the transport. A

@@ -8,30 +8,31 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // memStore is a SessionStore in memory, for tests of what the dispatcher
 // persists.
 type memStore struct {
 	mu   sync.Mutex
-	recs map[string]sake.SessionRecord
+	recs map[string]backend.SessionRecord
 }
 
-func (m *memStore) SaveSession(_ context.Context, rec *sake.SessionRecord) error {
+func (m *memStore) SaveSession(_ context.Context, rec *backend.SessionRecord) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.recs == nil {
-		m.recs = map[string]sake.SessionRecord{}
+		m.recs = map[string]backend.SessionRecord{}
 	}
 	m.recs[rec.ID] = *rec
 	return nil
 }
 
-func (m *memStore) TouchSession(ctx context.Context, id string) (*sake.SessionRecord, error) {
+func (m *memStore) TouchSession(ctx context.Context, id string) (*backend.SessionRecord, error) {
 	return m.LoadSession(ctx, id)
 }
 
-func (m *memStore) LoadSession(_ context.Context, id string) (*sake.SessionRecord, error) {
+func (m *memStore) LoadSession(_ context.Context, id string) (*backend.SessionRecord, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	rec, ok := m.recs[id]
@@ -49,9 +50,9 @@ func (m *memStore) DeleteSession(_ context.Context, id string) error {
 	return nil
 }
 
-func (m *memStore) Relay(context.Context, sake.SessionRelay) error { return nil }
+func (m *memStore) Relay(context.Context, backend.SessionRelay) error { return nil }
 
-func (m *memStore) ListenRelays(func(sake.SessionRelay)) func() { return func() {} }
+func (m *memStore) ListenRelays(func(backend.SessionRelay)) func() { return func() {} }
 
 // stored returns the subscriptions the store holds for session id.
 func (m *memStore) stored(id string) []string {
@@ -73,7 +74,7 @@ func TestSubscriptionsAreBounded(t *testing.T) {
 			store := &memStore{}
 			opts := []sake.Option{sake.MaxSubscriptions(3), sake.MaxSubscriptionURIBytes(64)}
 			if shared {
-				opts = append(opts, sake.WithSessionStore(store))
+				opts = append(opts, sake.SessionStore(store))
 			}
 			s := sake.MustNew(newNotes(), opts...)
 			r, _ := rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`, nil)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -13,7 +14,7 @@ import (
 // and tasks/result in both eras, and the members notifications carry.
 
 // createdTask is the answer to a tools/call that became a task.
-type createdTask struct{ task *Task }
+type createdTask struct{ task *backend.Task }
 
 func (r *createdTask) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
 	if w.era == EraModern {
@@ -30,7 +31,7 @@ const taskTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // appendTaskFields writes the Task members without braces, with the
 // modern (ttlMs, pollIntervalMs) or legacy (ttl, pollInterval) names.
-func appendTaskFields(dst []byte, t *Task, modern bool) []byte {
+func appendTaskFields(dst []byte, t *backend.Task, modern bool) []byte {
 	dst = append(dst, `"taskId":`...)
 	dst = protocol.AppendString(dst, t.ID)
 	status := t.Status
@@ -63,9 +64,9 @@ func appendTaskFields(dst []byte, t *Task, modern bool) []byte {
 
 // detailedTask is the modern tasks/get result, and the params of
 // notifications/tasks.
-type detailedTask struct{ task *Task }
+type detailedTask struct{ task *backend.Task }
 
-func appendDetailed(dst []byte, t *Task) []byte {
+func appendDetailed(dst []byte, t *backend.Task) []byte {
 	dst = appendTaskFields(dst, t, true)
 	switch t.Status {
 	case TaskInputRequired:
@@ -105,7 +106,7 @@ func (r *detailedTask) appendResult(dst []byte, w *resultWriter) ([]byte, error)
 }
 
 // legacyTask is the 2025-11-25 Task result (tasks/get, tasks/cancel).
-type legacyTask struct{ task *Task }
+type legacyTask struct{ task *backend.Task }
 
 func (r *legacyTask) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
 	dst = append(dst, '{')
@@ -115,7 +116,7 @@ func (r *legacyTask) appendResult(dst []byte, w *resultWriter) ([]byte, error) {
 
 // legacyTaskList is the tasks/list result.
 type legacyTaskList struct {
-	tasks []*Task
+	tasks []*backend.Task
 	next  string
 }
 
@@ -136,7 +137,7 @@ func (r *legacyTaskList) appendResult(dst []byte, w *resultWriter) ([]byte, erro
 
 // relatedResult is a legacy tasks/result: the tool's result with the
 // related-task _meta.
-type relatedResult struct{ task *Task }
+type relatedResult struct{ task *backend.Task }
 
 func (r *relatedResult) appendResult(dst []byte, _ *resultWriter) ([]byte, error) {
 	res := r.task.Result

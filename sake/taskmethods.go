@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // The handlers of the tasks/* methods.
 
-func (s *Server) taskFor(ctx context.Context, req *Request) (*Task, error) {
+func (s *Server) taskFor(ctx context.Context, req *Request) (*backend.Task, error) {
 	if req.Params.TaskID == "" {
 		return nil, InvalidParams("Invalid params: %s needs a taskId", req.Method)
 	}
@@ -22,7 +23,7 @@ func taskError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, ErrTaskNotFound) {
+	if errors.Is(err, backend.ErrTaskNotFound) {
 		return &Error{Code: CodeInvalidParams, Message: "Task not found", Data: map[string]string{"reason": "unknown or expired taskId"}}
 	}
 	var e *Error
@@ -119,7 +120,7 @@ func (s *Server) tasksResult(ctx context.Context, req *Request, _ *registry) (an
 	}
 	c := s.newContext(ctx, req)
 	for {
-		t, err := s.opts.tasks.Wait(ctx, owner, id, func(t *Task) bool {
+		t, err := s.opts.tasks.Wait(ctx, owner, id, func(t *backend.Task) bool {
 			return t.Terminal() || (t.Status == TaskInputRequired && len(t.InputRequests) > 0)
 		})
 		if err != nil {

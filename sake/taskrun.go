@@ -8,13 +8,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // taskRun is a call running as a task.
 type taskRun struct {
-	ctl  TaskControl
-	task *Task
+	ctl  backend.TaskControl
+	task *backend.Task
 	done func(TaskDone) // from Hooks.Task
 }
 
@@ -44,7 +45,7 @@ func (r *taskRun) end(d TaskDone) {
 }
 
 // Tasks returns the server's task manager, or nil.
-func (s *Server) Tasks() TaskManager { return s.opts.tasks }
+func (s *Server) Tasks() backend.TaskManager { return s.opts.tasks }
 
 // StartTask turns the rest of the call into a task, for a tool declared
 // with ToolDef.TaskStartedByCode: the client receives the task at once and
@@ -101,7 +102,7 @@ func (r *Request) detached() *Request {
 // should run in the request instead.
 func (s *Server) callTask(ctx context.Context, req *Request, t *tool) (res any, handled bool, err error) {
 	m := s.opts.tasks
-	opts := TaskOptions{Tool: t.name, TTL: t.taskTTL, PollInterval: t.taskPoll}
+	opts := backend.TaskOptions{Tool: t.name, TTL: t.taskTTL, PollInterval: t.taskPoll}
 	if req.Era == EraModern {
 		if !req.ClientCapabilities.HasExtension(protocol.TaskExtension) {
 			if t.task == TaskRequired {
@@ -154,7 +155,7 @@ func taskCreateError(err error) error {
 // callEscalating runs a TaskStartedByCode tool in its own goroutine: it
 // answers in the request until the code calls StartTask, and as a task
 // after.
-func (s *Server) callEscalating(ctx context.Context, req *Request, t *tool, opts TaskOptions) (any, error) {
+func (s *Server) callEscalating(ctx context.Context, req *Request, t *tool, opts backend.TaskOptions) (any, error) {
 	c, err := s.callContext(ctx, req)
 	if err != nil {
 		return nil, err
@@ -173,7 +174,7 @@ func (s *Server) callEscalating(ctx context.Context, req *Request, t *tool, opts
 		err error
 	}
 	done := make(chan outcome, 1)
-	started := make(chan *Task, 1)
+	started := make(chan *backend.Task, 1)
 	var once sync.Once
 	c.startTask = func() error {
 		var startErr error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -19,7 +20,7 @@ func (s *Server) watchLegacyTask(sess *Session, owner, id string, taskCtx contex
 	var mu sync.Mutex
 	final := false
 	ended := make(chan struct{})
-	send := func(t *Task) {
+	send := func(t *backend.Task) {
 		mu.Lock()
 		defer mu.Unlock()
 		if final {
@@ -38,7 +39,7 @@ func (s *Server) watchLegacyTask(sess *Session, owner, id string, taskCtx contex
 			s.logger.Debug("sake: cannot send a task status to the session", "session", sess.id, "err", err)
 		}
 	}
-	stop := m.Subscribe(owner, func(t *Task) {
+	stop := m.Subscribe(owner, func(t *backend.Task) {
 		if t.ID == id {
 			send(t)
 		}

@@ -145,7 +145,7 @@ func newApp(cfg config) (*app, error) {
 	opts := []sake.Option{sake.Name("production", "1.0.0"), sake.Logger(logger), sake.Use(mws...), tel.Option(),
 		sake.Instructions("Searches a product catalog and builds reports.")}
 	if cfg.Postgres != nil {
-		opts = append(opts, sake.WithBroker(pgbroker.New(cfg.Postgres, replicaID(), logger)))
+		opts = append(opts, sake.Broker(pgbroker.New(cfg.Postgres, replicaID(), logger)))
 	}
 	if cfg.AccessLog {
 		// The sink itself, not the telemetry wrapper: the access log

@@ -43,7 +43,7 @@ const (
 // updated (Server.ResourceUpdated, Context.ResourceUpdated) and when the
 // list of their kind changes (tools or resources list_changed), whether
 // the change is raised on this server or, through the server's broker
-// (sake.WithBroker), on another replica. Between replicas a result may
+// (sake.Broker), on another replica. Between replicas a result may
 // thus be served for as long as the broker takes to carry the change.
 //
 // A read-only tool that asks its caller something (Context.Elicit,

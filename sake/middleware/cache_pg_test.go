@@ -23,7 +23,7 @@ func TestCacheReplicasOnPostgres(t *testing.T) {
 		var srvs [2]*sake.Server
 		for i := range srvs {
 			b := pgbroker.New(pgtest.Pool(t, url, schema), fmt.Sprint("r", i), nil)
-			srvs[i] = cachedLibrary(t, lib, middleware.Cache{}, sake.WithBroker(b))
+			srvs[i] = cachedLibrary(t, lib, middleware.Cache{}, sake.Broker(b))
 			s := srvs[i]
 			t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
 		}

@@ -241,8 +241,8 @@ func testReplicasInvalidate(t *testing.T, pair func(t *testing.T, lib *library) 
 func TestCacheReplicasInMemory(t *testing.T) {
 	testReplicasInvalidate(t, func(t *testing.T, lib *library) replicaPair {
 		h := &hub{}
-		a := cachedLibrary(t, lib, middleware.Cache{}, sake.WithBroker(h.broker()))
-		b := cachedLibrary(t, lib, middleware.Cache{}, sake.WithBroker(h.broker()))
+		a := cachedLibrary(t, lib, middleware.Cache{}, sake.Broker(h.broker()))
+		b := cachedLibrary(t, lib, middleware.Cache{}, sake.Broker(h.broker()))
 		t.Cleanup(func() { _ = a.Shutdown(context.Background()); _ = b.Shutdown(context.Background()) })
 		return replicaPair{a: a, b: b, settle: func(*testing.T, *sake.Server, *sake.Server) {}} // the hub delivers at once
 	})

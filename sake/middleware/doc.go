@@ -34,7 +34,7 @@
 // never served to a caller the tool or resource would refuse. Errors and
 // isError results are not kept. A resource update drops the resource's
 // results, a tools or resources list_changed all results of that kind;
-// with a broker (sake.WithBroker, sake/pgbroker) the changes raised on any
+// with a broker (sake.Broker, sake/pgbroker) the changes raised on any
 // replica reach every replica's cache. docs/caching.md is the guide.
 //
 // # Subjects

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // panicked records a panic in user code as an exception event on the span
@@ -72,7 +73,7 @@ func (t *Telemetry) input(ctx context.Context, q sake.Question) func(error) {
 
 // task starts the span of a task's life: a child of the request that
 // created it, linked to it as well, carried by the task's own context.
-func (t *Telemetry) task(reqCtx, workCtx context.Context, task *sake.Task) (context.Context, func(sake.TaskDone)) {
+func (t *Telemetry) task(reqCtx, workCtx context.Context, task *backend.Task) (context.Context, func(sake.TaskDone)) {
 	tool := cut(task.Tool, maxName)
 	_, span := t.tracer.Start(reqCtx, "task "+tool,
 		trace.WithSpanKind(trace.SpanKindInternal),

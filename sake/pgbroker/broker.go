@@ -9,8 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/internal/pglisten"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // channel is the LISTEN/NOTIFY channel of broadcasts when the pool's
@@ -37,7 +38,7 @@ const MaxURI = 7000
 // shorter than 8000 bytes).
 const maxPayload = 7999
 
-// Broker is a sake.Broker on PostgreSQL LISTEN/NOTIFY. Build it with New.
+// Broker is a backend.Broker on PostgreSQL LISTEN/NOTIFY. Build it with New.
 type Broker struct {
 	pool    *pgxpool.Pool
 	channel string
@@ -45,13 +46,13 @@ type Broker struct {
 	logger  *slog.Logger
 }
 
-var _ sake.Broker = (*Broker)(nil)
+var _ backend.Broker = (*Broker)(nil)
 
 // message is a broadcast on the wire.
 type message struct {
-	Origin string    `json:"o"`
-	List   sake.List `json:"l,omitempty"`
-	URI    string    `json:"u,omitempty"`
+	Origin string        `json:"o"`
+	List   protocol.List `json:"l,omitempty"`
+	URI    string        `json:"u,omitempty"`
 }
 
 // New returns a Broker on pool. replica names this process among the
@@ -70,8 +71,8 @@ func New(pool *pgxpool.Pool, replica string, logger *slog.Logger) *Broker {
 	return &Broker{pool: pool, channel: channelOf(pool), replica: replica, logger: logger}
 }
 
-// Publish implements sake.Broker.
-func (b *Broker) Publish(ctx context.Context, bc sake.Broadcast) error {
+// Publish implements backend.Broker.
+func (b *Broker) Publish(ctx context.Context, bc backend.Broadcast) error {
 	if len(bc.URI) > MaxURI {
 		return fmt.Errorf("pgbroker: a resource URI of %d bytes is longer than the %d that travel between replicas", len(bc.URI), MaxURI)
 	}
@@ -92,12 +93,12 @@ func (b *Broker) Publish(ctx context.Context, bc sake.Broadcast) error {
 	return nil
 }
 
-// Listen implements sake.Broker on a connection of its own. After a lost
+// Listen implements backend.Broker on a connection of its own. After a lost
 // connection it listens again with a bounded backoff and, since list
 // changes may have been missed meanwhile, delivers a list change of every
 // list (clients list again; missed resource updates cannot be recovered,
 // and the log says so).
-func (b *Broker) Listen(fn func(sake.Broadcast)) (stop func()) {
+func (b *Broker) Listen(fn func(backend.Broadcast)) (stop func()) {
 	return pglisten.Start(pglisten.Config{
 		Conn:    b.pool.Config().ConnConfig,
 		Channel: b.channel,
@@ -107,8 +108,8 @@ func (b *Broker) Listen(fn func(sake.Broadcast)) (stop func()) {
 				return
 			}
 			b.logger.Warn("pgbroker: broadcasts may have been missed while reconnecting; announcing every list as changed (missed resource updates are lost)")
-			for _, l := range []sake.List{sake.ListTools, sake.ListResources, sake.ListPrompts} {
-				fn(sake.Broadcast{List: l})
+			for _, l := range []protocol.List{protocol.ListTools, protocol.ListResources, protocol.ListPrompts} {
+				fn(backend.Broadcast{List: l})
 			}
 		},
 		Notify: func(payload string) {
@@ -120,7 +121,7 @@ func (b *Broker) Listen(fn func(sake.Broadcast)) (stop func()) {
 			if m.Origin == b.replica || (m.List == "" && m.URI == "") {
 				return
 			}
-			fn(sake.Broadcast{List: m.List, URI: m.URI})
+			fn(backend.Broadcast{List: m.List, URI: m.URI})
 		},
 	})
 }

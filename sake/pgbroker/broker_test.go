@@ -18,7 +18,7 @@ func replicas(t *testing.T, n int) []*sake.Server {
 	var out []*sake.Server
 	for i := range n {
 		b := pgbroker.New(pgtest.Pool(t, url, schema), fmt.Sprint("r", i), nil)
-		s := sake.MustNew(nil, sake.WithBroker(b))
+		s := sake.MustNew(nil, sake.Broker(b))
 		t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
 		out = append(out, s)
 	}

@@ -5,7 +5,7 @@
 // every replica, once each.
 //
 //	broker := pgbroker.New(pool, replicaID, logger)
-//	srv, err := sake.New(&App{}, sake.WithBroker(broker))
+//	srv, err := sake.New(&App{}, sake.Broker(broker))
 //
 // Broadcasts published by one replica arrive at each other replica in the
 // order they were published; broadcasts of different replicas interleave

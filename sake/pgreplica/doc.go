@@ -34,6 +34,6 @@
 // it keeps, and reads them again until it listens again.
 //
 // The record also names the replica holding the session's own stream (its
-// GET; see sake.SessionStreamStore), so a message for that stream is
+// GET; see backend.SessionStreamStore), so a message for that stream is
 // relayed only while a replica holds it, as far as the sender has heard.
 package pgreplica

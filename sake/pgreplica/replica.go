@@ -146,8 +146,8 @@ func (r *Replica) Tasks() *tasks.Manager { return r.tasks }
 // replicas: the shared secret, the tasks, the broker, the legacy
 // sessions.
 func (r *Replica) Options() []sake.Option {
-	return []sake.Option{sake.Secret(r.secret), sake.Tasks(r.tasks), sake.WithBroker(r.broker),
-		sake.WithSessionStore(r.sessions)}
+	return []sake.Option{sake.Secret(r.secret), sake.Tasks(r.tasks), sake.Broker(r.broker),
+		sake.SessionStore(r.sessions)}
 }
 
 // Close shuts the task manager down (see tasks.Manager.Shutdown): tasks

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 	"github.com/sakemcp/sake-go/sake/pgreplica"
 	"github.com/sakemcp/sake-go/sake/plug"
@@ -257,8 +258,8 @@ func TestLegacySessionAcrossReplicas(t *testing.T) {
 		t.Fatalf("DELETE on C: %d", del.StatusCode)
 	}
 	// Once A and B have heard of the end, none serves the session.
-	rs[0].waitHeard(t, sid, sake.RelayClosed)
-	rs[1].waitHeard(t, sid, sake.RelayClosed)
+	rs[0].waitHeard(t, sid, backend.RelayClosed)
+	rs[1].waitHeard(t, sid, backend.RelayClosed)
 	for i, url := range []string{a, b, c} {
 		resp := post(t, url, "alice", sid, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
 		if resp.StatusCode != http.StatusNotFound {
@@ -341,8 +342,8 @@ func TestSessionChangeSeenOnAnotherReplica(t *testing.T) {
 	a, b := rs[0], rs[1]
 	sid := initialize(t, a.url, "alice")
 	post(t, a.url, "alice", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	b.waitHeard(t, sid, sake.RelayChanged) // initialize
-	b.waitHeard(t, sid, sake.RelayChanged) // notifications/initialized
+	b.waitHeard(t, sid, backend.RelayChanged) // initialize
+	b.waitHeard(t, sid, backend.RelayChanged) // notifications/initialized
 	level := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"level"}}`
 	if got := resultText(t, events(post(t, b.url, "alice", sid, level))); got != "" {
 		t.Fatalf("level on B before any was set: %q", got)
@@ -355,7 +356,7 @@ func TestSessionChangeSeenOnAnotherReplica(t *testing.T) {
 		if resp := post(t, a.url, "alice", sid, set); resp.StatusCode != http.StatusOK {
 			t.Fatalf("setLevel on A: %d", resp.StatusCode)
 		}
-		b.waitHeard(t, sid, sake.RelayChanged)
+		b.waitHeard(t, sid, backend.RelayChanged)
 		if got := resultText(t, events(post(t, b.url, "alice", sid, level))); got != lv {
 			t.Fatalf("level on B once the change was delivered: %q, want %q", got, lv)
 		}
@@ -377,7 +378,7 @@ func TestSessionChangeSeenOnAnotherReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	del.Body.Close()
-	b.waitHeard(t, sid, sake.RelayClosed)
+	b.waitHeard(t, sid, backend.RelayClosed)
 	if resp := post(t, b.url, "alice", sid, level); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("B after the DELETE on A was delivered: %d, want 404", resp.StatusCode)
 	}

@@ -3,7 +3,7 @@ package pgreplica
 import (
 	"sync"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // DefaultSessionCache is how many legacy session records a replica keeps
@@ -29,7 +29,7 @@ type sessionCache struct {
 // cachedSession is a record kept in memory, with the replica holding the
 // session's stream ("" for none).
 type cachedSession struct {
-	rec    sake.SessionRecord
+	rec    backend.SessionRecord
 	holder string
 }
 
@@ -40,7 +40,7 @@ func newSessionCache(limit int) *sessionCache {
 
 // touch returns a copy of session id's record and marks it used, or nil
 // when it is not known here.
-func (c *sessionCache) touch(id string) *sake.SessionRecord {
+func (c *sessionCache) touch(id string) *backend.SessionRecord {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.records[id]
@@ -81,7 +81,7 @@ func (c *sessionCache) mark() uint64 {
 
 // fill keeps rec and its stream's holder, read from the table since mark,
 // unless the feed changed anything meanwhile or already gave a record.
-func (c *sessionCache) fill(rec *sake.SessionRecord, holder string, mark uint64) {
+func (c *sessionCache) fill(rec *backend.SessionRecord, holder string, mark uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.forgets == mark && c.records[rec.ID] == nil {
@@ -90,14 +90,14 @@ func (c *sessionCache) fill(rec *sake.SessionRecord, holder string, mark uint64)
 }
 
 // put keeps rec and its stream's holder as the feed announced them.
-func (c *sessionCache) put(rec *sake.SessionRecord, holder string) {
+func (c *sessionCache) put(rec *backend.SessionRecord, holder string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.forgets++
 	c.keepLocked(rec, holder)
 }
 
-func (c *sessionCache) keepLocked(rec *sake.SessionRecord, holder string) {
+func (c *sessionCache) keepLocked(rec *backend.SessionRecord, holder string) {
 	if !c.listening || c.limit < 0 {
 		return
 	}

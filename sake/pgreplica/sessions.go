@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/internal/pglisten"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
@@ -56,7 +56,7 @@ var sessionMigrations = []string{
 	`ALTER TABLE sake_sessions ADD COLUMN stream_holder text NOT NULL DEFAULT ''`,
 }
 
-// sessionStore is a sake.SessionStore on PostgreSQL. While it listens
+// sessionStore is a backend.SessionStore on PostgreSQL. While it listens
 // (ListenRelays) it keeps the records it has read or been told of in
 // memory (sessionCache): a message of a known session reads nothing, and
 // its last use is written with the others' every touchEvery. Every write
@@ -77,7 +77,7 @@ type sessionStore struct {
 	sentHook func(session, kind string)
 }
 
-var _ sake.SessionStore = (*sessionStore)(nil)
+var _ backend.SessionStore = (*sessionStore)(nil)
 
 func newSessionStore(pool *pgxpool.Pool, replica string, logger *slog.Logger, cacheSize int) *sessionStore {
 	return &sessionStore{pool: pool, replica: replica, logger: logger,
@@ -120,8 +120,8 @@ type wireRecord struct {
 
 // changeNotice is the payload announcing rec's new state, with the record
 // when it fits, without its opening brace (see withHolder).
-func (st *sessionStore) changeNotice(rec *sake.SessionRecord, echo uint64) string {
-	w := relayWire{Origin: st.replica, Session: rec.ID, Kind: sake.RelayChanged, Echo: echo, Record: &wireRecord{
+func (st *sessionStore) changeNotice(rec *backend.SessionRecord, echo uint64) string {
+	w := relayWire{Origin: st.replica, Session: rec.ID, Kind: backend.RelayChanged, Echo: echo, Record: &wireRecord{
 		Owner: rec.Owner, Key: rec.Key, Version: rec.Version, Capabilities: rec.Capabilities, ClientInfo: rec.ClientInfo,
 		Offers: rec.Offers, Initialized: rec.Initialized, LogLevel: rec.LogLevel, Subscriptions: rec.Subscriptions}}
 	b, err := json.Marshal(w)
@@ -140,12 +140,12 @@ func withHolder(tail string) string {
 }
 
 // record is the session record a notice carries, or nil.
-func (w *relayWire) record() *sake.SessionRecord {
+func (w *relayWire) record() *backend.SessionRecord {
 	r := w.Record
 	if r == nil {
 		return nil
 	}
-	return &sake.SessionRecord{ID: w.Session, Owner: r.Owner, Key: r.Key, Version: r.Version,
+	return &backend.SessionRecord{ID: w.Session, Owner: r.Owner, Key: r.Key, Version: r.Version,
 		Capabilities: r.Capabilities, ClientInfo: r.ClientInfo, Offers: nonNil(r.Offers), Initialized: r.Initialized,
 		LogLevel: r.LogLevel, Subscriptions: nonNil(r.Subscriptions), LastUsed: time.Now()}
 }
@@ -161,7 +161,7 @@ func nonNil(s []string) []string {
 // SaveSession stores rec and announces it, in one statement. This
 // replica's copy is dropped: it takes the new record from its own notice
 // or the table, in the order the changes committed.
-func (st *sessionStore) SaveSession(ctx context.Context, rec *sake.SessionRecord) error {
+func (st *sessionStore) SaveSession(ctx context.Context, rec *backend.SessionRecord) error {
 	caps, err := json.Marshal(rec.Capabilities)
 	if err != nil {
 		return err
@@ -205,7 +205,7 @@ const sessionColumns = `id, owner, quota_key, version, capabilities, client_info
 // (its last use is then written by the next flush), else reads the record
 // and, at most every touchEvery, writes its last use in the same
 // statement.
-func (st *sessionStore) TouchSession(ctx context.Context, id string) (*sake.SessionRecord, error) {
+func (st *sessionStore) TouchSession(ctx context.Context, id string) (*backend.SessionRecord, error) {
 	if rec := st.cache.touch(id); rec != nil {
 		return rec, nil
 	}
@@ -222,12 +222,12 @@ func (st *sessionStore) TouchSession(ctx context.Context, id string) (*sake.Sess
 
 // LoadSession reads the record from the table: its callers want the last
 // use every replica wrote (idle expiry) or the state after a change.
-func (st *sessionStore) LoadSession(ctx context.Context, id string) (*sake.SessionRecord, error) {
+func (st *sessionStore) LoadSession(ctx context.Context, id string) (*backend.SessionRecord, error) {
 	rec, _, err := scanSession(st.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sake_sessions WHERE id = $1`, id))
 	return rec, err
 }
 
-// SessionStreamHeld implements sake.SessionStreamStore: it records that
+// SessionStreamHeld implements backend.SessionStreamStore: it records that
 // this replica holds session id's stream, or (!held) that it no longer
 // does, leaving another's in place, and announces the holder in the same
 // statement.
@@ -255,7 +255,7 @@ func (st *sessionStore) SessionStreamHeld(ctx context.Context, id string, held b
 func (st *sessionStore) DeleteSession(ctx context.Context, id string) error {
 	st.cache.drop(id)
 	echo, wait := st.echoes.Expect()
-	payload, _ := json.Marshal(relayWire{Origin: st.replica, Session: id, Kind: sake.RelayClosed, Echo: echo})
+	payload, _ := json.Marshal(relayWire{Origin: st.replica, Session: id, Kind: backend.RelayClosed, Echo: echo})
 	tag, err := st.pool.Exec(ctx, `WITH gone AS (DELETE FROM sake_sessions WHERE id = $1 RETURNING 1)
 		SELECT pg_notify($2, $3) FROM gone`, id, st.channel, string(payload))
 	st.cache.drop(id)
@@ -301,8 +301,8 @@ func (st *sessionStore) flushEvery(ctx context.Context) {
 }
 
 // scanSession reads a session record and the replica holding its stream.
-func scanSession(row pgx.Row) (*sake.SessionRecord, string, error) {
-	var rec sake.SessionRecord
+func scanSession(row pgx.Row) (*backend.SessionRecord, string, error) {
+	var rec backend.SessionRecord
 	var caps, info []byte
 	var holder string
 	err := row.Scan(&rec.ID, &rec.Owner, &rec.Key, &rec.Version, &caps, &info, &rec.Offers,
@@ -326,11 +326,11 @@ func scanSession(row pgx.Row) (*sake.SessionRecord, string, error) {
 // was announced by the write itself (SaveSession, DeleteSession), so those
 // relays send nothing more; nor does a message for the session's stream
 // when this replica knows no replica holds it.
-func (st *sessionStore) Relay(ctx context.Context, r sake.SessionRelay) error {
-	if r.Kind == sake.RelayChanged || r.Kind == sake.RelayClosed {
+func (st *sessionStore) Relay(ctx context.Context, r backend.SessionRelay) error {
+	if r.Kind == backend.RelayChanged || r.Kind == backend.RelayClosed {
 		return nil
 	}
-	if r.Kind == sake.RelaySend && st.cache.noStream(r.Session) {
+	if r.Kind == backend.RelaySend && st.cache.noStream(r.Session) {
 		return nil
 	}
 	if hook := st.sentHook; hook != nil {
@@ -358,7 +358,7 @@ func (st *sessionStore) Relay(ctx context.Context, r sake.SessionRelay) error {
 // kept in memory and last uses flushed every touchEvery. A lost LISTEN
 // connection empties that memory at once; it fills again only once the
 // LISTEN is back.
-func (st *sessionStore) ListenRelays(fn func(sake.SessionRelay)) (stop func()) {
+func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	flushed := make(chan struct{})
 	go func() {
@@ -386,13 +386,13 @@ func (st *sessionStore) ListenRelays(fn func(sake.SessionRelay)) (stop func()) {
 				return
 			}
 			switch w.Kind {
-			case sake.RelayChanged:
+			case backend.RelayChanged:
 				if rec := w.record(); rec != nil && w.Holder != nil {
 					st.cache.put(rec, *w.Holder)
 				} else {
 					st.cache.drop(w.Session)
 				}
-			case sake.RelayClosed:
+			case backend.RelayClosed:
 				st.cache.drop(w.Session)
 			case relayStream:
 				if w.Holder != nil {
@@ -419,7 +419,7 @@ func (st *sessionStore) ListenRelays(fn func(sake.SessionRelay)) (stop func()) {
 					return
 				}
 			}
-			fn(sake.SessionRelay{Session: w.Session, Kind: w.Kind, Message: w.Message})
+			fn(backend.SessionRelay{Session: w.Session, Kind: w.Kind, Message: w.Message})
 			if hook := st.heardHook; hook != nil {
 				hook(w.Session, w.Kind)
 			}

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/pgreplica"
 )
 
@@ -21,7 +21,7 @@ func TestStreamMessageRelayedOnlyWhileAStreamIsHeld(t *testing.T) {
 	a, b := rs[0], rs[1]
 	var sent atomic.Int32
 	pgreplica.OnRelaySent(a.r, func(_, kind string) {
-		if kind == sake.RelaySend {
+		if kind == backend.RelaySend {
 			sent.Add(1)
 		}
 	})
@@ -67,7 +67,7 @@ func TestStreamMessageRelayedWhenUnknown(t *testing.T) {
 	pgreplica.SetSessionCacheOff(a.r)
 	var sent atomic.Int32
 	pgreplica.OnRelaySent(a.r, func(_, kind string) {
-		if kind == sake.RelaySend {
+		if kind == backend.RelaySend {
 			sent.Add(1)
 		}
 	})

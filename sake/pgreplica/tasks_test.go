@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 	"github.com/sakemcp/sake-go/sake/pgreplica"
@@ -121,7 +122,7 @@ func TestTasksAcrossReplicas(t *testing.T) {
 	}
 	// Every replica has heard of the cancellation (its waiters woke).
 	for i, r := range group {
-		if _, err := r.Tasks().Wait(ctx, "", task.ID, func(t *sake.Task) bool { return t.Status == sake.TaskCancelled }); err != nil {
+		if _, err := r.Tasks().Wait(ctx, "", task.ID, func(t *backend.Task) bool { return t.Status == sake.TaskCancelled }); err != nil {
 			t.Fatalf("replica %d: %v", i, err)
 		}
 	}
@@ -153,7 +154,7 @@ func TestShortDeadAfterFailsDeadSiblingsTasks(t *testing.T) {
 	}
 	dead.Listen(func(string) {})() // listening records the heartbeat
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	task := &sake.Task{ID: "orphan", Owner: "alice", Tool: "wait", Status: sake.TaskWorking,
+	task := &backend.Task{ID: "orphan", Owner: "alice", Tool: "wait", Status: sake.TaskWorking,
 		CreatedAt: now, LastUpdatedAt: now, TTL: time.Hour, PollInterval: time.Second}
 	if err := dead.Create(ctx, task); err != nil {
 		t.Fatal(err)

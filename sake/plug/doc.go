@@ -142,7 +142,7 @@
 // count against the caller's IP (IPv6: its /64): behind a reverse proxy
 // every anonymous caller has the proxy's, so there authenticate callers
 // (Identify) to give each its own quota. When a session store
-// (sake.WithSessionStore) cannot be read, a session's message gets 503
+// (sake.SessionStore) cannot be read, a session's message gets 503
 // with Retry-After rather than 404: the session is not known to be gone.
 //
 // # Security

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/plug"
 )
 
@@ -21,31 +22,31 @@ type outage struct{}
 func (outage) Error() string             { return "the database is down" }
 func (outage) RetryAfter() time.Duration { return 7 * time.Second }
 
-// flakyStore is a sake.SessionStore in memory that fails while down.
+// flakyStore is a backend.SessionStore in memory that fails while down.
 type flakyStore struct {
 	down atomic.Bool
 	mu   sync.Mutex
-	recs map[string]sake.SessionRecord
+	recs map[string]backend.SessionRecord
 }
 
-func (st *flakyStore) SaveSession(_ context.Context, rec *sake.SessionRecord) error {
+func (st *flakyStore) SaveSession(_ context.Context, rec *backend.SessionRecord) error {
 	if st.down.Load() {
 		return outage{}
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.recs == nil {
-		st.recs = make(map[string]sake.SessionRecord)
+		st.recs = make(map[string]backend.SessionRecord)
 	}
 	st.recs[rec.ID] = *rec
 	return nil
 }
 
-func (st *flakyStore) TouchSession(ctx context.Context, id string) (*sake.SessionRecord, error) {
+func (st *flakyStore) TouchSession(ctx context.Context, id string) (*backend.SessionRecord, error) {
 	return st.LoadSession(ctx, id)
 }
 
-func (st *flakyStore) LoadSession(_ context.Context, id string) (*sake.SessionRecord, error) {
+func (st *flakyStore) LoadSession(_ context.Context, id string) (*backend.SessionRecord, error) {
 	if st.down.Load() {
 		return nil, outage{}
 	}
@@ -68,9 +69,9 @@ func (st *flakyStore) DeleteSession(_ context.Context, id string) error {
 	return nil
 }
 
-func (st *flakyStore) Relay(context.Context, sake.SessionRelay) error { return nil }
+func (st *flakyStore) Relay(context.Context, backend.SessionRelay) error { return nil }
 
-func (st *flakyStore) ListenRelays(func(sake.SessionRelay)) (stop func()) { return func() {} }
+func (st *flakyStore) ListenRelays(func(backend.SessionRelay)) (stop func()) { return func() {} }
 
 // wantUnavailable checks a 503 that tells the client to retry, with
 // Retry-After from the store's error, and a message saying what failed.
@@ -89,7 +90,7 @@ func wantUnavailable(t *testing.T, resp *http.Response, what string) {
 func TestSessionStoreOutageIsNotSessionNotFound(t *testing.T) {
 	t.Parallel()
 	st := &flakyStore{}
-	srv := sake.MustNew(echo{}, sake.Logger(quiet), sake.WithSessionStore(st))
+	srv := sake.MustNew(echo{}, sake.Logger(quiet), sake.SessionStore(st))
 	ts, _ := serveServer(t, srv)
 	sid := initialize(t, ts, nil)
 
@@ -119,7 +120,7 @@ func TestSessionStoreOutageIsNotSessionNotFound(t *testing.T) {
 func TestSessionStoreOutageRefusesInitializeForWhatItIs(t *testing.T) {
 	t.Parallel()
 	st := &flakyStore{}
-	srv := sake.MustNew(echo{}, sake.Logger(quiet), sake.WithSessionStore(st))
+	srv := sake.MustNew(echo{}, sake.Logger(quiet), sake.SessionStore(st))
 	ts, _ := serveServer(t, srv)
 	st.down.Store(true)
 	resp := do(t, ts, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, legacyHeaders(""))

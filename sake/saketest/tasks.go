@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/client"
 )
 
@@ -165,8 +166,8 @@ func (c *Client) AwaitTask(id string, timeout time.Duration) (*Task, error) {
 		if id := c.identity(); id != nil {
 			owner = id.Owner()
 		}
-		_, err := c.srv.Tasks().Wait(ctx, owner, id, func(t *sake.Task) bool { return t.Status != sake.TaskWorking })
-		if err != nil && !errors.Is(err, sake.ErrTaskNotFound) {
+		_, err := c.srv.Tasks().Wait(ctx, owner, id, func(t *backend.Task) bool { return t.Status != sake.TaskWorking })
+		if err != nil && !errors.Is(err, backend.ErrTaskNotFound) {
 			// A task tasks/get does not know gives the error the client
 			// would see.
 			return nil, err

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // BenchmarkCreateAndComplete creates a task and completes it; the task is
@@ -18,7 +18,7 @@ func BenchmarkCreateAndComplete(b *testing.B) {
 	result := json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		task, ctl, err := m.Create(ctx, "sub:alice", sake.TaskOptions{Tool: "t"})
+		task, ctl, err := m.Create(ctx, "sub:alice", backend.TaskOptions{Tool: "t"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -33,7 +33,7 @@ func BenchmarkGet(b *testing.B) {
 	ctx := context.Background()
 	var id string
 	for range 1000 {
-		task, _, err := m.Create(ctx, "sub:alice", sake.TaskOptions{Tool: "t"})
+		task, _, err := m.Create(ctx, "sub:alice", backend.TaskOptions{Tool: "t"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func BenchmarkGet(b *testing.B) {
 func BenchmarkGetParallel(b *testing.B) {
 	m := newManager(b)
 	ctx := context.Background()
-	task, _, err := m.Create(ctx, "sub:alice", sake.TaskOptions{Tool: "t"})
+	task, _, err := m.Create(ctx, "sub:alice", backend.TaskOptions{Tool: "t"})
 	if err != nil {
 		b.Fatal(err)
 	}

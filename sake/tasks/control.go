@@ -9,16 +9,17 @@ import (
 	"sync/atomic"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
-// control is the sake.TaskControl of one task created by a Manager.
+// control is the backend.TaskControl of one task created by a Manager.
 type control struct {
 	m     *Manager
 	id    string
 	owner string // counted in m.byOwner while running
 	// base is the task as created, which a final state the store refuses
 	// is kept as (with the final fields applied).
-	base *sake.Task
+	base *backend.Task
 	// vacated is set (under m.mu) once the slot is given back while the
 	// final state is stored.
 	vacated bool
@@ -43,7 +44,7 @@ type control struct {
 	ready   chan struct{}
 }
 
-var _ sake.TaskControl = (*control)(nil)
+var _ backend.TaskControl = (*control)(nil)
 
 func newControl(m *Manager, parent context.Context, id string) *control {
 	base := context.WithoutCancel(parent)
@@ -58,15 +59,15 @@ func newControl(m *Manager, parent context.Context, id string) *control {
 	}
 }
 
-// Context implements sake.TaskControl. context.Cause tells why it ended.
+// Context implements backend.TaskControl. context.Cause tells why it ended.
 func (c *control) Context() context.Context { return c.ctx }
 
 // update applies fn to the stored task unless it is terminal, and reports
 // the change. It returns nil when the change was stored, errNoChange when
 // fn had nothing to change, ErrTaskFinished when the task is terminal or
 // gone (it is then released), or the store's error (logged).
-func (c *control) update(fn func(*sake.Task) error) error {
-	t, err := c.m.store.Update(c.storeCtx, c.id, func(t *sake.Task) error {
+func (c *control) update(fn func(*backend.Task) error) error {
+	t, err := c.m.store.Update(c.storeCtx, c.id, func(t *backend.Task) error {
 		if t.Terminal() {
 			return ErrTaskFinished
 		}
@@ -78,7 +79,7 @@ func (c *control) update(fn func(*sake.Task) error) error {
 		return nil
 	case errors.Is(err, errNoChange):
 		return err
-	case errors.Is(err, ErrTaskFinished), errors.Is(err, sake.ErrTaskNotFound):
+	case errors.Is(err, ErrTaskFinished), errors.Is(err, backend.ErrTaskNotFound):
 		// Cancelled, or expired, or finished by another replica.
 		c.m.release(c, errDone)
 		return ErrTaskFinished
@@ -92,7 +93,7 @@ func (c *control) update(fn func(*sake.Task) error) error {
 // ended, whatever the store says. Its running slot is given back before
 // the terminal state is stored, so that a caller who reads it (here or on
 // another replica) can start its next task at once.
-func (c *control) finish(fn func(*sake.Task)) {
+func (c *control) finish(fn func(*backend.Task)) {
 	if c.finished.Load() {
 		return
 	}
@@ -102,20 +103,20 @@ func (c *control) finish(fn func(*sake.Task)) {
 	c.m.finishing[c.id] = stored
 	c.m.mu.Unlock()
 	now := c.m.now()
-	apply := func(t *sake.Task) {
+	apply := func(t *backend.Task) {
 		fn(t)
 		t.InputRequests = nil
 		t.LastUpdatedAt = now
 	}
-	t, err := c.m.store.Update(c.storeCtx, c.id, func(t *sake.Task) error {
+	t, err := c.m.store.Update(c.storeCtx, c.id, func(t *backend.Task) error {
 		if t.Terminal() {
 			return ErrTaskFinished
 		}
 		apply(t)
 		return nil
 	})
-	var kept *sake.Task
-	if err != nil && !errors.Is(err, ErrTaskFinished) && !errors.Is(err, sake.ErrTaskNotFound) {
+	var kept *backend.Task
+	if err != nil && !errors.Is(err, ErrTaskFinished) && !errors.Is(err, backend.ErrTaskNotFound) {
 		// The store is down: keep the final state (answered from here)
 		// and store it once the store takes writes again, before the
 		// task is released, so that no reader sees it working meanwhile.
@@ -135,7 +136,7 @@ func (c *control) finish(fn func(*sake.Task)) {
 	}
 }
 
-// NeedInput implements sake.TaskControl. It returns ErrTaskFinished at
+// NeedInput implements backend.TaskControl. It returns ErrTaskFinished at
 // once when the task is terminal, and the context's error when the
 // context has ended or ends before every answer has come.
 func (c *control) NeedInput(requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
@@ -164,7 +165,7 @@ func (c *control) NeedInput(requests map[string]json.RawMessage) (map[string]jso
 	}()
 
 	now := c.m.now()
-	if err := c.update(func(t *sake.Task) error {
+	if err := c.update(func(t *backend.Task) error {
 		t.Status = sake.TaskInputRequired
 		t.InputRequests = cloneRequests(requests)
 		t.LastUpdatedAt = now
@@ -185,7 +186,7 @@ func (c *control) NeedInput(requests map[string]json.RawMessage) (map[string]jso
 	// Answer resumed the task when it took the last answer; this is for a
 	// store changed behind the manager's back.
 	now = c.m.now()
-	_ = c.update(func(t *sake.Task) error {
+	_ = c.update(func(t *backend.Task) error {
 		if t.Status == sake.TaskWorking && t.InputRequests == nil {
 			return errNoChange
 		}
@@ -218,7 +219,7 @@ func (c *control) deliver(answers map[string]json.RawMessage) {
 	}
 }
 
-// Progress implements sake.TaskControl. A message that is not valid
+// Progress implements backend.TaskControl. A message that is not valid
 // UTF-8 or holds a NUL is refused with a -32602 *sake.Error before any
 // store sees it (PostgreSQL's text cannot hold it; every store behaves
 // alike), and the status message stays as it was. A store's failure is
@@ -231,7 +232,7 @@ func (c *control) Progress(message string) error {
 		return nil
 	}
 	now := c.m.now()
-	err := c.update(func(t *sake.Task) error {
+	err := c.update(func(t *backend.Task) error {
 		t.StatusMessage = message
 		t.LastUpdatedAt = now
 		return nil
@@ -242,10 +243,10 @@ func (c *control) Progress(message string) error {
 	return err
 }
 
-// Complete implements sake.TaskControl. The status message is cleared.
+// Complete implements backend.TaskControl. The status message is cleared.
 func (c *control) Complete(result json.RawMessage, isError bool) {
 	result = bytes.Clone(result)
-	c.finish(func(t *sake.Task) {
+	c.finish(func(t *backend.Task) {
 		t.Status = sake.TaskCompleted
 		t.StatusMessage = ""
 		t.Result = result
@@ -253,7 +254,7 @@ func (c *control) Complete(result json.RawMessage, isError bool) {
 	})
 }
 
-// Fail implements sake.TaskControl. The error's message becomes the status
+// Fail implements backend.TaskControl. The error's message becomes the status
 // message too (the legacy task shape has no error field), with each NUL
 // and invalid UTF-8 byte replaced by U+FFFD, since the task must end and
 // every store must keep it; a nil err is a -32603 error.
@@ -263,7 +264,7 @@ func (c *control) Fail(err *sake.Error) {
 	}
 	e := *err
 	e.Message = mendStatusMessage(e.Message) // the task ends whatever it says
-	c.finish(func(t *sake.Task) {
+	c.finish(func(t *backend.Task) {
 		t.Status = sake.TaskFailed
 		t.StatusMessage = e.Message
 		t.Error = &e

@@ -9,8 +9,8 @@
 //
 // # Model
 //
-// Manager implements sake.TaskManager. Create stores a task in the working
-// status and hands back a sake.TaskControl; the dispatcher runs the tool in
+// Manager implements backend.TaskManager. Create stores a task in the working
+// status and hands back a backend.TaskControl; the dispatcher runs the tool in
 // its own goroutine, and the tool reports through the control: Progress
 // sets the status message, NeedInput parks the task in input_required
 // until Answer has delivered an answer for every request, and Complete or
@@ -43,7 +43,7 @@
 //
 // Each task belongs to the owner it was created for (sake.Identity.Owner:
 // "" for anonymous callers). Get, Answer, Cancel and Wait with any other
-// owner return sake.ErrTaskNotFound, as for an unknown or expired id, so a
+// owner return backend.ErrTaskNotFound, as for an unknown or expired id, so a
 // caller cannot learn that someone else's task exists; List shows only the
 // caller's tasks. Task ids are random version 4 UUIDs.
 //

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
@@ -19,7 +20,7 @@ func Example() {
 	ctx := context.Background()
 	const owner = "sub:alice"
 
-	task, ctl, err := m.Create(ctx, owner, sake.TaskOptions{Tool: "book_trip"})
+	task, ctl, err := m.Create(ctx, owner, backend.TaskOptions{Tool: "book_trip"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -40,13 +41,13 @@ func Example() {
 		ctl.Complete(result, false)
 	}()
 
-	asked, _ := m.Wait(ctx, owner, task.ID, func(t *sake.Task) bool { return t.Status == sake.TaskInputRequired })
+	asked, _ := m.Wait(ctx, owner, task.ID, func(t *backend.Task) bool { return t.Status == sake.TaskInputRequired })
 	for key := range asked.InputRequests {
 		fmt.Println("asked:", key)
 	}
 	_ = m.Answer(ctx, owner, task.ID, map[string]json.RawMessage{"seat": json.RawMessage(`"window"`)})
 
-	done, _ := m.Wait(ctx, owner, task.ID, (*sake.Task).Terminal)
+	done, _ := m.Wait(ctx, owner, task.ID, (*backend.Task).Terminal)
 	fmt.Println(done.Status, string(done.Result))
 	// Output:
 	// asked: seat
@@ -62,7 +63,7 @@ func ExampleNew() {
 		tasks.MaxTTL(6*time.Hour),
 		tasks.DefaultPollInterval(2*time.Second),
 	)
-	var _ sake.TaskManager = m // pass it with sake.Tasks(m)
+	var _ backend.TaskManager = m // pass it with sake.Tasks(m)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // Feed carries task changes between the Managers of several replicas that
@@ -76,7 +77,7 @@ func (m *Manager) remoteChange(id string) {
 	t, err := m.store.Get(ctx, id)
 	c := m.control(id)
 	switch {
-	case errors.Is(err, sake.ErrTaskNotFound):
+	case errors.Is(err, backend.ErrTaskNotFound):
 		if c != nil {
 			m.release(c, errExpired)
 		}

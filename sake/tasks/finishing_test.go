@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // slowFinalStore holds each Update that makes a task terminal until
@@ -16,8 +17,8 @@ type slowFinalStore struct {
 	release chan struct{}
 }
 
-func (s *slowFinalStore) Update(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
-	return s.Store.Update(ctx, id, func(t *sake.Task) error {
+func (s *slowFinalStore) Update(ctx context.Context, id string, fn func(*backend.Task) error) (*backend.Task, error) {
+	return s.Store.Update(ctx, id, func(t *backend.Task) error {
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -39,13 +40,13 @@ func TestReadWaitsForFinalStateBeingStored(t *testing.T) {
 	m := New(WithStore(st))
 	ctx := context.Background()
 	defer m.Shutdown(ctx)
-	task, ctl, err := m.Create(ctx, "sub:alice", sake.TaskOptions{})
+	task, ctl, err := m.Create(ctx, "sub:alice", backend.TaskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	go ctl.Complete(json.RawMessage(`{"content":[]}`), false)
 	<-st.entered
-	got := make(chan *sake.Task, 1)
+	got := make(chan *backend.Task, 1)
 	go func() {
 		t2, err := m.Get(ctx, "sub:alice", task.ID)
 		if err != nil {
@@ -63,7 +64,7 @@ func TestReadWaitsForFinalStateBeingStored(t *testing.T) {
 	if t2 := <-got; t2 == nil || t2.Status != sake.TaskCompleted {
 		t.Fatalf("the read during the write got %+v, want the completed task", t2)
 	}
-	if _, err := m.Get(ctx, "sub:bob", task.ID); err != sake.ErrTaskNotFound {
+	if _, err := m.Get(ctx, "sub:bob", task.ID); err != backend.ErrTaskNotFound {
 		t.Fatalf("bob: %v", err)
 	}
 }

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
-func ids(ts []*sake.Task) []string {
+func ids(ts []*backend.Task) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
 		out[i] = t.ID
@@ -15,7 +15,7 @@ func ids(ts []*sake.Task) []string {
 	return out
 }
 
-func assertTaskEqual(t *testing.T, got, want *sake.Task) {
+func assertTaskEqual(t *testing.T, got, want *backend.Task) {
 	t.Helper()
 	gj, _ := json.Marshal(got)
 	wj, _ := json.Marshal(want)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // Sweep deletes the tasks that have expired and ends the contexts of those
@@ -26,7 +27,7 @@ func (m *Manager) Sweep(ctx context.Context) (int, error) {
 			switch {
 			case err == nil:
 				deleted++
-			case !errors.Is(err, sake.ErrTaskNotFound):
+			case !errors.Is(err, backend.ErrTaskNotFound):
 				return n + deleted, err
 			}
 			if c := m.control(id); c != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // Errors of the manager.
@@ -43,7 +44,7 @@ var errNoChange = errors.New("tasks: no change")
 const cancelledMessage = "Cancelled by the client"
 
 // Manager keeps tasks in a Store and runs their life cycle. It implements
-// sake.TaskManager. Build it with New; its zero value is not usable.
+// backend.TaskManager. Build it with New; its zero value is not usable.
 type Manager struct {
 	cfg          config
 	store        Store
@@ -65,7 +66,7 @@ type Manager struct {
 	// kept, or refused): a read meanwhile waits for it rather than
 	// answer a state the work has already left.
 	finishing map[string]chan struct{}
-	subs      map[string]map[uint64]func(*sake.Task)
+	subs      map[string]map[uint64]func(*backend.Task)
 	nextSub   uint64
 	// unstored holds the final states the store refused, by task id,
 	// until a retry stores them (unstored.go).
@@ -85,7 +86,7 @@ type Manager struct {
 	waitHook func()
 }
 
-var _ sake.TaskManager = (*Manager)(nil)
+var _ backend.TaskManager = (*Manager)(nil)
 
 // New returns a Manager.
 func New(opts ...Option) *Manager {
@@ -98,7 +99,7 @@ func New(opts ...Option) *Manager {
 		byOwner:   make(map[string]int),
 		watchers:  make(map[string]*watcher),
 		finishing: make(map[string]chan struct{}),
-		subs:      make(map[string]map[uint64]func(*sake.Task)),
+		subs:      make(map[string]map[uint64]func(*backend.Task)),
 		unstored:  make(map[string]*unstoredFinal),
 		retryKick: make(chan struct{}, 1),
 	}
@@ -128,10 +129,10 @@ func (m *Manager) ttl(ttl time.Duration) time.Duration {
 	return ttl
 }
 
-// Create implements sake.TaskManager. The task's context (TaskControl.Context)
+// Create implements backend.TaskManager. The task's context (TaskControl.Context)
 // keeps ctx's values but not its cancellation: it ends when the task is
 // cancelled, expires or finishes, or the manager shuts down.
-func (m *Manager) Create(ctx context.Context, owner string, opts sake.TaskOptions) (*sake.Task, sake.TaskControl, error) {
+func (m *Manager) Create(ctx context.Context, owner string, opts backend.TaskOptions) (*backend.Task, backend.TaskControl, error) {
 	m.mu.Lock()
 	switch {
 	case m.closed:
@@ -154,7 +155,7 @@ func (m *Manager) Create(ctx context.Context, owner string, opts sake.TaskOption
 	if poll <= 0 {
 		poll = m.cfg.pollInterval
 	}
-	t := &sake.Task{
+	t := &backend.Task{
 		ID:            newID(),
 		Owner:         owner,
 		Tool:          opts.Tool,
@@ -209,21 +210,21 @@ func (m *Manager) awaitFinal(ctx context.Context, id string) error {
 }
 
 // visible reports whether owner may see t at now.
-func visible(t *sake.Task, owner string, now time.Time) bool {
+func visible(t *backend.Task, owner string, now time.Time) bool {
 	return t.Owner == owner && !expired(t, now)
 }
 
-// Get implements sake.TaskManager. A task that has expired is not found,
+// Get implements backend.TaskManager. A task that has expired is not found,
 // even before the janitor deletes it. A task whose work ended here while
 // the store refused its final state is answered from that state (see
 // MaxUnstored); a store failure otherwise is an error that tells the
 // client to retry (a -32603 *sake.Error).
-func (m *Manager) Get(ctx context.Context, owner, id string) (*sake.Task, error) {
+func (m *Manager) Get(ctx context.Context, owner, id string) (*backend.Task, error) {
 	if err := m.awaitFinal(ctx, id); err != nil {
 		return nil, err
 	}
 	t, err := m.store.Get(ctx, id)
-	if err != nil && !errors.Is(err, sake.ErrTaskNotFound) {
+	if err != nil && !errors.Is(err, backend.ErrTaskNotFound) {
 		t = m.unstoredTask(id)
 		if t == nil {
 			return nil, unavailable(ctx, err)
@@ -233,12 +234,12 @@ func (m *Manager) Get(ctx context.Context, owner, id string) (*sake.Task, error)
 	}
 	t = m.overlay(id, t)
 	if !visible(t, owner, m.now()) {
-		return nil, sake.ErrTaskNotFound
+		return nil, backend.ErrTaskNotFound
 	}
 	return t, nil
 }
 
-// Answer implements sake.TaskManager. Answered keys leave the task's
+// Answer implements backend.TaskManager. Answered keys leave the task's
 // InputRequests at once; when none is left the task is working again and
 // the work's NeedInput returns every answer. Answers for a task that does
 // not await input are ignored.
@@ -246,15 +247,15 @@ func (m *Manager) Answer(ctx context.Context, owner, id string, responses map[st
 	now := m.now()
 	if f := m.unstoredTask(id); f != nil {
 		if !visible(f, owner, now) {
-			return sake.ErrTaskNotFound
+			return backend.ErrTaskNotFound
 		}
 		return nil // finished here: nothing awaits input
 	}
 	var accepted map[string]json.RawMessage
-	t, err := m.store.Update(ctx, id, func(t *sake.Task) error {
+	t, err := m.store.Update(ctx, id, func(t *backend.Task) error {
 		accepted = nil
 		if !visible(t, owner, now) {
-			return sake.ErrTaskNotFound
+			return backend.ErrTaskNotFound
 		}
 		if t.Status != sake.TaskInputRequired {
 			return errNoChange
@@ -293,23 +294,23 @@ func (m *Manager) Answer(ctx context.Context, owner, id string, responses map[st
 	return nil
 }
 
-// Cancel implements sake.TaskManager: a task not yet terminal becomes
+// Cancel implements backend.TaskManager: a task not yet terminal becomes
 // cancelled at once and its context ends; a terminal task is returned as
 // it is.
-func (m *Manager) Cancel(ctx context.Context, owner, id string) (*sake.Task, error) {
+func (m *Manager) Cancel(ctx context.Context, owner, id string) (*backend.Task, error) {
 	now := m.now()
 	if f := m.unstoredTask(id); f != nil {
 		// Finished here, the store not told yet: terminal as it is.
 		if !visible(f, owner, now) {
-			return nil, sake.ErrTaskNotFound
+			return nil, backend.ErrTaskNotFound
 		}
 		return f, nil
 	}
-	var unchanged *sake.Task
-	t, err := m.store.Update(ctx, id, func(t *sake.Task) error {
+	var unchanged *backend.Task
+	t, err := m.store.Update(ctx, id, func(t *backend.Task) error {
 		unchanged = nil
 		if !visible(t, owner, now) {
-			return sake.ErrTaskNotFound
+			return backend.ErrTaskNotFound
 		}
 		if t.Terminal() {
 			unchanged = t
@@ -335,19 +336,19 @@ func (m *Manager) Cancel(ctx context.Context, owner, id string) (*sake.Task, err
 	return t, nil
 }
 
-// List implements sake.TaskManager. The cursor is the id of the last task
+// List implements backend.TaskManager. The cursor is the id of the last task
 // of the previous page; a cursor that is not one of owner's tasks (it may
 // have expired since) is a -32602 *sake.Error. limit <= 0 means 100, and
 // at most 1000 tasks come at once.
 // Expired tasks not yet swept are left out, so a page may be shorter than
 // limit and still have a next one.
-func (m *Manager) List(ctx context.Context, owner, cursor string, limit int) ([]*sake.Task, string, error) {
+func (m *Manager) List(ctx context.Context, owner, cursor string, limit int) ([]*backend.Task, string, error) {
 	if limit <= 0 {
 		limit = defaultPageSize
 	}
 	limit = min(limit, maxPageSize)
 	page, err := m.store.List(ctx, owner, cursor, limit+1)
-	if errors.Is(err, sake.ErrTaskNotFound) {
+	if errors.Is(err, backend.ErrTaskNotFound) {
 		return nil, "", sake.InvalidParams("invalid cursor")
 	}
 	if err != nil {

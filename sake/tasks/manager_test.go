@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // clock is a settable Clock.
@@ -48,7 +49,7 @@ func newManager(t testing.TB, opts ...Option) *Manager {
 	return m
 }
 
-func mustCreate(t testing.TB, m *Manager, owner string, opts sake.TaskOptions) (*sake.Task, sake.TaskControl) {
+func mustCreate(t testing.TB, m *Manager, owner string, opts backend.TaskOptions) (*backend.Task, backend.TaskControl) {
 	t.Helper()
 	task, ctl, err := m.Create(context.Background(), owner, opts)
 	if err != nil {
@@ -57,7 +58,7 @@ func mustCreate(t testing.TB, m *Manager, owner string, opts sake.TaskOptions) (
 	return task, ctl
 }
 
-func mustGet(t testing.TB, m *Manager, owner, id string) *sake.Task {
+func mustGet(t testing.TB, m *Manager, owner, id string) *backend.Task {
 	t.Helper()
 	task, err := m.Get(context.Background(), owner, id)
 	if err != nil {
@@ -66,8 +67,8 @@ func mustGet(t testing.TB, m *Manager, owner, id string) *sake.Task {
 	return task
 }
 
-func status(s string) func(*sake.Task) bool {
-	return func(t *sake.Task) bool { return t.Status == s }
+func status(s string) func(*backend.Task) bool {
+	return func(t *backend.Task) bool { return t.Status == s }
 }
 
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -76,7 +77,7 @@ func TestCreateGet(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
 	m := newManager(t, Clock(clk.Now))
-	task, ctl := mustCreate(t, m, "sub:alice", sake.TaskOptions{Tool: "report", TTL: 2 * time.Hour, PollInterval: 5 * time.Second})
+	task, ctl := mustCreate(t, m, "sub:alice", backend.TaskOptions{Tool: "report", TTL: 2 * time.Hour, PollInterval: 5 * time.Second})
 	if !uuidV4.MatchString(task.ID) {
 		t.Errorf("id %q is not a v4 UUID", task.ID)
 	}
@@ -95,7 +96,7 @@ func TestCreateGet(t *testing.T) {
 	if m.Running() != 1 {
 		t.Errorf("Running = %d", m.Running())
 	}
-	if other, _ := mustCreate(t, m, "sub:alice", sake.TaskOptions{}); other.ID == task.ID {
+	if other, _ := mustCreate(t, m, "sub:alice", backend.TaskOptions{}); other.ID == task.ID {
 		t.Error("two tasks with one id")
 	}
 }
@@ -105,7 +106,7 @@ func TestCreateKeepsContextValues(t *testing.T) {
 	m := newManager(t)
 	type key struct{}
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
-	_, ctl, err := m.Create(ctx, "", sake.TaskOptions{})
+	_, ctl, err := m.Create(ctx, "", backend.TaskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,18 +136,18 @@ func TestTTLAndPollDefaults(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			m := newManager(t, c.opts...)
-			task, _ := mustCreate(t, m, "", sake.TaskOptions{TTL: c.ask})
+			task, _ := mustCreate(t, m, "", backend.TaskOptions{TTL: c.ask})
 			if task.TTL != c.want {
 				t.Errorf("TTL %v, want %v", task.TTL, c.want)
 			}
 		})
 	}
 	m := newManager(t, DefaultPollInterval(3*time.Second))
-	task, _ := mustCreate(t, m, "", sake.TaskOptions{})
+	task, _ := mustCreate(t, m, "", backend.TaskOptions{})
 	if task.PollInterval != 3*time.Second {
 		t.Errorf("PollInterval %v", task.PollInterval)
 	}
-	if task, _ := mustCreate(t, newManager(t), "", sake.TaskOptions{}); task.PollInterval != time.Second {
+	if task, _ := mustCreate(t, newManager(t), "", backend.TaskOptions{}); task.PollInterval != time.Second {
 		t.Errorf("default PollInterval %v", task.PollInterval)
 	}
 }
@@ -155,20 +156,20 @@ func TestOwnership(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m := newManager(t)
-	task, ctl := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
-	anon, _ := mustCreate(t, m, "", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "sub:alice", backend.TaskOptions{})
+	anon, _ := mustCreate(t, m, "", backend.TaskOptions{})
 
 	for _, owner := range []string{"sub:bob", ""} {
-		if _, err := m.Get(ctx, owner, task.ID); !errors.Is(err, sake.ErrTaskNotFound) {
+		if _, err := m.Get(ctx, owner, task.ID); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("%q Get: %v", owner, err)
 		}
-		if err := m.Answer(ctx, owner, task.ID, map[string]json.RawMessage{"k": nil}); !errors.Is(err, sake.ErrTaskNotFound) {
+		if err := m.Answer(ctx, owner, task.ID, map[string]json.RawMessage{"k": nil}); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("%q Answer: %v", owner, err)
 		}
-		if _, err := m.Cancel(ctx, owner, task.ID); !errors.Is(err, sake.ErrTaskNotFound) {
+		if _, err := m.Cancel(ctx, owner, task.ID); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("%q Cancel: %v", owner, err)
 		}
-		if _, err := m.Wait(ctx, owner, task.ID, nil); !errors.Is(err, sake.ErrTaskNotFound) {
+		if _, err := m.Wait(ctx, owner, task.ID, nil); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("%q Wait: %v", owner, err)
 		}
 	}
@@ -178,11 +179,11 @@ func TestOwnership(t *testing.T) {
 	if list, _, err := m.List(ctx, "", "", 0); err != nil || len(list) != 1 || list[0].ID != anon.ID {
 		t.Errorf("anonymous list: %v, %v", ids(list), err)
 	}
-	if _, err := m.Get(ctx, "sub:alice", anon.ID); !errors.Is(err, sake.ErrTaskNotFound) {
+	if _, err := m.Get(ctx, "sub:alice", anon.ID); !errors.Is(err, backend.ErrTaskNotFound) {
 		t.Errorf("alice sees the anonymous task: %v", err)
 	}
 	mustGet(t, m, "", anon.ID)
-	if _, err := m.Get(ctx, "sub:alice", "no-such-id"); !errors.Is(err, sake.ErrTaskNotFound) {
+	if _, err := m.Get(ctx, "sub:alice", "no-such-id"); !errors.Is(err, backend.ErrTaskNotFound) {
 		t.Errorf("unknown id: %v", err)
 	}
 	if got := mustGet(t, m, "sub:alice", task.ID); got.Status != sake.TaskWorking || ctl.Context().Err() != nil {
@@ -197,7 +198,7 @@ type inputOutcome struct {
 	err     error
 }
 
-func needInput(ctl sake.TaskControl, reqs map[string]json.RawMessage) <-chan inputOutcome {
+func needInput(ctl backend.TaskControl, reqs map[string]json.RawMessage) <-chan inputOutcome {
 	ch := make(chan inputOutcome, 1)
 	go func() {
 		a, err := ctl.NeedInput(reqs)
@@ -211,7 +212,7 @@ func TestNeedInput(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	m := newManager(t, Clock(clk.Now))
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 	reqs := map[string]json.RawMessage{
 		"name":  json.RawMessage(`{"method":"elicitation/create","params":{}}`),
 		"color": json.RawMessage(`{"method":"elicitation/create","params":{"x":1}}`),
@@ -287,7 +288,7 @@ func TestAnswerIgnored(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	m := newManager(t, Clock(clk.Now))
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 
 	// Not awaiting input: ignored without error.
 	if err := m.Answer(ctx, "o", task.ID, map[string]json.RawMessage{"k": nil}); err != nil {
@@ -320,7 +321,7 @@ func TestAnswerIgnored(t *testing.T) {
 func TestNeedInputNothing(t *testing.T) {
 	t.Parallel()
 	m := newManager(t)
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 	if a, err := ctl.NeedInput(nil); err != nil || len(a) != 0 {
 		t.Errorf("NeedInput(nil) = %v, %v", a, err)
 	}
@@ -333,7 +334,7 @@ func TestCancelWorking(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m := newManager(t)
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 	ctl.Progress("half way")
 	got, err := m.Cancel(ctx, "o", task.ID)
 	if err != nil {
@@ -372,7 +373,7 @@ func TestCancelAfterCompletion(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	m := newManager(t, Clock(clk.Now))
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 	ctl.Progress("almost")
 	ctl.Complete(json.RawMessage(`{"content":[],"isError":true}`), true)
 	done := mustGet(t, m, "o", task.ID)
@@ -394,7 +395,7 @@ func TestCancelAfterCompletion(t *testing.T) {
 func TestFail(t *testing.T) {
 	t.Parallel()
 	m := newManager(t)
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 	e := &sake.Error{Code: sake.CodeInvalidParams, Message: "bad thing", Data: "d"}
 	ctl.Fail(e)
 	e.Message = "changed later"
@@ -411,7 +412,7 @@ func TestFail(t *testing.T) {
 		t.Errorf("Running = %d", m.Running())
 	}
 
-	task, ctl = mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl = mustCreate(t, m, "o", backend.TaskOptions{})
 	ctl.Fail(nil)
 	if got := mustGet(t, m, "o", task.ID); got.Error == nil || got.Error.Code != sake.CodeInternalError {
 		t.Errorf("Fail(nil): %+v", got.Error)
@@ -422,7 +423,7 @@ func TestProgress(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
 	m := newManager(t, Clock(clk.Now))
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 	clk.Add(1500 * time.Millisecond)
 	ctl.Progress("step 2 of 3")
 	got := mustGet(t, m, "o", task.ID)
@@ -438,10 +439,10 @@ func TestWaitWakes(t *testing.T) {
 	blocked := make(chan struct{}, 8)
 	m.waitHook = func() { blocked <- struct{}{} }
 	t.Cleanup(func() { _ = m.Shutdown(ctx) })
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 
 	type result struct {
-		task *sake.Task
+		task *backend.Task
 		err  error
 	}
 	res := make(chan result, 1)
@@ -475,7 +476,7 @@ func TestWaitContext(t *testing.T) {
 	blocked := make(chan struct{}, 1)
 	m.waitHook = func() { blocked <- struct{}{} }
 	t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 	defer ctl.Complete(nil, false)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -498,7 +499,7 @@ func TestWaitDeleted(t *testing.T) {
 	blocked := make(chan struct{}, 1)
 	m.waitHook = func() { blocked <- struct{}{} }
 	t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
-	task, _ := mustCreate(t, m, "o", sake.TaskOptions{TTL: time.Minute})
+	task, _ := mustCreate(t, m, "o", backend.TaskOptions{TTL: time.Minute})
 
 	errc := make(chan error, 1)
 	go func() {
@@ -510,7 +511,7 @@ func TestWaitDeleted(t *testing.T) {
 	if n, err := m.Sweep(context.Background()); n != 1 || err != nil {
 		t.Fatalf("Sweep = %d, %v", n, err)
 	}
-	if err := <-errc; !errors.Is(err, sake.ErrTaskNotFound) {
+	if err := <-errc; !errors.Is(err, backend.ErrTaskNotFound) {
 		t.Errorf("Wait on a deleted task: %v", err)
 	}
 }
@@ -519,12 +520,12 @@ func TestSubscribe(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m := newManager(t)
-	got := make(chan *sake.Task, 16)
-	stop := m.Subscribe("o", func(t *sake.Task) { got <- t })
-	others := make(chan *sake.Task, 16)
-	defer m.Subscribe("other", func(t *sake.Task) { others <- t })()
+	got := make(chan *backend.Task, 16)
+	stop := m.Subscribe("o", func(t *backend.Task) { got <- t })
+	others := make(chan *backend.Task, 16)
+	defer m.Subscribe("other", func(t *backend.Task) { others <- t })()
 
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 	ctl.Progress("one")
 	if n := <-got; n.ID != task.ID || n.StatusMessage != "one" {
 		t.Errorf("notification %+v", n)
@@ -558,7 +559,7 @@ func TestSubscribe(t *testing.T) {
 
 	stop()
 	stop()
-	task2, ctl2 := mustCreate(t, m, "o", sake.TaskOptions{})
+	task2, ctl2 := mustCreate(t, m, "o", backend.TaskOptions{})
 	ctl2.Complete(nil, false)
 	if _, err := m.Cancel(ctx, "o", task2.ID); err != nil {
 		t.Fatal(err)
@@ -579,7 +580,7 @@ func TestSubscriberMayCallManager(t *testing.T) {
 	t.Parallel()
 	m := newManager(t)
 	seen := make(chan string, 4)
-	defer m.Subscribe("o", func(t *sake.Task) {
+	defer m.Subscribe("o", func(t *backend.Task) {
 		// Called outside the manager's locks: calling back must not
 		// deadlock.
 		got, err := m.Get(context.Background(), "o", t.ID)
@@ -588,7 +589,7 @@ func TestSubscriberMayCallManager(t *testing.T) {
 		}
 		_ = m.Running()
 	})()
-	_, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	_, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 	ctl.Complete(nil, false)
 	if s := <-seen; s != sake.TaskCompleted {
 		t.Errorf("subscriber saw %s", s)
@@ -600,10 +601,10 @@ func TestExpiry(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	m := newManager(t, Clock(clk.Now))
-	running, ctl := mustCreate(t, m, "o", sake.TaskOptions{TTL: time.Minute})
-	done, dctl := mustCreate(t, m, "o", sake.TaskOptions{TTL: time.Minute})
+	running, ctl := mustCreate(t, m, "o", backend.TaskOptions{TTL: time.Minute})
+	done, dctl := mustCreate(t, m, "o", backend.TaskOptions{TTL: time.Minute})
 	dctl.Complete(nil, false)
-	long, _ := mustCreate(t, m, "o", sake.TaskOptions{TTL: time.Hour})
+	long, _ := mustCreate(t, m, "o", backend.TaskOptions{TTL: time.Hour})
 
 	clk.Add(time.Minute)
 	mustGet(t, m, "o", running.ID) // expires after the TTL, not at it
@@ -611,16 +612,16 @@ func TestExpiry(t *testing.T) {
 
 	// Expired but not swept: already gone for every caller.
 	for _, id := range []string{running.ID, done.ID} {
-		if _, err := m.Get(ctx, "o", id); !errors.Is(err, sake.ErrTaskNotFound) {
+		if _, err := m.Get(ctx, "o", id); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("Get expired: %v", err)
 		}
-		if _, err := m.Cancel(ctx, "o", id); !errors.Is(err, sake.ErrTaskNotFound) {
+		if _, err := m.Cancel(ctx, "o", id); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("Cancel expired: %v", err)
 		}
-		if err := m.Answer(ctx, "o", id, nil); !errors.Is(err, sake.ErrTaskNotFound) {
+		if err := m.Answer(ctx, "o", id, nil); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("Answer expired: %v", err)
 		}
-		if _, err := m.Wait(ctx, "o", id, nil); !errors.Is(err, sake.ErrTaskNotFound) {
+		if _, err := m.Wait(ctx, "o", id, nil); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("Wait expired: %v", err)
 		}
 	}
@@ -644,7 +645,7 @@ func TestExpiry(t *testing.T) {
 	}
 	ctl.Complete(nil, false) // ignored, harmless
 	ctl.Progress("late")
-	if _, err := m.store.Get(ctx, running.ID); !errors.Is(err, sake.ErrTaskNotFound) {
+	if _, err := m.store.Get(ctx, running.ID); !errors.Is(err, backend.ErrTaskNotFound) {
 		t.Errorf("swept task still stored: %v", err)
 	}
 	if n, err := m.Sweep(ctx); n != 0 || err != nil {
@@ -657,7 +658,7 @@ func TestNoExpiry(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
 	m := newManager(t, Clock(clk.Now), DefaultTTL(-1))
-	task, _ := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, _ := mustCreate(t, m, "o", backend.TaskOptions{})
 	clk.Add(10000 * time.Hour)
 	if n, _ := m.Sweep(context.Background()); n != 0 {
 		t.Errorf("swept %d", n)
@@ -669,14 +670,14 @@ func TestMaxRunning(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m := newManager(t, MaxRunning(2))
-	_, c1 := mustCreate(t, m, "o", sake.TaskOptions{})
-	t2, _ := mustCreate(t, m, "o", sake.TaskOptions{})
-	if _, _, err := m.Create(ctx, "o", sake.TaskOptions{}); !errors.Is(err, ErrTooMany) {
+	_, c1 := mustCreate(t, m, "o", backend.TaskOptions{})
+	t2, _ := mustCreate(t, m, "o", backend.TaskOptions{})
+	if _, _, err := m.Create(ctx, "o", backend.TaskOptions{}); !errors.Is(err, ErrTooMany) {
 		t.Fatalf("third Create: %v", err)
 	}
 	c1.Complete(nil, false)
-	_, c3 := mustCreate(t, m, "o", sake.TaskOptions{})
-	if _, _, err := m.Create(ctx, "o", sake.TaskOptions{}); !errors.Is(err, ErrTooMany) {
+	_, c3 := mustCreate(t, m, "o", backend.TaskOptions{})
+	if _, _, err := m.Create(ctx, "o", backend.TaskOptions{}); !errors.Is(err, ErrTooMany) {
 		t.Fatalf("Create when full again: %v", err)
 	}
 	if _, err := m.Cancel(ctx, "o", t2.ID); err != nil {
@@ -686,12 +687,12 @@ func TestMaxRunning(t *testing.T) {
 	if m.Running() != 0 {
 		t.Errorf("Running = %d", m.Running())
 	}
-	mustCreate(t, m, "o", sake.TaskOptions{})
-	mustCreate(t, m, "o", sake.TaskOptions{})
+	mustCreate(t, m, "o", backend.TaskOptions{})
+	mustCreate(t, m, "o", backend.TaskOptions{})
 
 	unlimited := newManager(t, MaxRunning(0), MaxRunningPerOwner(0))
 	for range 100 {
-		mustCreate(t, unlimited, "o", sake.TaskOptions{})
+		mustCreate(t, unlimited, "o", backend.TaskOptions{})
 	}
 }
 
@@ -699,8 +700,8 @@ func TestShutdown(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m := New()
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
-	finished, fctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
+	finished, fctl := mustCreate(t, m, "o", backend.TaskOptions{})
 	fctl.Complete(json.RawMessage(`{}`), false)
 	// The work stops when its context ends, and says so.
 	go func() {
@@ -717,7 +718,7 @@ func TestShutdown(t *testing.T) {
 	if mustGet(t, m, "o", finished.ID).Status != sake.TaskCompleted {
 		t.Error("Shutdown changed a finished task")
 	}
-	if _, _, err := m.Create(ctx, "o", sake.TaskOptions{}); !errors.Is(err, ErrClosed) {
+	if _, _, err := m.Create(ctx, "o", backend.TaskOptions{}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Create after Shutdown: %v", err)
 	}
 	if err := m.Shutdown(ctx); err != nil {
@@ -733,8 +734,8 @@ func TestShutdown(t *testing.T) {
 func TestShutdownForcesFailure(t *testing.T) {
 	t.Parallel()
 	m := New()
-	task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
-	waiting, wctl := mustCreate(t, m, "o", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
+	waiting, wctl := mustCreate(t, m, "o", backend.TaskOptions{})
 	outcome := needInput(wctl, map[string]json.RawMessage{"k": json.RawMessage(`{}`)})
 	if _, err := m.Wait(context.Background(), "o", waiting.ID, status(sake.TaskInputRequired)); err != nil {
 		t.Fatal(err)
@@ -788,11 +789,11 @@ func TestListPagination(t *testing.T) {
 	m := newManager(t, Clock(clk.Now))
 	var want []string
 	for i := range 5 {
-		task, _ := mustCreate(t, m, "o", sake.TaskOptions{Tool: fmt.Sprint(i)})
+		task, _ := mustCreate(t, m, "o", backend.TaskOptions{Tool: fmt.Sprint(i)})
 		want = append([]string{task.ID}, want...)
 		clk.Add(time.Millisecond)
 	}
-	mustCreate(t, m, "someone else", sake.TaskOptions{})
+	mustCreate(t, m, "someone else", backend.TaskOptions{})
 
 	var got []string
 	cursor := ""
@@ -836,10 +837,10 @@ func TestConcurrent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m := newManager(t, MaxRunning(0), MaxRunningPerOwner(0))
-	defer m.Subscribe("o", func(*sake.Task) {})()
+	defer m.Subscribe("o", func(*backend.Task) {})()
 	var wg sync.WaitGroup
 	for i := range 20 {
-		task, ctl := mustCreate(t, m, "o", sake.TaskOptions{})
+		task, ctl := mustCreate(t, m, "o", backend.TaskOptions{})
 		wg.Go(func() {
 			answers, err := ctl.NeedInput(map[string]json.RawMessage{"a": json.RawMessage(`1`), "b": json.RawMessage(`2`)})
 			if err != nil {
@@ -849,7 +850,7 @@ func TestConcurrent(t *testing.T) {
 			ctl.Complete(json.RawMessage(`{}`), false)
 		})
 		wg.Go(func() {
-			got, err := m.Wait(ctx, "o", task.ID, func(t *sake.Task) bool {
+			got, err := m.Wait(ctx, "o", task.ID, func(t *backend.Task) bool {
 				return t.Status == sake.TaskInputRequired || t.Terminal()
 			})
 			if err != nil || got.Terminal() {
@@ -887,9 +888,9 @@ func TestMaxRunningPerOwner(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m := newManager(t, MaxRunning(10), MaxRunningPerOwner(2))
-	_, a1 := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
-	mustCreate(t, m, "sub:alice", sake.TaskOptions{})
-	_, _, err := m.Create(ctx, "sub:alice", sake.TaskOptions{})
+	_, a1 := mustCreate(t, m, "sub:alice", backend.TaskOptions{})
+	mustCreate(t, m, "sub:alice", backend.TaskOptions{})
+	_, _, err := m.Create(ctx, "sub:alice", backend.TaskOptions{})
 	if !errors.Is(err, ErrTooManyForOwner) || errors.Is(err, ErrTooMany) {
 		t.Fatalf("alice's third Create: %v", err)
 	}
@@ -897,31 +898,31 @@ func TestMaxRunningPerOwner(t *testing.T) {
 	if !errors.As(err, &rpc) || rpc.Code != sake.CodeServerBusy || !strings.Contains(rpc.Message, "cancel") {
 		t.Fatalf("the caller's error: %+v", rpc)
 	}
-	mustCreate(t, m, "sub:bob", sake.TaskOptions{})
-	mustCreate(t, m, "", sake.TaskOptions{})
+	mustCreate(t, m, "sub:bob", backend.TaskOptions{})
+	mustCreate(t, m, "", backend.TaskOptions{})
 	a1.Complete(nil, false)
-	mustCreate(t, m, "sub:alice", sake.TaskOptions{})
+	mustCreate(t, m, "sub:alice", backend.TaskOptions{})
 	if m.Running() != 4 {
 		t.Errorf("Running = %d", m.Running())
 	}
 	// A store failure gives the slot back.
 	failing := newManager(t, MaxRunningPerOwner(1), WithStore(failingStore{NewMemoryStore()}))
 	for range 2 {
-		if _, _, err := failing.Create(ctx, "sub:alice", sake.TaskOptions{}); errors.Is(err, ErrTooManyForOwner) || err == nil {
+		if _, _, err := failing.Create(ctx, "sub:alice", backend.TaskOptions{}); errors.Is(err, ErrTooManyForOwner) || err == nil {
 			t.Fatalf("Create with a failing store: %v", err)
 		}
 	}
 	// The server-wide limit still holds, with its own error.
 	full := newManager(t, MaxRunning(1), MaxRunningPerOwner(5))
-	mustCreate(t, full, "sub:alice", sake.TaskOptions{})
-	if _, _, err := full.Create(ctx, "sub:bob", sake.TaskOptions{}); !errors.Is(err, ErrTooMany) || !errors.As(err, &rpc) || rpc.Code != sake.CodeServerBusy {
+	mustCreate(t, full, "sub:alice", backend.TaskOptions{})
+	if _, _, err := full.Create(ctx, "sub:bob", backend.TaskOptions{}); !errors.Is(err, ErrTooMany) || !errors.As(err, &rpc) || rpc.Code != sake.CodeServerBusy {
 		t.Fatalf("bob when the server is full: %v", err)
 	}
 }
 
 type failingStore struct{ Store }
 
-func (failingStore) Create(context.Context, *sake.Task) error { return errors.New("store down") }
+func (failingStore) Create(context.Context, *backend.Task) error { return errors.New("store down") }
 
 // A caller that sees its task finished (on this replica or another one
 // reading the same store) may start the next one at once: the owner's
@@ -930,11 +931,11 @@ func TestSlotFreeOnceFinishedIsVisible(t *testing.T) {
 	t.Parallel()
 	store := &watchingStore{Store: NewMemoryStore()}
 	m := newManager(t, MaxRunning(1), MaxRunningPerOwner(1), WithStore(store))
-	_, ctl := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
+	_, ctl := mustCreate(t, m, "sub:alice", backend.TaskOptions{})
 	var next error
 	store.onTerminal = func() {
 		// What a poller sees right after the terminal state is stored.
-		_, _, next = m.Create(context.Background(), "sub:alice", sake.TaskOptions{})
+		_, _, next = m.Create(context.Background(), "sub:alice", backend.TaskOptions{})
 	}
 	ctl.Complete(json.RawMessage(`{"content":[]}`), false)
 	if next != nil {
@@ -951,7 +952,7 @@ type watchingStore struct {
 	onTerminal func()
 }
 
-func (s *watchingStore) Update(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
+func (s *watchingStore) Update(ctx context.Context, id string, fn func(*backend.Task) error) (*backend.Task, error) {
 	t, err := s.Store.Update(ctx, id, fn)
 	if err == nil && t.Terminal() && s.onTerminal != nil {
 		f := s.onTerminal

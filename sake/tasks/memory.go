@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // memoryStore is the Store of one process.
@@ -21,7 +21,7 @@ type memoryStore struct {
 // memoryEntry is a stored task and the order it was stored in, which breaks
 // ties between tasks created in the same instant.
 type memoryEntry struct {
-	task *sake.Task
+	task *backend.Task
 	seq  uint64
 }
 
@@ -35,7 +35,7 @@ func NewMemoryStore() Store {
 }
 
 // Create implements Store.
-func (s *memoryStore) Create(_ context.Context, t *sake.Task) error {
+func (s *memoryStore) Create(_ context.Context, t *backend.Task) error {
 	if t == nil || t.ID == "" {
 		return errors.New("tasks: task without an id")
 	}
@@ -58,23 +58,23 @@ func (s *memoryStore) Create(_ context.Context, t *sake.Task) error {
 }
 
 // Get implements Store.
-func (s *memoryStore) Get(_ context.Context, id string) (*sake.Task, error) {
+func (s *memoryStore) Get(_ context.Context, id string) (*backend.Task, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e, ok := s.tasks[id]
 	if !ok {
-		return nil, sake.ErrTaskNotFound
+		return nil, backend.ErrTaskNotFound
 	}
 	return cloneTask(e.task), nil
 }
 
 // Update implements Store. fn runs under the store's lock, once.
-func (s *memoryStore) Update(_ context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
+func (s *memoryStore) Update(_ context.Context, id string, fn func(*backend.Task) error) (*backend.Task, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.tasks[id]
 	if !ok {
-		return nil, sake.ErrTaskNotFound
+		return nil, backend.ErrTaskNotFound
 	}
 	work := cloneTask(e.task)
 	if err := fn(work); err != nil {
@@ -95,7 +95,7 @@ func (s *memoryStore) Delete(_ context.Context, id string) error {
 	defer s.mu.Unlock()
 	e, ok := s.tasks[id]
 	if !ok {
-		return sake.ErrTaskNotFound
+		return backend.ErrTaskNotFound
 	}
 	delete(s.tasks, id)
 	owned := s.byOwner[e.task.Owner]
@@ -108,7 +108,7 @@ func (s *memoryStore) Delete(_ context.Context, id string) error {
 
 // List implements Store. It sorts the owner's tasks on every call, which
 // is cheap for the few tasks one owner keeps within their TTL.
-func (s *memoryStore) List(_ context.Context, owner, after string, limit int) ([]*sake.Task, error) {
+func (s *memoryStore) List(_ context.Context, owner, after string, limit int) ([]*backend.Task, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	owned := s.byOwner[owner]
@@ -116,7 +116,7 @@ func (s *memoryStore) List(_ context.Context, owner, after string, limit int) ([
 	if after != "" {
 		start = owned[after]
 		if start == nil {
-			return nil, sake.ErrTaskNotFound
+			return nil, backend.ErrTaskNotFound
 		}
 	}
 	entries := make([]*memoryEntry, 0, len(owned))
@@ -134,7 +134,7 @@ func (s *memoryStore) List(_ context.Context, owner, after string, limit int) ([
 	if limit > 0 && len(entries) > limit {
 		entries = entries[:limit]
 	}
-	out := make([]*sake.Task, len(entries))
+	out := make([]*backend.Task, len(entries))
 	for i, e := range entries {
 		out[i] = cloneTask(e.task)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // A status message PostgreSQL's text cannot hold is refused by every
@@ -14,12 +15,12 @@ import (
 func TestStatusMessageRefused(t *testing.T) {
 	t.Parallel()
 	m := newManager(t)
-	task, ctl := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "sub:alice", backend.TaskOptions{})
 	if err := ctl.Progress("step 1"); err != nil {
 		t.Fatal(err)
 	}
-	changes := make(chan *sake.Task, 4)
-	stop := m.Subscribe("sub:alice", func(t *sake.Task) { changes <- t })
+	changes := make(chan *backend.Task, 4)
+	stop := m.Subscribe("sub:alice", func(t *backend.Task) { changes <- t })
 	defer stop()
 	for _, bad := range []string{"nul\x00here", "bad \xff utf-8"} {
 		err := ctl.Progress(bad)

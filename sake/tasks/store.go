@@ -8,7 +8,7 @@ import (
 	"maps"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // Store persists tasks. NewMemoryStore is the default; a shared store (a
@@ -22,25 +22,25 @@ import (
 type Store interface {
 	// Create stores a new task. A task whose ID is empty or already
 	// stored is an error (errors.Is ErrTaskExists for the latter).
-	Create(ctx context.Context, t *sake.Task) error
-	// Get returns the task, expired or not, or sake.ErrTaskNotFound.
-	Get(ctx context.Context, id string) (*sake.Task, error)
+	Create(ctx context.Context, t *backend.Task) error
+	// Get returns the task, expired or not, or backend.ErrTaskNotFound.
+	Get(ctx context.Context, id string) (*backend.Task, error)
 	// Update applies fn to the stored task atomically and returns the
 	// new value. fn sees the current value (a copy) and may change it;
 	// if fn returns an error nothing is stored and Update returns that
 	// error unchanged. A store may call fn more than once (compare and
 	// swap retries), so fn must not have effects outside the task. fn
 	// must not change ID or Owner. An unknown id is
-	// sake.ErrTaskNotFound.
-	Update(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error)
-	// Delete removes the task; an unknown id is sake.ErrTaskNotFound.
+	// backend.ErrTaskNotFound.
+	Update(ctx context.Context, id string, fn func(*backend.Task) error) (*backend.Task, error)
+	// Delete removes the task; an unknown id is backend.ErrTaskNotFound.
 	Delete(ctx context.Context, id string) error
 	// List returns up to limit (all if limit <= 0) of owner's tasks,
 	// expired or not, newest CreatedAt first; tasks created in the same
 	// instant come in an order the store chooses but keeps. after is the
 	// id of the last task of the previous page, "" for the first page; an
-	// after that is not one of owner's tasks is sake.ErrTaskNotFound.
-	List(ctx context.Context, owner string, after string, limit int) ([]*sake.Task, error)
+	// after that is not one of owner's tasks is backend.ErrTaskNotFound.
+	List(ctx context.Context, owner string, after string, limit int) ([]*backend.Task, error)
 	// Expired returns the ids of up to limit (all if limit <= 0) tasks
 	// whose TTL is positive and whose CreatedAt+TTL is before now.
 	Expired(ctx context.Context, now time.Time, limit int) ([]string, error)
@@ -50,13 +50,13 @@ type Store interface {
 var ErrTaskExists = errors.New("tasks: task id already exists")
 
 // expired reports whether t's TTL has run out at now.
-func expired(t *sake.Task, now time.Time) bool {
+func expired(t *backend.Task, now time.Time) bool {
 	return t.TTL > 0 && t.CreatedAt.Add(t.TTL).Before(now)
 }
 
 // cloneTask returns a deep copy of t: the input requests, the result and
 // the error are copied (the error's Data is shared).
-func cloneTask(t *sake.Task) *sake.Task {
+func cloneTask(t *backend.Task) *backend.Task {
 	c := *t
 	if t.InputRequests != nil {
 		c.InputRequests = cloneRequests(t.InputRequests)

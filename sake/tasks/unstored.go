@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // Defaults of the final states kept while the store is down.
@@ -21,8 +22,8 @@ const (
 // store could not take it: the manager answers from it and stores it as
 // soon as the store takes writes again.
 type unstoredFinal struct {
-	task  *sake.Task       // the final state, as Get answers it
-	apply func(*sake.Task) // makes a stored task that final state
+	task  *backend.Task       // the final state, as Get answers it
+	apply func(*backend.Task) // makes a stored task that final state
 	// refusedWhileUp counts the attempts the store refused while it
 	// answered a read of the same task (under the manager's lock).
 	refusedWhileUp int
@@ -38,7 +39,7 @@ const maxRefusedWhileUp = 5
 // refused it with err. It returns the final state, or nil when
 // MaxUnstored of them are kept already (the final state is then lost and
 // logged).
-func (m *Manager) keepFinal(c *control, apply func(*sake.Task), err error) *sake.Task {
+func (m *Manager) keepFinal(c *control, apply func(*backend.Task), err error) *backend.Task {
 	final := cloneTask(c.base)
 	apply(final)
 	m.mu.Lock()
@@ -64,7 +65,7 @@ func (m *Manager) keepFinal(c *control, apply func(*sake.Task), err error) *sake
 
 // unstoredTask returns a copy of task id's final state not yet stored, or
 // nil.
-func (m *Manager) unstoredTask(id string) *sake.Task {
+func (m *Manager) unstoredTask(id string) *backend.Task {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if f := m.unstored[id]; f != nil {
@@ -75,7 +76,7 @@ func (m *Manager) unstoredTask(id string) *sake.Task {
 
 // overlay returns t, or the final state of task id kept here when t (as
 // stored) is not terminal yet.
-func (m *Manager) overlay(id string, t *sake.Task) *sake.Task {
+func (m *Manager) overlay(id string, t *backend.Task) *backend.Task {
 	if t != nil && t.Terminal() {
 		return t
 	}
@@ -144,7 +145,7 @@ func (m *Manager) storeFinals(ctx context.Context) bool {
 			m.wake(id)
 			continue
 		}
-		t, err := m.store.Update(ctx, id, func(t *sake.Task) error {
+		t, err := m.store.Update(ctx, id, func(t *backend.Task) error {
 			if t.Terminal() {
 				return ErrTaskFinished
 			}
@@ -157,7 +158,7 @@ func (m *Manager) storeFinals(ctx context.Context) bool {
 			m.cfg.logger.Info("tasks: stored the final state of a task once the store took it", "task", id)
 			m.notify(t)
 			m.publish(id, nil)
-		case errors.Is(err, ErrTaskFinished), errors.Is(err, sake.ErrTaskNotFound):
+		case errors.Is(err, ErrTaskFinished), errors.Is(err, backend.ErrTaskNotFound):
 			// Cancelled meanwhile, failed as its replica was taken as
 			// stopped, or expired: what is stored stands.
 			m.forgetFinal(id, f)
@@ -198,7 +199,7 @@ func (m *Manager) storeUnstorable(ctx context.Context, id string, refusal error)
 	m.cfg.logger.Error("tasks: the store refuses the final state of a finished task; failing the task instead",
 		"task", id, "error", refusal)
 	now := m.now()
-	t, err := m.store.Update(ctx, id, func(t *sake.Task) error {
+	t, err := m.store.Update(ctx, id, func(t *backend.Task) error {
 		if t.Terminal() {
 			return ErrTaskFinished
 		}
@@ -210,7 +211,7 @@ func (m *Manager) storeUnstorable(ctx context.Context, id string, refusal error)
 		return nil
 	})
 	if err != nil {
-		if !errors.Is(err, ErrTaskFinished) && !errors.Is(err, sake.ErrTaskNotFound) {
+		if !errors.Is(err, ErrTaskFinished) && !errors.Is(err, backend.ErrTaskNotFound) {
 			m.cfg.logger.Error("tasks: the store refuses to fail a task whose outcome it refused; it stays as stored until its TTL",
 				"task", id, "error", err)
 		}
@@ -277,9 +278,9 @@ func (e *unavailableError) As(target any) bool {
 }
 
 // unavailable wraps a store's error for the caller of a Manager method;
-// ctx's own end and sake.ErrTaskNotFound pass as they are.
+// ctx's own end and backend.ErrTaskNotFound pass as they are.
 func unavailable(ctx context.Context, err error) error {
-	if err == nil || ctx.Err() != nil || errors.Is(err, sake.ErrTaskNotFound) {
+	if err == nil || ctx.Err() != nil || errors.Is(err, backend.ErrTaskNotFound) {
 		return err
 	}
 	var u *unavailableError

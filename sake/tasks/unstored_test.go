@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // errStoreDown is what an outageStore returns while it is down.
@@ -22,28 +23,28 @@ var errStoreDown = errors.New("store unreachable")
 type outageStore struct {
 	Store
 	down   atomic.Bool
-	stored chan *sake.Task
+	stored chan *backend.Task
 }
 
 func newOutageStore(inner Store) *outageStore {
-	return &outageStore{Store: inner, stored: make(chan *sake.Task, 16)}
+	return &outageStore{Store: inner, stored: make(chan *backend.Task, 16)}
 }
 
-func (s *outageStore) Create(ctx context.Context, t *sake.Task) error {
+func (s *outageStore) Create(ctx context.Context, t *backend.Task) error {
 	if s.down.Load() {
 		return errStoreDown
 	}
 	return s.Store.Create(ctx, t)
 }
 
-func (s *outageStore) Get(ctx context.Context, id string) (*sake.Task, error) {
+func (s *outageStore) Get(ctx context.Context, id string) (*backend.Task, error) {
 	if s.down.Load() {
 		return nil, errStoreDown
 	}
 	return s.Store.Get(ctx, id)
 }
 
-func (s *outageStore) Update(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
+func (s *outageStore) Update(ctx context.Context, id string, fn func(*backend.Task) error) (*backend.Task, error) {
 	if s.down.Load() {
 		return nil, errStoreDown
 	}
@@ -54,7 +55,7 @@ func (s *outageStore) Update(ctx context.Context, id string, fn func(*sake.Task)
 	return t, err
 }
 
-func (s *outageStore) List(ctx context.Context, owner, after string, limit int) ([]*sake.Task, error) {
+func (s *outageStore) List(ctx context.Context, owner, after string, limit int) ([]*backend.Task, error) {
 	if s.down.Load() {
 		return nil, errStoreDown
 	}
@@ -63,7 +64,7 @@ func (s *outageStore) List(ctx context.Context, owner, after string, limit int) 
 
 // waitStored returns the next terminal task the store took, failing t if
 // none comes before the deadline.
-func (s *outageStore) waitStored(t *testing.T) *sake.Task {
+func (s *outageStore) waitStored(t *testing.T) *backend.Task {
 	t.Helper()
 	select {
 	case got := <-s.stored:
@@ -83,7 +84,7 @@ func TestFinalStateKeptWhileStoreDown(t *testing.T) {
 	store := newOutageStore(inner)
 	m := newManager(t, WithStore(store), RetryBackoff(time.Millisecond, 20*time.Millisecond))
 	other := newManager(t, WithStore(store)) // another replica, cut off too
-	task, ctl := mustCreate(t, m, "sub:alice", sake.TaskOptions{Tool: "report"})
+	task, ctl := mustCreate(t, m, "sub:alice", backend.TaskOptions{Tool: "report"})
 
 	store.down.Store(true)
 	result := json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)
@@ -110,7 +111,7 @@ func TestFinalStateKeptWhileStoreDown(t *testing.T) {
 		t.Errorf("Cancel of the finished task: %+v, %v", c, err)
 	}
 	// Nobody else's.
-	if _, err := m.Get(ctx, "sub:bob", task.ID); !errors.Is(err, sake.ErrTaskNotFound) {
+	if _, err := m.Get(ctx, "sub:bob", task.ID); !errors.Is(err, backend.ErrTaskNotFound) {
 		t.Errorf("bob's Get: %v", err)
 	}
 	if m.Unstored() != 1 {
@@ -161,8 +162,8 @@ func TestFinalStateYieldsToStoredEnd(t *testing.T) {
 	cut := newOutageStore(inner)
 	m := newManager(t, WithStore(cut), RetryBackoff(time.Millisecond, 20*time.Millisecond))
 	other := newManager(t, WithStore(inner)) // reaches the store
-	failed, fctl := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
-	cancelled, cctl := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
+	failed, fctl := mustCreate(t, m, "sub:alice", backend.TaskOptions{})
+	cancelled, cctl := mustCreate(t, m, "sub:alice", backend.TaskOptions{})
 
 	cut.down.Store(true)
 	fctl.Fail(&sake.Error{Code: -32001, Message: "no luck"})
@@ -186,8 +187,8 @@ func TestMaxUnstoredAndShutdownStores(t *testing.T) {
 	ctx := context.Background()
 	store := newOutageStore(NewMemoryStore())
 	m := New(WithStore(store), MaxUnstored(1), RetryBackoff(time.Hour, time.Hour))
-	first, ctl1 := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
-	second, ctl2 := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
+	first, ctl1 := mustCreate(t, m, "sub:alice", backend.TaskOptions{})
+	second, ctl2 := mustCreate(t, m, "sub:alice", backend.TaskOptions{})
 	store.down.Store(true)
 	ctl1.Complete(json.RawMessage(`{"content":[]}`), false)
 	ctl2.Complete(json.RawMessage(`{"content":[]}`), false)
@@ -218,8 +219,8 @@ func TestMaxUnstoredAndShutdownStores(t *testing.T) {
 // refusingStore is up but refuses to store a completed task.
 type refusingStore struct{ Store }
 
-func (s refusingStore) Update(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
-	return s.Store.Update(ctx, id, func(t *sake.Task) error {
+func (s refusingStore) Update(ctx context.Context, id string, fn func(*backend.Task) error) (*backend.Task, error) {
+	return s.Store.Update(ctx, id, func(t *backend.Task) error {
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -235,7 +236,7 @@ func (s refusingStore) Update(ctx context.Context, id string, fn func(*sake.Task
 func TestFinalStateRefusedByUpStoreIsDropped(t *testing.T) {
 	t.Parallel()
 	m := New(WithStore(refusingStore{NewMemoryStore()}))
-	task, ctl := mustCreate(t, m, "sub:alice", sake.TaskOptions{})
+	task, ctl := mustCreate(t, m, "sub:alice", backend.TaskOptions{})
 	ctl.Complete(json.RawMessage(`{"content":[]}`), false)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -3,7 +3,7 @@ package tasks
 import (
 	"context"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // watcher wakes the Waits of one task: ch is closed and replaced on every
@@ -13,12 +13,12 @@ type watcher struct {
 	refs int
 }
 
-// Wait implements sake.TaskManager. It blocks on the task's change
+// Wait implements backend.TaskManager. It blocks on the task's change
 // notifications, never polling; a nil until waits for a terminal status.
-// A task deleted (expired) while waited on is sake.ErrTaskNotFound.
-func (m *Manager) Wait(ctx context.Context, owner, id string, until func(*sake.Task) bool) (*sake.Task, error) {
+// A task deleted (expired) while waited on is backend.ErrTaskNotFound.
+func (m *Manager) Wait(ctx context.Context, owner, id string, until func(*backend.Task) bool) (*backend.Task, error) {
 	if until == nil {
-		until = (*sake.Task).Terminal
+		until = (*backend.Task).Terminal
 	}
 	m.mu.Lock()
 	w := m.watchers[id]
@@ -59,13 +59,13 @@ func (m *Manager) Wait(ctx context.Context, owner, id string, until func(*sake.T
 	}
 }
 
-// Subscribe implements sake.TaskManager. fn gets its own copy of the task
+// Subscribe implements backend.TaskManager. fn gets its own copy of the task
 // after every change of one of owner's tasks (creation is not a change:
 // Create's caller has the task; deletion by expiry is not reported
 // either). It is called from the goroutine that made the change, after the
 // store has it and outside the manager's locks; changes made by different
 // goroutines at once may arrive in either order (compare LastUpdatedAt).
-func (m *Manager) Subscribe(owner string, fn func(*sake.Task)) (stop func()) {
+func (m *Manager) Subscribe(owner string, fn func(*backend.Task)) (stop func()) {
 	if fn == nil {
 		return func() {}
 	}
@@ -74,7 +74,7 @@ func (m *Manager) Subscribe(owner string, fn func(*sake.Task)) (stop func()) {
 	key := m.nextSub
 	subs := m.subs[owner]
 	if subs == nil {
-		subs = make(map[uint64]func(*sake.Task))
+		subs = make(map[uint64]func(*backend.Task))
 		m.subs[owner] = subs
 	}
 	subs[key] = fn
@@ -103,7 +103,7 @@ func (m *Manager) wake(id string) {
 
 // changed reports a stored change of t to its waiters and its owner's
 // subscribers, here and on the other replicas.
-func (m *Manager) changed(t *sake.Task) {
+func (m *Manager) changed(t *backend.Task) {
 	m.notify(t)
 	m.publish(t.ID, nil)
 	if m.Unstored() > 0 {
@@ -113,15 +113,15 @@ func (m *Manager) changed(t *sake.Task) {
 
 // notify reports a stored change of t to this manager's waiters and its
 // owner's subscribers.
-func (m *Manager) notify(t *sake.Task) {
+func (m *Manager) notify(t *backend.Task) {
 	m.mu.Lock()
 	if w := m.watchers[t.ID]; w != nil {
 		close(w.ch)
 		w.ch = make(chan struct{})
 	}
-	var fns []func(*sake.Task)
+	var fns []func(*backend.Task)
 	if subs := m.subs[t.Owner]; len(subs) > 0 {
-		fns = make([]func(*sake.Task), 0, len(subs))
+		fns = make([]func(*backend.Task), 0, len(subs))
 		for _, fn := range subs {
 			fns = append(fns, fn)
 		}

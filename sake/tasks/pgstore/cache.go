@@ -5,7 +5,7 @@ import (
 	"maps"
 	"sync"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // DefaultCacheBytes is how many bytes of tasks a listening Store keeps in
@@ -37,8 +37,8 @@ type cache struct {
 // entry is one task as this replica knows it.
 type entry struct {
 	version int64
-	task    *sake.Task // nil: the version is known, not its content
-	gone    bool       // deleted
+	task    *backend.Task // nil: the version is known, not its content
+	gone    bool          // deleted
 	size    int
 }
 
@@ -48,7 +48,7 @@ func newCache(limit int) *cache {
 
 // lookup returns a copy of task id and its version when the cache knows
 // its latest state; gone says it knows the task was deleted.
-func (c *cache) lookup(id string) (t *sake.Task, version int64, gone, ok bool) {
+func (c *cache) lookup(id string) (t *backend.Task, version int64, gone, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entries[id]
@@ -72,7 +72,7 @@ func (c *cache) mark() uint64 {
 
 // fill keeps t at version, as read from the table since mark: unless an
 // entry was dropped meanwhile or a newer version is known.
-func (c *cache) fill(t *sake.Task, version int64, mark uint64) {
+func (c *cache) fill(t *backend.Task, version int64, mark uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.forgets == mark {
@@ -82,7 +82,7 @@ func (c *cache) fill(t *sake.Task, version int64, mark uint64) {
 
 // put keeps t at version, as this replica wrote it or the feed announced
 // it, unless a newer version is known.
-func (c *cache) put(t *sake.Task, version int64) {
+func (c *cache) put(t *backend.Task, version int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.setLocked(t.ID, t, version)
@@ -98,7 +98,7 @@ func (c *cache) stale(id string, version int64) {
 
 // setLocked keeps task id (t, or unknown content when t is nil) at
 // version unless it is deleted or known at that version or a newer one.
-func (c *cache) setLocked(id string, t *sake.Task, version int64) {
+func (c *cache) setLocked(id string, t *backend.Task, version int64) {
 	if !c.listening || c.limit < 0 {
 		return
 	}
@@ -174,7 +174,7 @@ func (c *cache) len() int {
 }
 
 // taskSize is the size of t's variable fields.
-func taskSize(t *sake.Task) int {
+func taskSize(t *backend.Task) int {
 	n := len(t.Owner) + len(t.Tool) + len(t.StatusMessage) + len(t.Result)
 	for k, v := range t.InputRequests {
 		n += len(k) + len(v)
@@ -187,7 +187,7 @@ func taskSize(t *sake.Task) int {
 
 // cloneTask returns a deep copy of t (an error's Data is shared: nothing
 // here changes it).
-func cloneTask(t *sake.Task) *sake.Task {
+func cloneTask(t *backend.Task) *backend.Task {
 	c := *t
 	if t.InputRequests != nil {
 		c.InputRequests = maps.Clone(t.InputRequests)

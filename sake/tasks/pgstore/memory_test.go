@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 	"github.com/sakemcp/sake-go/sake/tasks"
 	"github.com/sakemcp/sake-go/sake/tasks/pgstore"
@@ -138,7 +139,7 @@ func TestTaskLifeStatements(t *testing.T) {
 	onA.take()
 	onB.take()
 
-	task, ctl, err := ma.Create(ctx, "sub:alice", sake.TaskOptions{Tool: "t"})
+	task, ctl, err := ma.Create(ctx, "sub:alice", backend.TaskOptions{Tool: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestTaskLifeStatements(t *testing.T) {
 		}
 	}
 	// Another owner finds nothing, from memory as well.
-	if _, err := mb.Get(ctx, "sub:bob", task.ID); !errors.Is(err, sake.ErrTaskNotFound) {
+	if _, err := mb.Get(ctx, "sub:bob", task.ID); !errors.Is(err, backend.ErrTaskNotFound) {
 		t.Fatalf("bob's poll: %v", err)
 	}
 	if err := ctl.Progress("half way"); err != nil {
@@ -177,7 +178,7 @@ func TestTaskLifeStatements(t *testing.T) {
 	}
 	// A change the memory does not yet know of is written under the
 	// row's lock and holds: B cancels a task it learns of from the table.
-	task2, _, err := ma.Create(ctx, "sub:alice", sake.TaskOptions{Tool: "t"})
+	task2, _, err := ma.Create(ctx, "sub:alice", backend.TaskOptions{Tool: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestLostListenForgetsMemory(t *testing.T) {
 		_ = mb.Shutdown(sctx)
 	})
 
-	task, ctl, err := ma.Create(ctx, "sub:alice", sake.TaskOptions{Tool: "t"})
+	task, ctl, err := ma.Create(ctx, "sub:alice", backend.TaskOptions{Tool: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // maxNotice is the longest NOTIFY payload sent with the task in it
@@ -53,7 +54,7 @@ type wireTask struct {
 
 // encodeNotice is the payload announcing t at version: with the task when
 // it fits, else without.
-func encodeNotice(origin, kind string, t *sake.Task, version int64, echo uint64) string {
+func encodeNotice(origin, kind string, t *backend.Task, version int64, echo uint64) string {
 	n := notice{Origin: origin, ID: t.ID, Kind: kind, Version: version, Echo: echo, Task: &wireTask{
 		Owner: t.Owner, Tool: t.Tool, Status: t.Status, StatusMessage: t.StatusMessage,
 		CreatedAt: t.CreatedAt.UnixMicro(), LastUpdatedAt: t.LastUpdatedAt.UnixMicro(),
@@ -75,12 +76,12 @@ func bareNotice(origin, id, kind string, echo uint64) string {
 }
 
 // task returns the task a notice carries, or nil.
-func (n *notice) task() *sake.Task {
+func (n *notice) task() *backend.Task {
 	w := n.Task
 	if w == nil {
 		return nil
 	}
-	t := &sake.Task{ID: n.ID, Owner: w.Owner, Tool: w.Tool, Status: w.Status, StatusMessage: w.StatusMessage,
+	t := &backend.Task{ID: n.ID, Owner: w.Owner, Tool: w.Tool, Status: w.Status, StatusMessage: w.StatusMessage,
 		CreatedAt: time.UnixMicro(w.CreatedAt).UTC(), LastUpdatedAt: time.UnixMicro(w.LastUpdatedAt).UTC(),
 		TTL: time.Duration(w.TTL) * time.Millisecond, PollInterval: time.Duration(w.PollInterval) * time.Millisecond,
 		InputRequests: w.InputRequests, Result: w.Result, ResultIsError: w.ResultIsError, Error: w.Error}

@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 )
 
 // A replica reads the echo of its own notices without decoding them, and
 // takes every other notice (another replica's, one naming it only inside
 // the task) for a full decode.
 func TestOwnEcho(t *testing.T) {
-	task := &sake.Task{ID: "t1", Owner: "me", Tool: "n", Status: sake.TaskWorking, CreatedAt: time.Now(), LastUpdatedAt: time.Now(),
+	task := &backend.Task{ID: "t1", Owner: "me", Tool: "n", Status: sake.TaskWorking, CreatedAt: time.Now(), LastUpdatedAt: time.Now(),
 		Result: []byte(`{"n":5}`)}
 	mine, other := ownPrefix("r1"), ownPrefix("r2")
 	for _, tc := range []struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 	"github.com/sakemcp/sake-go/sake/tasks"
 	"github.com/sakemcp/sake-go/sake/tasks/pgstore"
@@ -123,7 +124,7 @@ func TestTaskFinishedWhileDatabaseUnreachable(t *testing.T) {
 		_ = b.Shutdown(context.Background())
 	})
 
-	task, ctl, err := a.Create(ctx, "sub:alice", sake.TaskOptions{Tool: "deploy"})
+	task, ctl, err := a.Create(ctx, "sub:alice", backend.TaskOptions{Tool: "deploy"})
 	if err != nil {
 		t.Fatal(err)
 	}

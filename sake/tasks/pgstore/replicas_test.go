@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 	"github.com/sakemcp/sake-go/sake/tasks"
 	"github.com/sakemcp/sake-go/sake/tasks/pgstore"
@@ -42,7 +43,7 @@ func TestTaskAcrossReplicas(t *testing.T) {
 	a, b, c := ms[0], ms[1], ms[2]
 	ctx := context.Background()
 
-	task, ctl, err := a.Create(ctx, "sub:alice", sake.TaskOptions{Tool: "deploy"})
+	task, ctl, err := a.Create(ctx, "sub:alice", backend.TaskOptions{Tool: "deploy"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +56,11 @@ func TestTaskAcrossReplicas(t *testing.T) {
 		}
 		answered <- got
 	}()
-	if _, err := b.Wait(ctx, "sub:alice", task.ID, func(t *sake.Task) bool { return t.Status == sake.TaskInputRequired }); err != nil {
+	if _, err := b.Wait(ctx, "sub:alice", task.ID, func(t *backend.Task) bool { return t.Status == sake.TaskInputRequired }); err != nil {
 		t.Fatal(err)
 	}
 	// Another subject cannot answer, on any replica.
-	if err := b.Answer(ctx, "sub:bob", task.ID, map[string]json.RawMessage{"confirm": json.RawMessage(`{"action":"accept"}`)}); !errors.Is(err, sake.ErrTaskNotFound) {
+	if err := b.Answer(ctx, "sub:bob", task.ID, map[string]json.RawMessage{"confirm": json.RawMessage(`{"action":"accept"}`)}); !errors.Is(err, backend.ErrTaskNotFound) {
 		t.Fatalf("bob answered alice's task: %v", err)
 	}
 	if err := b.Answer(ctx, "sub:alice", task.ID, map[string]json.RawMessage{"confirm": json.RawMessage(`{"action":"accept"}`)}); err != nil {
@@ -70,7 +71,7 @@ func TestTaskAcrossReplicas(t *testing.T) {
 	}
 
 	// Cancelled through C: the work's context on A ends, waiters on B wake.
-	if _, err := c.Cancel(ctx, "sub:bob", task.ID); !errors.Is(err, sake.ErrTaskNotFound) {
+	if _, err := c.Cancel(ctx, "sub:bob", task.ID); !errors.Is(err, backend.ErrTaskNotFound) {
 		t.Fatalf("bob cancelled alice's task: %v", err)
 	}
 	if _, err := c.Cancel(ctx, "sub:alice", task.ID); err != nil {
@@ -91,14 +92,14 @@ func TestWaitersWakeOnAnotherReplica(t *testing.T) {
 	ms, _, _ := replicas(t, 2)
 	a, b := ms[0], ms[1]
 	ctx := context.Background()
-	task, ctl, err := a.Create(ctx, "sub:alice", sake.TaskOptions{Tool: "t"})
+	task, ctl, err := a.Create(ctx, "sub:alice", backend.TaskOptions{Tool: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := make(chan *sake.Task, 8)
-	stop := b.Subscribe("sub:alice", func(t *sake.Task) { seen <- t })
+	seen := make(chan *backend.Task, 8)
+	stop := b.Subscribe("sub:alice", func(t *backend.Task) { seen <- t })
 	defer stop()
-	waited := make(chan *sake.Task, 1)
+	waited := make(chan *backend.Task, 1)
 	go func() {
 		got, err := b.Wait(ctx, "sub:alice", task.ID, nil)
 		if err != nil {
@@ -122,7 +123,7 @@ func TestStoppedReplicaTasksFail(t *testing.T) {
 	ms, ss, _ := replicas(t, 2)
 	a, b := ms[0], ms[1]
 	ctx := context.Background()
-	task, ctl, err := a.Create(ctx, "sub:alice", sake.TaskOptions{Tool: "t"})
+	task, ctl, err := a.Create(ctx, "sub:alice", backend.TaskOptions{Tool: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,11 +178,11 @@ func TestListenReconnects(t *testing.T) {
 	ma, mb := tasks.New(tasks.WithStore(a)), tasks.New(tasks.WithStore(b))
 	t.Cleanup(func() { _ = ma.Shutdown(ctx); _ = mb.Shutdown(ctx) })
 
-	task, ctl, err := ma.Create(ctx, "sub:alice", sake.TaskOptions{Tool: "t"})
+	task, ctl, err := ma.Create(ctx, "sub:alice", backend.TaskOptions{Tool: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waited := make(chan *sake.Task, 1)
+	waited := make(chan *backend.Task, 1)
 	go func() {
 		got, err := mb.Wait(ctx, "sub:alice", task.ID, nil)
 		if err != nil {
@@ -221,7 +222,7 @@ func TestSweepWaitsForOwnSteadyBeat(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	task := &sake.Task{ID: "t1", Owner: "sub:alice", Status: sake.TaskWorking, CreatedAt: now, LastUpdatedAt: now, TTL: time.Hour}
+	task := &backend.Task{ID: "t1", Owner: "sub:alice", Status: sake.TaskWorking, CreatedAt: now, LastUpdatedAt: now, TTL: time.Hour}
 	if err := sa.Create(ctx, task); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/internal/pglisten"
 	"github.com/sakemcp/sake-go/sake/internal/pgmigrate"
 	"github.com/sakemcp/sake-go/sake/tasks"
@@ -67,7 +68,7 @@ const columns = `id, owner, tool, status, status_message, created_at, last_updat
 
 // Create implements tasks.Store in one statement, which announces the new
 // task to the other replicas.
-func (s *Store) Create(ctx context.Context, t *sake.Task) error {
+func (s *Store) Create(ctx context.Context, t *backend.Task) error {
 	if t.ID == "" {
 		return errors.New("pgstore: a task needs an id")
 	}
@@ -98,10 +99,10 @@ func (s *Store) Create(ctx context.Context, t *sake.Task) error {
 
 // Get implements tasks.Store: from memory when this replica knows the
 // task's latest state, else from the table.
-func (s *Store) Get(ctx context.Context, id string) (*sake.Task, error) {
+func (s *Store) Get(ctx context.Context, id string) (*backend.Task, error) {
 	if t, _, gone, ok := s.cache.lookup(id); ok {
 		if gone {
-			return nil, sake.ErrTaskNotFound
+			return nil, backend.ErrTaskNotFound
 		}
 		return t, nil
 	}
@@ -120,7 +121,7 @@ func (s *Store) Get(ctx context.Context, id string) (*sake.Task, error) {
 // (or when the condition fails, or fn refuses what memory holds) the row
 // is locked for the length of fn, so concurrent updates from every replica
 // apply one after another. Either way the write announces itself.
-func (s *Store) Update(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
+func (s *Store) Update(ctx context.Context, id string, fn func(*backend.Task) error) (*backend.Task, error) {
 	if cur, version, gone, ok := s.cache.lookup(id); ok && !gone {
 		owner := cur.Owner
 		if fn(cur) == nil {
@@ -142,7 +143,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*sake.Task) error
 
 // writeIf stores t if the row is still at version, announcing the change,
 // and reports whether it did.
-func (s *Store) writeIf(ctx context.Context, t *sake.Task, version int64) (bool, error) {
+func (s *Store) writeIf(ctx context.Context, t *backend.Task, version int64) (bool, error) {
 	reqs, result, errJSON, err := encode(t)
 	if err != nil {
 		return false, err
@@ -170,8 +171,8 @@ func (s *Store) writeIf(ctx context.Context, t *sake.Task, version int64) (bool,
 }
 
 // updateLocked is Update with the row locked while fn runs.
-func (s *Store) updateLocked(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
-	var out *sake.Task
+func (s *Store) updateLocked(ctx context.Context, id string, fn func(*backend.Task) error) (*backend.Task, error) {
+	var out *backend.Task
 	var version int64
 	echo, wait := s.echoes.Expect()
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -204,7 +205,7 @@ func (s *Store) updateLocked(ctx context.Context, id string, fn func(*sake.Task)
 	})
 	if err != nil {
 		s.echoes.Forget(echo)
-		if !errors.Is(err, sake.ErrTaskNotFound) {
+		if !errors.Is(err, backend.ErrTaskNotFound) {
 			s.cache.drop(id)
 		}
 		return nil, err
@@ -225,7 +226,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 			s.cache.drop(id)
 			return fmt.Errorf("pgstore: deleting task: %w", err)
 		}
-		return sake.ErrTaskNotFound
+		return backend.ErrTaskNotFound
 	}
 	s.cache.gone(id)
 	wait(ctx)
@@ -234,7 +235,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 
 // List implements tasks.Store: newest first, ties in insertion order
 // reversed, after a task of owner's.
-func (s *Store) List(ctx context.Context, owner string, after string, limit int) ([]*sake.Task, error) {
+func (s *Store) List(ctx context.Context, owner string, after string, limit int) ([]*backend.Task, error) {
 	var lim any
 	if limit > 0 {
 		lim = limit
@@ -250,7 +251,7 @@ func (s *Store) List(ctx context.Context, owner string, after string, limit int)
 		if err := s.pool.QueryRow(ctx, `SELECT created_at, seq FROM sake_tasks WHERE id = $1 AND owner = $2`,
 			after, owner).Scan(&created, &seq); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
-				return nil, sake.ErrTaskNotFound
+				return nil, backend.ErrTaskNotFound
 			}
 			return nil, fmt.Errorf("pgstore: listing tasks: %w", err)
 		}
@@ -262,7 +263,7 @@ func (s *Store) List(ctx context.Context, owner string, after string, limit int)
 		return nil, fmt.Errorf("pgstore: listing tasks: %w", err)
 	}
 	defer rows.Close()
-	var out []*sake.Task
+	var out []*backend.Task
 	for rows.Next() {
 		t, err := scan(rows)
 		if err != nil {
@@ -294,7 +295,7 @@ func (s *Store) Expired(ctx context.Context, now time.Time, limit int) ([]string
 }
 
 // expiresAt is the end of t's TTL, or nil when it has none.
-func expiresAt(t *sake.Task) any {
+func expiresAt(t *backend.Task) any {
 	if t.TTL <= 0 {
 		return nil
 	}
@@ -303,7 +304,7 @@ func expiresAt(t *sake.Task) any {
 
 // encode turns the JSON-bearing fields of t into column values (nil for
 // absent ones).
-func encode(t *sake.Task) (reqs, result, errJSON []byte, err error) {
+func encode(t *backend.Task) (reqs, result, errJSON []byte, err error) {
 	if t.InputRequests != nil {
 		if reqs, err = json.Marshal(t.InputRequests); err != nil {
 			return nil, nil, nil, fmt.Errorf("pgstore: encoding input requests: %w", err)
@@ -320,22 +321,22 @@ func encode(t *sake.Task) (reqs, result, errJSON []byte, err error) {
 	return reqs, result, errJSON, nil
 }
 
-// scanVersioned reads one task and its version, or sake.ErrTaskNotFound.
-func scanVersioned(row pgx.Row) (*sake.Task, int64, error) {
+// scanVersioned reads one task and its version, or backend.ErrTaskNotFound.
+func scanVersioned(row pgx.Row) (*backend.Task, int64, error) {
 	var version int64
 	t, err := scanInto(row, &version)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, 0, sake.ErrTaskNotFound
+		return nil, 0, backend.ErrTaskNotFound
 	}
 	return t, version, err
 }
 
 // scan reads the columns of one task.
-func scan(row pgx.Row) (*sake.Task, error) { return scanInto(row) }
+func scan(row pgx.Row) (*backend.Task, error) { return scanInto(row) }
 
 // scanInto reads the columns of one task, then extra columns into extra.
-func scanInto(row pgx.Row, extra ...any) (*sake.Task, error) {
-	var t sake.Task
+func scanInto(row pgx.Row, extra ...any) (*backend.Task, error) {
+	var t backend.Task
 	var ttl, poll int64
 	var reqs, result, errJSON []byte
 	dest := append([]any{&t.ID, &t.Owner, &t.Tool, &t.Status, &t.StatusMessage, &t.CreatedAt, &t.LastUpdatedAt,

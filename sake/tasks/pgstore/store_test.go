@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 	"github.com/sakemcp/sake-go/sake/tasks"
 	"github.com/sakemcp/sake-go/sake/tasks/pgstore"
@@ -51,7 +52,7 @@ func TestStatusMessageThatTextCannotHold(t *testing.T) {
 	}
 	m := tasks.New(tasks.WithStore(s))
 	defer m.Shutdown(ctx)
-	task, ctl, err := m.Create(ctx, "sub:alice", sake.TaskOptions{})
+	task, ctl, err := m.Create(ctx, "sub:alice", backend.TaskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
@@ -21,8 +22,8 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 	t.Helper()
 	ctx := context.Background()
 	base := time.Date(2026, 7, 28, 10, 0, 0, 0, time.UTC)
-	task := func(id, owner string, created time.Time) *sake.Task {
-		return &sake.Task{
+	task := func(id, owner string, created time.Time) *backend.Task {
+		return &backend.Task{
 			ID: id, Owner: owner, Tool: "tool", Status: sake.TaskWorking,
 			CreatedAt: created, LastUpdatedAt: created,
 			TTL: time.Hour, PollInterval: time.Second,
@@ -67,13 +68,13 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 	t.Run("NotFound", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		if _, err := s.Get(ctx, "x"); !errors.Is(err, sake.ErrTaskNotFound) {
+		if _, err := s.Get(ctx, "x"); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("Get: %v", err)
 		}
-		if _, err := s.Update(ctx, "x", func(*sake.Task) error { return nil }); !errors.Is(err, sake.ErrTaskNotFound) {
+		if _, err := s.Update(ctx, "x", func(*backend.Task) error { return nil }); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("Update: %v", err)
 		}
-		if err := s.Delete(ctx, "x"); !errors.Is(err, sake.ErrTaskNotFound) {
+		if err := s.Delete(ctx, "x"); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("Delete: %v", err)
 		}
 	})
@@ -101,8 +102,8 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 		got.Error.Code = 2
 		// Change what Update returned, and what fn was given after the
 		// fact.
-		var seen *sake.Task
-		up, err := s.Update(ctx, "a", func(t *sake.Task) error {
+		var seen *backend.Task
+		up, err := s.Update(ctx, "a", func(t *backend.Task) error {
 			seen = t
 			t.StatusMessage = "hi"
 			return nil
@@ -133,7 +134,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 		}
 		result := json.RawMessage(`{"r":1}`)
 		reqs := map[string]json.RawMessage{"k": json.RawMessage(`{}`)}
-		if _, err := s.Update(ctx, "a", func(t *sake.Task) error {
+		if _, err := s.Update(ctx, "a", func(t *backend.Task) error {
 			t.Result, t.InputRequests = result, reqs
 			return nil
 		}); err != nil {
@@ -154,7 +155,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 			t.Fatal(err)
 		}
 		stop := errors.New("stop")
-		_, err := s.Update(ctx, "a", func(t *sake.Task) error {
+		_, err := s.Update(ctx, "a", func(t *backend.Task) error {
 			t.Status = sake.TaskFailed
 			return stop
 		})
@@ -165,7 +166,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 		if got.Status != sake.TaskWorking {
 			t.Errorf("aborted update stored: status %s", got.Status)
 		}
-		up, err := s.Update(ctx, "a", func(t *sake.Task) error {
+		up, err := s.Update(ctx, "a", func(t *backend.Task) error {
 			if t.Status != sake.TaskWorking {
 				return fmt.Errorf("fn saw status %s", t.Status)
 			}
@@ -187,7 +188,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				_, err := s.Update(ctx, "a", func(t *sake.Task) error {
+				_, err := s.Update(ctx, "a", func(t *backend.Task) error {
 					if t.InputRequests == nil {
 						t.InputRequests = map[string]json.RawMessage{}
 					}
@@ -217,14 +218,14 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 		if err := s.Delete(ctx, "a"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Get(ctx, "a"); !errors.Is(err, sake.ErrTaskNotFound) {
+		if _, err := s.Get(ctx, "a"); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("Get after Delete: %v", err)
 		}
 		list, err := s.List(ctx, "alice", "", 0)
 		if err != nil || len(list) != 1 || list[0].ID != "b" {
 			t.Errorf("List after Delete: %v, %v", ids(list), err)
 		}
-		if err := s.Delete(ctx, "a"); !errors.Is(err, sake.ErrTaskNotFound) {
+		if err := s.Delete(ctx, "a"); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("second Delete: %v", err)
 		}
 		if err := s.Create(ctx, task("a", "bob", base)); err != nil {
@@ -261,7 +262,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 			t.Errorf("List order: %v", ids(all))
 		}
 		// Pages of two follow the same order, ties included.
-		var paged []*sake.Task
+		var paged []*backend.Task
 		after := ""
 		for range 10 {
 			page, err := s.List(ctx, "alice", after, 2)
@@ -283,10 +284,10 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 		if list, err := s.List(ctx, "carol", "", 0); err != nil || len(list) != 0 {
 			t.Errorf("another owner's list: %v, %v", ids(list), err)
 		}
-		if _, err := s.List(ctx, "alice", "nope", 2); !errors.Is(err, sake.ErrTaskNotFound) {
+		if _, err := s.List(ctx, "alice", "nope", 2); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("unknown after: %v", err)
 		}
-		if _, err := s.List(ctx, "alice", "b1", 2); !errors.Is(err, sake.ErrTaskNotFound) {
+		if _, err := s.List(ctx, "alice", "b1", 2); !errors.Is(err, backend.ErrTaskNotFound) {
 			t.Errorf("another owner's task as after: %v", err)
 		}
 	})
@@ -300,7 +301,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 		short.TTL = time.Minute
 		long := task("long", "bob", base)
 		long.TTL = time.Hour
-		for _, x := range []*sake.Task{forever, short, long} {
+		for _, x := range []*backend.Task{forever, short, long} {
 			if err := s.Create(ctx, x); err != nil {
 				t.Fatal(err)
 			}
@@ -333,7 +334,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store) {
 	})
 }
 
-func ids(ts []*sake.Task) []string {
+func ids(ts []*backend.Task) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
 		out[i] = t.ID
@@ -341,7 +342,7 @@ func ids(ts []*sake.Task) []string {
 	return out
 }
 
-func assertTaskEqual(t *testing.T, got, want *sake.Task) {
+func assertTaskEqual(t *testing.T, got, want *backend.Task) {
 	t.Helper()
 	gj, _ := json.Marshal(got)
 	wj, _ := json.Marshal(want)

@@ -1,10 +1,12 @@
-package sake
+package backend
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Task is the state of a long-running tool call as its owner sees it.
@@ -29,12 +31,12 @@ type Task struct {
 	// era reports such a task as failed.
 	ResultIsError bool
 	// Error is the JSON-RPC error of a failed task.
-	Error *Error
+	Error *protocol.Error
 }
 
 // Terminal reports whether the task has finished.
 func (t *Task) Terminal() bool {
-	return t.Status == TaskCompleted || t.Status == TaskFailed || t.Status == TaskCancelled
+	return t.Status == protocol.TaskCompleted || t.Status == protocol.TaskFailed || t.Status == protocol.TaskCancelled
 }
 
 // TaskOptions are what a task is created with.
@@ -46,11 +48,11 @@ type TaskOptions struct {
 
 // ErrTaskNotFound is returned for a task id that does not exist, has
 // expired, or belongs to another owner: callers cannot tell these apart.
-var ErrTaskNotFound = errors.New("sake: no such task")
+var ErrTaskNotFound = errors.New("backend: no such task")
 
 // TaskManager keeps tasks and their state. The package sake/tasks provides
 // one (in memory, or over a shared store); a server runs tools as tasks
-// when it has one (the Tasks option).
+// when it has one (the sake.Tasks option).
 type TaskManager interface {
 	// Create stores a new task (status working) for owner and returns it
 	// with the control its work reports through. It returns only once Get
@@ -85,13 +87,13 @@ type TaskControl interface {
 	// or until the context ends.
 	NeedInput(requests map[string]json.RawMessage) (map[string]json.RawMessage, error)
 	// Progress records a status message while the task works. It returns
-	// an error when the message is refused (a -32602 *Error for one that
-	// is not valid UTF-8 or holds a NUL, which no store need keep) or
-	// cannot be stored; once the task is terminal it is ignored.
+	// an error when the message is refused (a -32602 *protocol.Error for
+	// one that is not valid UTF-8 or holds a NUL, which no store need
+	// keep) or cannot be stored; once the task is terminal it is ignored.
 	Progress(message string) error
 	// Complete finishes the task with a tool result (isError says the
 	// tool reported an error).
 	Complete(result json.RawMessage, isError bool)
 	// Fail finishes the task with a JSON-RPC error.
-	Fail(err *Error)
+	Fail(err *protocol.Error)
 }

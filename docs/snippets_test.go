@@ -25,6 +25,7 @@ import (
 var importTable = map[string]string{
 	"sake":       "github.com/sakemcp/sake-go/sake",
 	"protocol":   "github.com/sakemcp/sake-go/sake/protocol",
+	"backend":    "github.com/sakemcp/sake-go/sake/backend",
 	"memory":     "github.com/sakemcp/sake-go/sake/client/memory",
 	"proxy":      "github.com/sakemcp/sake-go/sake/proxy",
 	"plug":       "github.com/sakemcp/sake-go/sake/plug",

@@ -197,12 +197,41 @@ func TestEnvelopesGoThroughProtocol(t *testing.T) {
 // reflector, so a program that only connects to servers links neither.
 func TestClientLinksNoServer(t *testing.T) {
 	t.Parallel()
+	seen := linksNone(t, "sake/client", "the client", modulePath+"sake", "github.com/invopop/jsonschema")
+	if _, ok := seen[modulePath+"sake/protocol"]; !ok {
+		t.Fatal("sake/client does not import sake/protocol: the walk is broken")
+	}
+}
+
+// TestBackendLinksNoServer keeps sake/backend a leaf beside the protocol:
+// the interfaces a backend implements, and what they import, never import
+// the server package, so a backend links no server.
+func TestBackendLinksNoServer(t *testing.T) {
+	t.Parallel()
+	seen := linksNone(t, "sake/backend", "sake/backend", modulePath+"sake")
+	if _, ok := seen[modulePath+"sake/protocol"]; !ok {
+		t.Fatal("sake/backend does not import sake/protocol: the walk is broken")
+	}
+}
+
+// modulePath is the module's import path, with a trailing slash.
+const modulePath = "github.com/sakemcp/sake-go/"
+
+// linksNone walks the non-test imports of the module's package at dir
+// (relative to the module), through the module's packages, and fails the
+// test, naming the chain, for each forbidden package reached; what names
+// the start in the messages. It returns every package seen, each with the
+// package that imported it.
+func linksNone(t *testing.T, dir, what string, forbidden ...string) map[string]string {
+	t.Helper()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const module = "github.com/sakemcp/sake-go/"
-	forbidden := map[string]bool{module + "sake": true, "github.com/invopop/jsonschema": true}
+	banned := map[string]bool{}
+	for _, pkg := range forbidden {
+		banned[pkg] = true
+	}
 	fset := token.NewFileSet()
 	seen := map[string]string{} // package → the package that imported it
 	var visit func(pkg, from string)
@@ -211,18 +240,18 @@ func TestClientLinksNoServer(t *testing.T) {
 			return
 		}
 		seen[pkg] = from
-		if forbidden[pkg] {
+		if banned[pkg] {
 			chain := pkg
 			for p := from; p != ""; p = seen[p] {
 				chain = p + " → " + chain
 			}
-			t.Errorf("the client links %s: %s", pkg, chain)
+			t.Errorf("%s links %s: %s", what, pkg, chain)
 			return
 		}
-		if !strings.HasPrefix(pkg, module) {
+		if !strings.HasPrefix(pkg, modulePath) {
 			return
 		}
-		dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(pkg, module)))
+		dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(pkg, modulePath)))
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -242,8 +271,6 @@ func TestClientLinksNoServer(t *testing.T) {
 			}
 		}
 	}
-	visit(module+"sake/client", "")
-	if _, ok := seen[module+"sake/protocol"]; !ok {
-		t.Fatal("sake/client does not import sake/protocol: the walk is broken")
-	}
+	visit(modulePath+dir, "")
+	return seen
 }

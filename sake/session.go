@@ -49,11 +49,11 @@ type Session struct {
 	done          chan struct{}
 	onClose       func() // from Hooks.Session
 	afterClose    []func()
-	// shared says the session lives in the server's SessionStore, and
+	// shared says the session lives in the server's session store, and
 	// this is one replica's copy of it.
 	shared bool
 	// streamSave orders the records of whether this replica holds the
-	// session's stream (SessionStreamStore).
+	// session's stream (backend.SessionStreamStore).
 	streamSave sync.Mutex
 }
 
@@ -222,8 +222,9 @@ var ErrNoStream = errors.New("sake: the session has no stream open for server me
 // over HTTP the standalone GET stream, over stdio the output. nil removes
 // it.
 //
-// On a shared session whose store is a SessionStreamStore, the store is
-// told (in the background) whether this replica now holds the stream.
+// On a shared session whose store is a [backend.SessionStreamStore], the
+// store is told (in the background) whether this replica now holds the
+// stream.
 func (s *Session) SetSender(send func(msg []byte) error) {
 	s.mu.Lock()
 	changed := (s.send == nil) != (send == nil)

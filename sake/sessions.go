@@ -39,14 +39,14 @@ var (
 	// ErrShuttingDown: the server is stopping (Shutdown) and opens no
 	// session.
 	ErrShuttingDown = errors.New("sake: the server is shutting down")
-	// ErrSessionStore: the SessionStore failed, so a shared session could
-	// not be stored or read. The cause wraps it together with the store's
-	// own error (errors.Is finds both); the session itself is not known
-	// to be gone.
+	// ErrSessionStore: the session store (the SessionStore option) failed,
+	// so a shared session could not be stored or read. The cause wraps it
+	// together with the store's own error (errors.Is finds both); the
+	// session itself is not known to be gone.
 	ErrSessionStore = errors.New("sake: the session store failed")
 )
 
-// storeError is err, from the SessionStore, marked as ErrSessionStore.
+// storeError is err, from the session store, marked as ErrSessionStore.
 func storeError(err error) error { return fmt.Errorf("%w: %w", ErrSessionStore, err) }
 
 // Defaults of the session limits.

@@ -90,8 +90,8 @@ func (s *Server) sessionChanged(sess *Session) {
 	s.relay(backend.RelayChanged, sess.id, nil)
 }
 
-// streamChanged tells a [backend.SessionStreamStore] whether this replica holds
-// sess's stream now: the last call records the last state.
+// streamChanged tells a [backend.SessionStreamStore] whether this replica
+// holds sess's stream now: the last call records the last state.
 func (s *Server) streamChanged(sess *Session) {
 	st, ok := s.share.store.(backend.SessionStreamStore)
 	if !ok {

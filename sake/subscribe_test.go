@@ -11,8 +11,8 @@ import (
 	"github.com/sakemcp/sake-go/sake/backend"
 )
 
-// memStore is a SessionStore in memory, for tests of what the dispatcher
-// persists.
+// memStore is a backend.SessionStore in memory, for tests of what the
+// dispatcher persists.
 type memStore struct {
 	mu   sync.Mutex
 	recs map[string]backend.SessionRecord

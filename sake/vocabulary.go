@@ -202,7 +202,7 @@ const (
 // RetryData is the data of a CodeRateLimited error: when to retry.
 type RetryData = protocol.RetryData
 
-// Task statuses (Task.Status). The last three are terminal.
+// Task statuses ([backend.Task.Status]). The last three are terminal.
 const (
 	TaskWorking       = protocol.TaskWorking
 	TaskInputRequired = protocol.TaskInputRequired

@@ -24,8 +24,8 @@ var (
 	ErrTooManyForOwner = errors.New("tasks: too many running tasks for this owner")
 	// ErrClosed is returned by Create after Shutdown.
 	ErrClosed = errors.New("tasks: manager shut down")
-	// ErrTaskFinished is returned by TaskControl.NeedInput once the task
-	// is terminal (completed, failed, cancelled) or gone.
+	// ErrTaskFinished is returned by backend.TaskControl.NeedInput once the
+	// task is terminal (completed, failed, cancelled) or gone.
 	ErrTaskFinished = errors.New("tasks: task has finished")
 )
 
@@ -129,9 +129,10 @@ func (m *Manager) ttl(ttl time.Duration) time.Duration {
 	return ttl
 }
 
-// Create implements backend.TaskManager. The task's context (TaskControl.Context)
-// keeps ctx's values but not its cancellation: it ends when the task is
-// cancelled, expires or finishes, or the manager shuts down.
+// Create implements backend.TaskManager. The task's context
+// (backend.TaskControl.Context) keeps ctx's values but not its
+// cancellation: it ends when the task is cancelled, expires or finishes,
+// or the manager shuts down.
 func (m *Manager) Create(ctx context.Context, owner string, opts backend.TaskOptions) (*backend.Task, backend.TaskControl, error) {
 	m.mu.Lock()
 	switch {

@@ -62,8 +62,9 @@ func MaxRunningPerOwner(n int) Option {
 	return func(c *config) { c.maxPerOwner = n }
 }
 
-// DefaultTTL is the TTL of a task created without one (TaskOptions.TTL 0).
-// The default is one hour; a negative d means such tasks never expire.
+// DefaultTTL is the TTL of a task created without one
+// (backend.TaskOptions.TTL 0). The default is one hour; a negative d means
+// such tasks never expire.
 func DefaultTTL(d time.Duration) Option {
 	return func(c *config) { c.defaultTTL = d }
 }

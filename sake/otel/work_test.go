@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/transport"
 	sakeotel "github.com/sakemcp/sake-go/sake/otel"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/protocol"
@@ -251,7 +252,7 @@ func TestListenStreams(t *testing.T) {
 	go func() {
 		defer close(done)
 		srv.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`),
-			&sake.Inbound{Stream: sake.StreamFunc(func([]byte) {
+			&sake.Inbound{Stream: transport.StreamFunc(func([]byte) {
 				select {
 				case acked <- struct{}{}:
 				default:

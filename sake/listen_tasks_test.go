@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
-	"github.com/sakemcp/sake-go/sake/transport"
 	"github.com/sakemcp/sake-go/sake/tasks"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 type slowTask struct{ release chan struct{} }

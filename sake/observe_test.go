@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
-	"github.com/sakemcp/sake-go/sake/transport"
 	"github.com/sakemcp/sake-go/sake/tasks"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // recorder is a set of hooks that writes down what it sees.

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
-	"github.com/sakemcp/sake-go/sake/transport"
 	"github.com/sakemcp/sake-go/sake/saketest"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 func manyTools(t *testing.T, n int, opts ...sake.Option) *sake.Server {

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
-	"github.com/sakemcp/sake-go/sake/transport"
 	"github.com/sakemcp/sake-go/sake/tasks"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // escalating runs in the request, reporting on its stream, then becomes a

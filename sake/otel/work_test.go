@@ -18,12 +18,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sakemcp/sake-go/sake"
-	"github.com/sakemcp/sake-go/sake/transport"
 	sakeotel "github.com/sakemcp/sake-go/sake/otel"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 	"github.com/sakemcp/sake-go/sake/tasks"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 func answerAnn(protocol.ElicitRequest) protocol.ElicitResult {

@@ -28,7 +28,8 @@ func init() {
 			return sess, err
 		},
 		SetSender:  func(sess any, send func([]byte) error) { sess.(*Session).setSender(send) },
-		Hold:       func(sess any) func() { return sess.(*Session).hold() },
+		Hold:       func(sess any) { sess.(*Session).hold() },
+		Unhold:     func(sess any) { sess.(*Session).unhold() },
 		CloseIdle:  func(sess any, timeout time.Duration) { sess.(*Session).closeIdle(timeout) },
 		Shared:     func(sess any) bool { return sess.(*Session).shared },
 		LastUsed:   func(sess any) time.Time { return sess.(*Session).lastUsedAt() },

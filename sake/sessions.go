@@ -218,13 +218,12 @@ func (s *Session) idle() bool {
 	return s.send == nil
 }
 
-// hold marks the session as in use by the transport until the returned
-// function is called (see transport.Hold).
-func (s *Session) hold() (release func()) {
-	s.busy.Add(1)
-	var once sync.Once
-	return func() { once.Do(func() { s.busy.Add(-1) }) }
-}
+// hold marks the session as in use by the transport until unhold (see
+// transport.Hold, which calls unhold once per hold).
+func (s *Session) hold() { s.busy.Add(1) }
+
+// unhold ends one hold.
+func (s *Session) unhold() { s.busy.Add(-1) }
 
 // Owner returns who opened the session (Identity.Owner), "" for an
 // anonymous caller.

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -138,8 +139,30 @@ func SetSender(sess *sake.Session, send func(msg []byte) error) {
 // does nothing. A held session is never idle, so never evicted to make
 // room nor expired.
 func Hold(sess *sake.Session) (release func()) {
-	return bridge.Root().Hold(sess)
+	// Small enough to inline, so that the hold and its release stay on
+	// the caller's stack: defer Hold(s)() costs no allocation.
+	h := &holding{sess: sess}
+	hold(sess)
+	return h.release
 }
+
+// holding is one Hold of a session.
+type holding struct {
+	sess *sake.Session
+	done atomic.Bool
+}
+
+// release ends the hold, once.
+func (h *holding) release() {
+	if !h.done.Swap(true) {
+		unhold(h.sess)
+	}
+}
+
+// hold and unhold are the server's, for Hold to call without the check
+// bridge.Root makes: package sake, which this package imports, has filled
+// the bridge before these variables are initialised.
+var hold, unhold = bridge.Root().Hold, bridge.Root().Unhold
 
 // LastUsed returns when sess last handled a message, for idle expiry.
 func LastUsed(sess *sake.Session) time.Time {

@@ -15,10 +15,11 @@ type Funcs struct {
 	// FindSession looks up the legacy session id of *sake.Server srv for
 	// *sake.Identity who: a *sake.Session, or nil.
 	FindSession func(srv any, id string, who any) (any, error)
-	// SetSender, Hold, CloseIdle, Shared, LastUsed and AfterClose act on
-	// a *sake.Session.
+	// SetSender, Hold, Unhold, CloseIdle, Shared, LastUsed and AfterClose
+	// act on a *sake.Session. Unhold ends one Hold.
 	SetSender  func(sess any, send func(msg []byte) error)
-	Hold       func(sess any) (release func())
+	Hold       func(sess any)
+	Unhold     func(sess any)
 	CloseIdle  func(sess any, timeout time.Duration)
 	Shared     func(sess any) bool
 	LastUsed   func(sess any) time.Time

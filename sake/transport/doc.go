@@ -4,7 +4,9 @@
 // reads JSON-RPC itself; what it must know about a message (is it a
 // request that may run beside others, is it long-lived, which session it
 // belongs to) it learns from the Message the server decoded. sake/plug
-// (Streamable HTTP) and sake/stdio are built on this package alone.
+// (Streamable HTTP) and sake/stdio need nothing of the server besides this
+// package, Server.Handle and the types Handle speaks (sake.Inbound,
+// sake.Reply, sake.Stream).
 //
 // # Two shapes of transport
 //
@@ -46,7 +48,8 @@
 // A transport that keeps legacy sessions itself (HTTP) finds the one a
 // message names with FindSession or SessionFor, holds it while a request
 // or stream uses it (Hold), gives it a stream for the messages outside
-// requests (SetSender), and expires it when idle (LastUsed, CloseIdle).
+// requests (SetSender), expires it when idle (LastUsed, CloseIdle), and
+// drops what it keeps for it when the server ends it (AfterClose).
 // One that recovers panics of the code it runs in its own goroutines, or
 // that serves an in-process client, reports them through
 // WithPanicHandler. protocol.ErrorBody answers input refused before the

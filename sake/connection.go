@@ -68,8 +68,9 @@ func (c *connection) adopt(s *Session) {
 		s.Close()
 		return
 	}
-	out := c.out
-	s.setSender(func(msg []byte) error { out.Send(msg); return nil })
+	if out := c.out; out != nil {
+		s.setSender(func(msg []byte) error { out.Send(msg); return nil })
+	}
 	if old != nil && old != s {
 		old.Close()
 	}

@@ -18,7 +18,8 @@ import (
 // requests in flight. The server creates and owns it when it answers
 // initialize; a transport names it with every later message
 // (Inbound.SessionID over HTTP) or holds it for a connection
-// (transport.Conn).
+// (transport.Conn). What only a transport does with a session (hold it,
+// give it a stream, expire it) is in package sake/transport.
 type Session struct {
 	id           string
 	version      string

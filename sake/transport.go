@@ -25,7 +25,7 @@ import (
 // incoming message before its reply (progress, log messages, a legacy
 // session's requests to the client), or, for a transport.Conn, the
 // messages that belong to no request. Send must not block for long; it
-// may keep msg.
+// may keep msg. transport.StreamFunc adapts a function to a Stream.
 type Stream interface {
 	Send(msg []byte)
 }

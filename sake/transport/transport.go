@@ -80,7 +80,8 @@ type Conn struct {
 // (sake.Inbound.Transport, sake.Request.Transport); identity is the
 // caller the host vouches for (nil: anonymous); out receives the messages
 // of every request and those of the connection's legacy session that
-// belong to no request.
+// belong to no request. With out nil they are dropped: the session's
+// Send returns sake.ErrNoStream and subscriptions/listen is refused.
 func Connect(srv *sake.Server, transport string, identity *sake.Identity, out sake.Stream) *Conn {
 	return &Conn{c: bridge.Root().Connect(srv, transport, identity, out).(conn)}
 }

@@ -330,3 +330,29 @@ func TestWithPanicHandlerGetsTheToolsPanic(t *testing.T) {
 		t.Errorf("without a handler: got %v, answered %s", got, r.Body)
 	}
 }
+
+func TestConnectWithoutAStreamDropsWhatItWouldSend(t *testing.T) {
+	t.Parallel()
+	srv := sake.MustNew(&lineTools{started: make(chan struct{})})
+	conn := transport.Connect(srv, "quiet", nil, nil)
+	defer conn.Close()
+	if r := conn.Decode([]byte(initMsg)).Handle(context.Background()); r.Session == nil {
+		t.Fatalf("initialize: %s", r.Body)
+	}
+	sess := conn.Session()
+	if sess == nil {
+		t.Fatal("the connection kept no session")
+	}
+	if err := sess.Send([]byte(`{}`)); !errors.Is(err, sake.ErrNoStream) {
+		t.Errorf("Send on a connection without a stream = %v, want ErrNoStream", err)
+	}
+	r := conn.Decode([]byte(`{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{` + modernMeta + `}}`)).Handle(context.Background())
+	if r.ErrorCode != sake.CodeMethodNotFound {
+		t.Errorf("listen without a stream answered %s", r.Body)
+	}
+	conn.EndInput()
+	conn.Close()
+	if !sess.Closed() {
+		t.Error("Close left the session open")
+	}
+}

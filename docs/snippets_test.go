@@ -41,6 +41,7 @@ var importTable = map[string]string{
 	"middleware": "github.com/sakemcp/sake-go/sake/middleware",
 	"pgbuckets":  "github.com/sakemcp/sake-go/sake/middleware/pgbuckets",
 	"sakeotel":   "github.com/sakemcp/sake-go/sake/otel",
+	"transport":  "github.com/sakemcp/sake-go/sake/transport",
 	"chi":        "github.com/go-chi/chi/v5",
 	"pgxpool":    "github.com/jackc/pgx/v5/pgxpool",
 	"bytes":      "bytes",

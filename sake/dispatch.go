@@ -15,7 +15,7 @@ import (
 
 // decode fills m from msg: everything a transport may ask before the
 // message is handled, and the answer when decoding decides it.
-func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
+func (s *Server) decode(m *message, msg []byte, in *Inbound) {
 	m.req.srv, m.in, m.msg = s, in, msg
 	if in.SessionID != "" && in.Session == nil && !in.SessionNotFound && in.SessionErr == nil {
 		in.Session, in.SessionErr = s.lookupSession(in.SessionID, in.Identity.Owner())
@@ -91,7 +91,7 @@ func (s *Server) decode(m *Message, msg []byte, in *Inbound) {
 // unavailable refuses a legacy message whose session could not be looked
 // up: the session may well be alive, so the client is told to retry, not
 // that it is gone.
-func (m *Message) unavailable(id json.RawMessage, cause error) {
+func (m *message) unavailable(id json.RawMessage, cause error) {
 	msg := "Service unavailable: the session store cannot be read right now; retry later, the session is kept"
 	if errors.Is(cause, ErrTooManySessions) {
 		msg = "Server busy: this server has no room for the session right now; retry later, the session is kept"
@@ -101,7 +101,7 @@ func (m *Message) unavailable(id json.RawMessage, cause error) {
 }
 
 // refuse decides the message's answer at decoding.
-func (m *Message) refuse(id json.RawMessage, era Era, err *Error) {
+func (m *message) refuse(id json.RawMessage, era Era, err *Error) {
 	r := m.req.srv.errorReply(id, era, err)
 	m.fail, m.era = &r, era
 }
@@ -111,16 +111,16 @@ func (m *Message) refuse(id json.RawMessage, era Era, err *Error) {
 // transport that writes the body out before it reuses *buf allocates no
 // body per reply. *buf is set to the buffer as grown; Reply.Body is
 // either a slice of it, valid until *buf is reused, or one of its own.
-func (m *Message) HandleInto(ctx context.Context, buf *[]byte) Reply {
+func (m *message) HandleInto(ctx context.Context, buf *[]byte) Reply {
 	return m.handle(ctx, buf)
 }
 
 // Handle handles the message and returns the answer. It must be called
 // once. ctx ends the handling when cancelled.
-func (m *Message) Handle(ctx context.Context) Reply { return m.handle(ctx, nil) }
+func (m *message) Handle(ctx context.Context) Reply { return m.handle(ctx, nil) }
 
 // handle is Handle, with the reply encoded in buf when it is not nil.
-func (m *Message) handle(ctx context.Context, buf *[]byte) Reply {
+func (m *message) handle(ctx context.Context, buf *[]byte) Reply {
 	s, in, env := m.req.srv, m.in, &m.env
 	if m.fl != nil {
 		defer m.flights.untrack(string(env.ID), m.fl)

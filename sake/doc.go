@@ -34,10 +34,10 @@
 // Each message is decoded once and classified by what it carries: modern
 // _meta (or a modern MCP-Protocol-Version header) means modern; initialize,
 // or a session, means legacy. The transports (sake/plug for Streamable
-// HTTP, sake/stdio) and the test client (sake/saketest) all go through the
-// surface in transport.go (Handle, Decode and Message, Connect and Conn,
-// Stream); none of them interprets JSON-RPC, and the server owns every
-// session. A new transport needs nothing else: see Server.Connect.
+// HTTP, sake/stdio) and the test client (sake/saketest) all go through
+// Server.Handle or package sake/transport (Decode and Message, Connect and
+// Conn); none of them interprets JSON-RPC, and the server owns every
+// session. A new transport needs nothing else: see package sake/transport.
 //
 // Limits, with their defaults: MaxSessions (10000 legacy sessions per
 // server; when full, the owner holding the most gives up an idle one),

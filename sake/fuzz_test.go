@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // FuzzHandle feeds arbitrary bytes to the dispatcher, in both eras and
@@ -30,7 +31,7 @@ func FuzzHandle(f *testing.F) {
 	srv := sake.MustNew(newNotes(), sake.Logger(nil))
 	init := srv.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"sampling":{},"roots":{}}}}`), nil)
 	f.Fuzz(func(t *testing.T, msg []byte, legacy bool) {
-		in := &sake.Inbound{Stream: sake.StreamFunc(func([]byte) {}), OnPanic: func(any, []byte) {}}
+		in := &sake.Inbound{Stream: transport.StreamFunc(func([]byte) {}), OnPanic: func(any, []byte) {}}
 		if legacy {
 			in.Session = init.Session
 		} else {

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 const echoCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"text":"hi"}}}`
@@ -15,10 +16,10 @@ const echoCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta
 // encoded in the transport's buffer, which grows to hold it.
 func TestHandleIntoUsesTheLentBuffer(t *testing.T) {
 	srv := sake.MustNew(benchServer{})
-	want := srv.Decode([]byte(echoCall), nil).Handle(context.Background())
+	want := transport.Decode(srv, []byte(echoCall), nil).Handle(context.Background())
 
 	buf := make([]byte, 0, 8) // too small: it grows
-	r := srv.Decode([]byte(echoCall), nil).HandleInto(context.Background(), &buf)
+	r := transport.Decode(srv, []byte(echoCall), nil).HandleInto(context.Background(), &buf)
 	if !bytes.Equal(r.Body, want.Body) || r.ErrorCode != 0 {
 		t.Fatalf("HandleInto = %s, Handle = %s", r.Body, want.Body)
 	}
@@ -26,7 +27,7 @@ func TestHandleIntoUsesTheLentBuffer(t *testing.T) {
 		t.Error("the body is not in the buffer as grown")
 	}
 	// Used again, the buffer holds the next reply.
-	r2 := srv.Decode([]byte(bytes.Replace([]byte(echoCall), []byte(`"hi"`), []byte(`"ho"`), 1)), nil).HandleInto(context.Background(), &buf)
+	r2 := transport.Decode(srv, []byte(bytes.Replace([]byte(echoCall), []byte(`"hi"`), []byte(`"ho"`), 1)), nil).HandleInto(context.Background(), &buf)
 	if !bytes.Contains(r2.Body, []byte(`"ho"`)) || unsafe.SliceData(r2.Body) != unsafe.SliceData(buf) {
 		t.Errorf("second reply %s", r2.Body)
 	}
@@ -42,7 +43,7 @@ func TestHandleIntoKeepsHookedRepliesApart(t *testing.T) {
 		},
 	}))
 	buf := make([]byte, 0, 1024)
-	r := srv.Decode([]byte(echoCall), nil).HandleInto(context.Background(), &buf)
+	r := transport.Decode(srv, []byte(echoCall), nil).HandleInto(context.Background(), &buf)
 	if !bytes.Contains(r.Body, []byte(`"hi"`)) || !bytes.Equal(seen, r.Body) {
 		t.Fatalf("reply %s, hook saw %s", r.Body, seen)
 	}
@@ -55,7 +56,7 @@ func TestHandleIntoKeepsHookedRepliesApart(t *testing.T) {
 func TestHandleIntoErrors(t *testing.T) {
 	srv := sake.MustNew(benchServer{})
 	buf := make([]byte, 0, 64)
-	r := srv.Decode([]byte(bytes.Replace([]byte(echoCall), []byte(`"echo"`), []byte(`"nope"`), 1)), nil).HandleInto(context.Background(), &buf)
+	r := transport.Decode(srv, []byte(bytes.Replace([]byte(echoCall), []byte(`"echo"`), []byte(`"nope"`), 1)), nil).HandleInto(context.Background(), &buf)
 	if r.ErrorCode != sake.CodeInvalidParams || !bytes.Contains(r.Body, []byte(`"id":7`)) {
 		t.Fatalf("unknown tool: %d %s", r.ErrorCode, r.Body)
 	}

@@ -118,7 +118,7 @@ func TestOnlyTheServerReadsJSONRPC(t *testing.T) {
 		})
 		if decodes && names != "" {
 			if !isClientSide(rel) {
-				t.Errorf("%s decodes JSON-RPC (it decodes JSON and names %q): only the sake package reads messages; ask the server (sake.Message) instead", rel, names)
+				t.Errorf("%s decodes JSON-RPC (it decodes JSON and names %q): only the sake package reads messages; ask the server (transport.Message) instead", rel, names)
 			}
 		}
 	})
@@ -197,7 +197,9 @@ func TestEnvelopesGoThroughProtocol(t *testing.T) {
 // reflector, so a program that only connects to servers links neither.
 func TestClientLinksNoServer(t *testing.T) {
 	t.Parallel()
-	seen := linksNone(t, "sake/client", "the client", modulePath+"sake", "github.com/invopop/jsonschema")
+	seen := linksNone(t, "sake/client", "the client", modulePath+"sake",
+		modulePath+"sake/transport", modulePath+"sake/internal/bridge", // the server's side of a transport
+		"github.com/invopop/jsonschema")
 	if _, ok := seen[modulePath+"sake/protocol"]; !ok {
 		t.Fatal("sake/client does not import sake/protocol: the walk is broken")
 	}

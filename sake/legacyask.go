@@ -106,10 +106,10 @@ func (c *Context) sendAndWait(sess *Session, id string, ch chan outgoing, method
 	}
 	var abandoned <-chan struct{}
 	if in := c.req.in; in != nil {
-		if rs, ok := in.Stream.(ResumableStream); ok {
+		if rs, ok := in.Stream.(resumableStream); ok {
 			abandoned = rs.Abandoned()
 		}
-		if aw, ok := in.Stream.(AnswerAwaiter); ok {
+		if aw, ok := in.Stream.(answerAwaiter); ok {
 			aw.AwaitingAnswer()
 		}
 	}

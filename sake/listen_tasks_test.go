@@ -8,6 +8,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/tasks"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 type slowTask struct{ release chan struct{} }
@@ -48,7 +49,7 @@ func TestListenForTaskNotifications(t *testing.T) {
 	go func() {
 		defer close(done)
 		s.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"taskIds":["`+created.Result.TaskID+`"]},`+taskMeta+`}}`),
-			&sake.Inbound{Stream: sake.StreamFunc(func(m []byte) { msgs <- string(m) })})
+			&sake.Inbound{Stream: transport.StreamFunc(func(m []byte) { msgs <- string(m) })})
 	}()
 	if ack := <-msgs; !strings.Contains(ack, `"taskIds":["`+created.Result.TaskID+`"]`) {
 		t.Fatalf("ack = %s", ack)
@@ -71,7 +72,7 @@ func TestListenForTaskNotifications(t *testing.T) {
 
 	// Without the extension, asking for task notifications is refused.
 	r = s.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"taskIds":["x"]},`+modernMeta+`}}`),
-		&sake.Inbound{Stream: sake.StreamFunc(func([]byte) {})})
+		&sake.Inbound{Stream: transport.StreamFunc(func([]byte) {})})
 	if r.ErrorCode != sake.CodeMissingRequiredClientCapability {
 		t.Errorf("taskIds without the extension: %s", r.Body)
 	}

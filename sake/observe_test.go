@@ -10,6 +10,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/backend"
 	"github.com/sakemcp/sake-go/sake/tasks"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // recorder is a set of hooks that writes down what it sees.
@@ -158,7 +159,7 @@ func TestHooksSeeRequestsPanicsSessionsAndQuestions(t *testing.T) {
 		t.Fatal("no session")
 	}
 	sent := make(chan []byte, 1)
-	in := &sake.Inbound{Session: sess, Stream: sake.StreamFunc(func(m []byte) { sent <- m }), Transport: "stdio"}
+	in := &sake.Inbound{Session: sess, Stream: transport.StreamFunc(func(m []byte) { sent <- m }), Transport: "stdio"}
 	rpc(t, s, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, in)
 	done := make(chan sake.Reply)
 	go func() {

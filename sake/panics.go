@@ -1,16 +1,17 @@
 package sake
 
-import "context"
+import (
+	"context"
 
-// panicKey carries the function ContextWithPanicHandler gave a context.
-type panicKey struct{}
+	"github.com/sakemcp/sake-go/sake/internal/bridge"
+)
 
-// panicHandler returns the function ContextWithPanicHandler gave ctx, or
-// nil.
+// panicHandler returns the function transport.WithPanicHandler gave ctx,
+// or nil.
 func panicHandler(ctx context.Context) func(any, []byte) {
 	if ctx == nil {
 		return nil
 	}
-	fn, _ := ctx.Value(panicKey{}).(func(any, []byte))
+	fn, _ := ctx.Value(bridge.PanicKey{}).(func(any, []byte))
 	return fn
 }

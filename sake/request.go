@@ -261,7 +261,7 @@ func (c *Context) CloseStream() bool {
 	if c.task != nil || c.req.in == nil {
 		return false
 	}
-	if rs, ok := c.req.in.Stream.(ResumableStream); ok {
+	if rs, ok := c.req.in.Stream.(resumableStream); ok {
 		return rs.CloseStream()
 	}
 	return false

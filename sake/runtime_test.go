@@ -10,6 +10,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/saketest"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 func manyTools(t *testing.T, n int, opts ...sake.Option) *sake.Server {
@@ -225,7 +226,7 @@ func TestListenStream(t *testing.T) {
 	done := make(chan sake.Reply)
 	go func() {
 		done <- s.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["notes://1"]},`+modernMeta+`}}`),
-			&sake.Inbound{Stream: sake.StreamFunc(func(m []byte) { msgs <- string(m) })})
+			&sake.Inbound{Stream: transport.StreamFunc(func(m []byte) { msgs <- string(m) })})
 	}()
 	ack := <-msgs
 	if !strings.Contains(ack, `"method":"notifications/subscriptions/acknowledged"`) || !strings.Contains(ack, `"io.modelcontextprotocol/subscriptionId":"L"`) {
@@ -251,7 +252,7 @@ func TestListenStream(t *testing.T) {
 	// Shutdown ends a stream with a result.
 	go func() {
 		done <- s.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{},`+modernMeta+`}}`),
-			&sake.Inbound{Stream: sake.StreamFunc(func(m []byte) { msgs <- string(m) })})
+			&sake.Inbound{Stream: transport.StreamFunc(func(m []byte) { msgs <- string(m) })})
 	}()
 	<-msgs
 	_ = s.Shutdown(context.Background())
@@ -267,7 +268,7 @@ func TestLegacyBroadcastsReachSessions(t *testing.T) {
 	r := s.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`), nil)
 	sess := r.Session
 	got := make(chan string, 4)
-	sess.SetSender(func(m []byte) error { got <- string(m); return nil })
+	transport.SetSender(sess, func(m []byte) error { got <- string(m); return nil })
 	s.NotifyListChanged(sake.ListTools) // not initialized yet: nothing
 	s.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), &sake.Inbound{Session: sess})
 	s.ResourceUpdated("notes://1") // not subscribed: nothing

@@ -18,7 +18,9 @@ import (
 // negotiated, its owner, the log level, resource subscriptions, and the
 // requests in flight. The server creates and owns it when it answers
 // initialize; a transport names it with every later message
-// (Inbound.SessionID over HTTP) or holds it for a connection (Conn).
+// (Inbound.SessionID over HTTP) or holds it for a connection
+// (transport.Conn). What only a transport does with a session (hold it,
+// give it a stream, expire it) is in package sake/transport.
 type Session struct {
 	id           string
 	version      string
@@ -101,9 +103,9 @@ func (s *Session) logLevelSet() LogLevel {
 	return ""
 }
 
-// LastUsed returns when the session last handled a message, for idle
+// lastUsedAt returns when the session last handled a message, for idle
 // expiry.
-func (s *Session) LastUsed() time.Time { return time.Unix(0, s.lastUsed.Load()) }
+func (s *Session) lastUsedAt() time.Time { return time.Unix(0, s.lastUsed.Load()) }
 
 func (s *Session) touch() { s.lastUsed.Store(time.Now().UnixNano()) }
 
@@ -184,14 +186,9 @@ func (s *Session) closeHere() {
 	}
 }
 
-// AfterClose arranges for f to be called once, when this copy of the
-// session ends: Close, CloseIdle, the server evicting it to make room,
-// Server.Shutdown, or another replica ending a shared session. f runs on
-// the goroutine that ended the session, after its requests were cancelled
-// and the server forgot it, so it must not block; on a session already
-// ended it runs at once. A transport uses it to drop what it keeps for the
-// session the moment the server no longer has it.
-func (s *Session) AfterClose(f func()) {
+// afterClosed arranges for f to be called once, when this copy of the
+// session ends (see transport.AfterClose).
+func (s *Session) afterClosed(f func()) {
 	s.mu.Lock()
 	if !s.closed {
 		s.afterClose = append(s.afterClose, f)
@@ -202,8 +199,7 @@ func (s *Session) AfterClose(f func()) {
 	f()
 }
 
-// Done returns a channel closed when the session ends, for transports
-// holding a stream open for it.
+// Done returns a channel closed when the session ends.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Closed reports whether Close was called.
@@ -217,15 +213,11 @@ func (s *Session) Closed() bool {
 // open to receive messages outside a request.
 var ErrNoStream = errors.New("sake: the session has no stream open for server messages")
 
-// SetSender sets where the session's messages that belong to no request
-// go (list changes, resource updates; later, server-initiated requests):
-// over HTTP the standalone GET stream, over stdio the output. nil removes
-// it.
-//
-// On a shared session whose store is a [backend.SessionStreamStore], the
-// store is told (in the background) whether this replica now holds the
-// stream.
-func (s *Session) SetSender(send func(msg []byte) error) {
+// setSender sets where the session's messages that belong to no request
+// go (see transport.SetSender); nil removes it. On a shared session whose
+// store is a [backend.SessionStreamStore], the store is told (in the background)
+// whether this replica now holds the stream.
+func (s *Session) setSender(send func(msg []byte) error) {
 	s.mu.Lock()
 	changed := (s.send == nil) != (send == nil)
 	s.send = send

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // AfterClose runs once when the server ends a session, whoever ends it:
@@ -24,7 +25,7 @@ func TestAfterCloseFollowsEviction(t *testing.T) {
 	}
 	first := open()
 	calls := 0
-	first.AfterClose(func() { calls++ })
+	transport.AfterClose(first, func() { calls++ })
 	open() // the same address: the first, idle, makes room
 	if !first.Closed() || calls != 1 {
 		t.Fatalf("after the eviction: closed %v, AfterClose ran %d times", first.Closed(), calls)
@@ -34,7 +35,7 @@ func TestAfterCloseFollowsEviction(t *testing.T) {
 		t.Fatalf("AfterClose ran %d times", calls)
 	}
 	late := 0
-	first.AfterClose(func() { late++ })
+	transport.AfterClose(first, func() { late++ })
 	if late != 1 {
 		t.Fatal("AfterClose on an ended session did not run at once")
 	}

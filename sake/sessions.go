@@ -8,8 +8,8 @@ import (
 )
 
 // The server owns every legacy session: initialize registers it with its
-// owner, a transport names it (Inbound.SessionID) or holds it (Conn), and
-// Session.Close forgets it. Two limits bound them:
+// owner, a transport names it (Inbound.SessionID) or holds it
+// (transport.Conn), and Session.Close forgets it. Two limits bound them:
 //
 //   - MaxSessionsPerOwner (default 100): the sessions of one owner, where
 //     an anonymous caller's owner is its remote address (Inbound.RemoteAddr)
@@ -218,14 +218,12 @@ func (s *Session) idle() bool {
 	return s.send == nil
 }
 
-// Hold marks the session as in use by the transport (an HTTP request or
-// stream open for it) until the returned function is called: a held
-// session is never idle, so never evicted to make room nor expired.
-func (s *Session) Hold() (release func()) {
-	s.busy.Add(1)
-	var once sync.Once
-	return func() { once.Do(func() { s.busy.Add(-1) }) }
-}
+// hold marks the session as in use by the transport until unhold (see
+// transport.Hold, which calls unhold once per hold).
+func (s *Session) hold() { s.busy.Add(1) }
+
+// unhold ends one hold.
+func (s *Session) unhold() { s.busy.Add(-1) }
 
 // Owner returns who opened the session (Identity.Owner), "" for an
 // anonymous caller.

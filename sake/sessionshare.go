@@ -48,7 +48,7 @@ func (sess *Session) record() *backend.SessionRecord {
 	rec := &backend.SessionRecord{
 		ID: sess.id, Version: sess.version, Owner: sess.owner, Key: sess.key,
 		Capabilities: sess.capabilities, ClientInfo: sess.clientInfo, Offers: sess.offers,
-		Initialized: sess.initialized.Load(), LogLevel: sess.logLevel.Load(), LastUsed: sess.LastUsed(),
+		Initialized: sess.initialized.Load(), LogLevel: sess.logLevel.Load(), LastUsed: sess.lastUsedAt(),
 	}
 	sess.mu.Lock()
 	for uri := range sess.subscriptions {
@@ -202,15 +202,11 @@ func (s *Server) onRelay(r backend.SessionRelay) {
 	}
 }
 
-// Shared reports whether the session is shared with other replicas (see
-// the SessionStore option) and this is one replica's copy.
-func (sess *Session) Shared() bool { return sess.shared }
-
-// CloseIdle ends a session found idle for timeout by the transport. A
-// session shared with other replicas may be in use there: its copy here is
-// dropped, and the session itself ends only when the store too says it
-// has been idle that long.
-func (sess *Session) CloseIdle(timeout time.Duration) {
+// closeIdle ends a session found idle for timeout by the transport (see
+// transport.CloseIdle). A session shared with other replicas may be in
+// use there: its copy here is dropped, and the session itself ends only
+// when the store too says it has been idle that long.
+func (sess *Session) closeIdle(timeout time.Duration) {
 	if !sess.shared {
 		sess.Close()
 		return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/tasks"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // escalating runs in the request, reporting on its stream, then becomes a
@@ -48,7 +49,7 @@ func TestEscalatingToolStreamsUntilItIsATask(t *testing.T) {
 	for _, asTask := range []bool{false, true} {
 		var mu sync.Mutex
 		var sent []string
-		in := &sake.Inbound{Stream: sake.StreamFunc(func(msg []byte) {
+		in := &sake.Inbound{Stream: transport.StreamFunc(func(msg []byte) {
 			mu.Lock()
 			sent = append(sent, string(msg))
 			mu.Unlock()
@@ -125,7 +126,7 @@ func legacySession(t *testing.T, s *sake.Server, sent chan<- string) *sake.Inbou
 	if m["result"] == nil || r.Session == nil {
 		t.Fatalf("initialize: %v", m)
 	}
-	r.Session.SetSender(func(msg []byte) error { sent <- string(msg); return nil })
+	transport.SetSender(r.Session, func(msg []byte) error { sent <- string(msg); return nil })
 	in := &sake.Inbound{Session: r.Session}
 	rpc(t, s, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, in)
 	return in

@@ -1,49 +1,12 @@
 package sake_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"net"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
-
-// serveLines is a whole transport: newline-delimited JSON-RPC over a
-// net.Conn, one goroutine per concurrent request. It is what the
-// transport surface asks of a new transport, and nothing more.
-func serveLines(ctx context.Context, srv *sake.Server, c net.Conn) {
-	var wmu sync.Mutex
-	write := func(msg []byte) {
-		wmu.Lock()
-		defer wmu.Unlock()
-		_, _ = c.Write(append(msg, '\n'))
-	}
-	conn := srv.Connect("lines", nil, sake.StreamFunc(write))
-	defer conn.Close()
-	var wg sync.WaitGroup
-	answer := func(m *sake.Message) {
-		if r := m.Handle(ctx); r.Body != nil && !r.Cancelled {
-			write(r.Body)
-		}
-	}
-	sc := bufio.NewScanner(c)
-	for sc.Scan() {
-		m := conn.Decode(append([]byte(nil), sc.Bytes()...))
-		if m.Concurrent() {
-			wg.Add(1)
-			go func() { defer wg.Done(); answer(m) }()
-		} else {
-			answer(m)
-		}
-	}
-	conn.EndInput()
-	wg.Wait()
-}
 
 type lineTools struct{ started chan struct{} }
 
@@ -57,69 +20,6 @@ func (l *lineTools) Block(ctx *sake.Context) (string, error) {
 	close(l.started)
 	<-ctx.Done()
 	return "", ctx.Err()
-}
-
-func TestLineTransport(t *testing.T) {
-	t.Parallel()
-	tl := &lineTools{started: make(chan struct{})}
-	srv := sake.MustNew(tl)
-	client, server := net.Pipe()
-	done := make(chan struct{})
-	go func() { defer close(done); serveLines(context.Background(), srv, server); server.Close() }()
-	lines := make(chan map[string]any, 16)
-	go func() {
-		sc := bufio.NewScanner(client)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) != nil {
-				t.Errorf("not JSON: %s", sc.Bytes())
-			}
-			lines <- m
-		}
-		close(lines)
-	}()
-	send := func(s string) {
-		if _, err := client.Write([]byte(s + "\n")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	recv := func() map[string]any {
-		select {
-		case m := <-lines:
-			return m
-		case <-time.After(10 * time.Second):
-			t.Fatal("nothing received for 10s")
-		}
-		return nil
-	}
-	// The legacy era: a session, a call, a cancellation of a blocked call.
-	send(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	if m := recv(); m["id"] != "i" || m["result"] == nil {
-		t.Fatalf("initialize: %v", m)
-	}
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`)
-	<-tl.started
-	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
-	// The modern era, on the same connection.
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},` + modernMeta + `}}`)
-	m := recv()
-	if m["id"] != float64(2) || !strings.Contains(mustJSON(t, m["result"]), `"hi"`) {
-		t.Fatalf("echo: %v", m)
-	}
-	client.Close()
-	<-done
-	for m := range lines {
-		t.Errorf("written after the cancellation: %v", m)
-	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -138,7 +38,7 @@ func TestSessionQuotaPerOwner(t *testing.T) {
 		t.Fatal("sessions under the quota were refused")
 	}
 	// A third for alice closes her least recently used idle session, not bob's.
-	a2.Session.Hold() // in use: not idle (never released in this test)
+	transport.Hold(a2.Session) // in use: not idle (never released in this test)
 	a3 := open(alice, "")
 	if a3.Session == nil {
 		t.Fatalf("the third session was refused: %s", a3.Body)
@@ -146,14 +46,14 @@ func TestSessionQuotaPerOwner(t *testing.T) {
 	if !a1.Session.Closed() || a2.Session.Closed() || b1.Session.Closed() {
 		t.Errorf("closed: a1 %v a2 %v b1 %v; want only a1", a1.Session.Closed(), a2.Session.Closed(), b1.Session.Closed())
 	}
-	if srv.SessionFor(a1.Session.ID(), alice) != nil {
+	if transport.SessionFor(srv, a1.Session.ID(), alice) != nil {
 		t.Error("the evicted session is still found")
 	}
-	if srv.SessionFor(b1.Session.ID(), alice) != nil {
+	if transport.SessionFor(srv, b1.Session.ID(), alice) != nil {
 		t.Error("alice found bob's session")
 	}
 	// With none idle, the next is refused and nothing changes.
-	a3.Session.Hold()
+	transport.Hold(a3.Session)
 	r := open(alice, "")
 	if r.Session != nil || r.ErrorCode != sake.CodeServerBusy || !r.Busy {
 		t.Fatalf("want a busy refusal, got %s", r.Body)
@@ -177,7 +77,7 @@ func TestInFlightCapPerSession(t *testing.T) {
 	t.Parallel()
 	tl := &lineTools{started: make(chan struct{})}
 	srv := sake.MustNew(tl, sake.MaxInFlight(1))
-	conn := srv.Connect("test", nil, sake.StreamFunc(func([]byte) {}))
+	conn := transport.Connect(srv, "test", nil, transport.StreamFunc(func([]byte) {}))
 	defer conn.Close()
 	if r := conn.Decode([]byte(initMsg)).Handle(context.Background()); r.Session == nil {
 		t.Fatalf("initialize: %s", r.Body)
@@ -217,7 +117,7 @@ func TestShutdownWaitsForRequests(t *testing.T) {
 	t.Parallel()
 	tl := &lineTools{started: make(chan struct{})}
 	srv := sake.MustNew(tl)
-	conn := srv.Connect("test", nil, sake.StreamFunc(func([]byte) {}))
+	conn := transport.Connect(srv, "test", nil, transport.StreamFunc(func([]byte) {}))
 	defer conn.Close()
 	conn.Decode([]byte(initMsg)).Handle(context.Background())
 	done := make(chan sake.Reply, 1)

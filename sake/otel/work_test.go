@@ -23,6 +23,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 	"github.com/sakemcp/sake-go/sake/tasks"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 func answerAnn(protocol.ElicitRequest) protocol.ElicitResult {
@@ -251,7 +252,7 @@ func TestListenStreams(t *testing.T) {
 	go func() {
 		defer close(done)
 		srv.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`),
-			&sake.Inbound{Stream: sake.StreamFunc(func([]byte) {
+			&sake.Inbound{Stream: transport.StreamFunc(func([]byte) {
 				select {
 				case acked <- struct{}{}:
 				default:

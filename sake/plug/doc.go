@@ -138,7 +138,7 @@
 // requests in flight (sake.MaxInFlight, 256; beyond it -32000). The
 // handler keeps only what is HTTP's: each session's SSE streams and replay
 // buffers, keyed by the session, and drops them the moment the server ends
-// the session (Session.AfterClose), whoever ends it. Anonymous sessions
+// the session (transport.AfterClose), whoever ends it. Anonymous sessions
 // count against the caller's IP (IPv6: its /64): behind a reverse proxy
 // every anonymous caller has the proxy's, so there authenticate callers
 // (Identify) to give each its own quota. When a session store

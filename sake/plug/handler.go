@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // Handler serves one MCP endpoint over Streamable HTTP, both protocol
@@ -235,14 +236,14 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, rc *http.Res
 	in.Stream = p
 	// The server decodes the message and resolves its session; a legacy
 	// message of a session gets a resumable stream.
-	msg := h.srv.Decode(body, in)
+	msg := transport.Decode(h.srv, body, in)
 	ctx := r.Context()
 	var e *entry
 	if sess := msg.Session(); sess != nil {
 		if e = h.entryOf(sess); e != nil {
 			e.busy.Add(1)
 			defer e.busy.Add(-1)
-			defer sess.Hold()()
+			defer transport.Hold(sess)()
 			// A legacy client's disconnect is not a cancellation: it may
 			// resume the stream with Last-Event-ID.
 			ctx = context.WithoutCancel(ctx)
@@ -296,7 +297,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	}
 	e.busy.Add(1)
 	defer e.busy.Add(-1)
-	defer e.sess.Hold()()
+	defer transport.Hold(e.sess)()
 
 	var st *stream
 	var after uint64

@@ -91,7 +91,7 @@ func (p *postWriter) event(msg []byte, final bool) {
 	}
 }
 
-// CloseStream (sake.ResumableStream) starts the resumable stream if
+// CloseStream (transport.ResumableStream) starts the resumable stream if
 // needed (priming event with retry), then closes the connection; the
 // rest of the stream waits in its replay buffer for the client's GET with
 // Last-Event-ID. Only a legacy session's stream over HTTP/1.x can.
@@ -133,7 +133,7 @@ func (p *postWriter) CloseStream() bool {
 	return true
 }
 
-// Abandoned (sake.ResumableStream) is closed when the client left the
+// Abandoned (transport.ResumableStream) is closed when the client left the
 // stream and did not resume it within plug.ResumeGrace.
 func (p *postWriter) Abandoned() <-chan struct{} {
 	p.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // maxRetired is how many finished streams a session keeps for clients
@@ -249,7 +250,7 @@ func (s *stream) attach(sk sink, resume bool, after uint64) (replay [][]byte, pr
 	}
 	s.sink = sk
 	if s.standalone {
-		s.e.sess.SetSender(s.sendFn)
+		transport.SetSender(s.e.sess, s.sendFn)
 	}
 	return replay, prime, false, lost, true
 }
@@ -274,7 +275,7 @@ func (s *stream) detachLocked() {
 	s.sink.evict()
 	s.sink = nil
 	if s.standalone {
-		s.e.sess.SetSender(nil)
+		transport.SetSender(s.e.sess, nil)
 	}
 }
 
@@ -307,7 +308,7 @@ func (g *getSink) evict() { g.once.Do(func() { close(g.stop) }) }
 // caller owns it, or nil; err says the server could not tell (its session
 // store failed).
 func (h *Handler) lookup(id string, who *sake.Identity) (*entry, error) {
-	sess, err := h.srv.FindSession(id, who)
+	sess, err := transport.FindSession(h.srv, id, who)
 	if sess == nil {
 		return nil, err
 	}
@@ -324,7 +325,7 @@ func (h *Handler) entryOf(sess *sake.Session) *entry {
 		h.remove(e) // an earlier copy of a shared session
 		e = nil
 	}
-	if e == nil && sess.Shared() && !sess.Closed() {
+	if e == nil && transport.Shared(sess) && !sess.Closed() {
 		// A session another replica created: its streams from here are
 		// kept here.
 		e, _ = h.add(sess)
@@ -367,7 +368,7 @@ func (h *Handler) add(sess *sake.Session) (*entry, error) {
 		go h.janitor()
 	}
 	h.mu.Unlock()
-	sess.AfterClose(func() { h.forget(e) })
+	transport.AfterClose(sess, func() { h.forget(e) })
 	return e, nil
 }
 
@@ -413,14 +414,14 @@ func (h *Handler) sweep(now time.Time) {
 	var idle []*entry
 	h.mu.RLock()
 	for _, e := range h.sessions {
-		if e.busy.Load() == 0 && now.Sub(e.sess.LastUsed()) > h.cfg.idleTimeout {
+		if e.busy.Load() == 0 && now.Sub(transport.LastUsed(e.sess)) > h.cfg.idleTimeout {
 			idle = append(idle, e)
 		}
 	}
 	h.mu.RUnlock()
 	for _, e := range idle {
-		h.cfg.logger.Debug("plug: closing an idle session", "idle", now.Sub(e.sess.LastUsed()).Round(time.Second))
-		e.sess.CloseIdle(h.cfg.idleTimeout)
+		h.cfg.logger.Debug("plug: closing an idle session", "idle", now.Sub(transport.LastUsed(e.sess)).Round(time.Second))
+		transport.CloseIdle(e.sess, h.cfg.idleTimeout)
 		h.remove(e)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/client/memory"
 	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // ErrClosed is returned by calls on a client after Close.
@@ -313,7 +314,7 @@ func (c *Client) run(fn func(ctx context.Context)) {
 func (c *Client) callContext() context.Context {
 	ctx := context.WithValue(c.context(), originKey{}, c.t)
 	if c.opts.handler != nil && !c.opts.returnPanics {
-		ctx = sake.ContextWithPanicHandler(ctx, c.notePanic)
+		ctx = transport.WithPanicHandler(ctx, c.notePanic)
 	}
 	return ctx
 }

@@ -42,7 +42,7 @@
 // default, once, at the line of the call, with the stack of the
 // application's frames; ReturnPanics() lets the test see the error result
 // a client would get instead. Through Handler too: each call's context
-// carries the report back (sake.ContextWithPanicHandler), so the host's
+// carries the report back (transport.WithPanicHandler), so the host's
 // stack must hand the request's context on to the server, as sake/plug
 // does.
 //

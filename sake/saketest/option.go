@@ -235,7 +235,7 @@ func ServerOptions(opts ...sake.Option) Option {
 // Pass the *sake.Server behind the stack as Connect's impl to Listen to it
 // and to wake AwaitTask on its task manager, or nil. A panic in the
 // server's user code fails the test as in memory, through the context of
-// the call (sake.ContextWithPanicHandler): a stack that serves the server
+// the call (transport.WithPanicHandler): a stack that serves the server
 // with a context not derived from the request's loses it.
 func Handler(h http.Handler, path string) Option {
 	return func(o *options) {

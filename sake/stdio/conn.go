@@ -5,15 +5,16 @@ import (
 	"io"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // conn is one run of Serve: the input, the output and the requests in
-// between. The server's sake.Conn decodes every message, tracks the
+// between. The server's transport.Conn decodes every message, tracks the
 // requests for cancellation and holds the legacy session; the transport
 // only frames lines and runs requests.
 type conn struct {
 	srv *sake.Server
-	sc  *sake.Conn
+	sc  *transport.Conn
 	cfg config
 	r   io.Reader
 	w   io.Writer
@@ -47,7 +48,7 @@ func newConn(ctx context.Context, srv *sake.Server, r io.Reader, w io.Writer, cf
 	cn := &conn{srv: srv, cfg: cfg, r: r, w: w, ctx: ctx}
 	cn.base, cn.stopBase = context.WithCancel(ctx)
 	cn.out = newOutput(w, func(error) { cn.stopBase() })
-	cn.sc = srv.Connect("stdio", cfg.identity, stream{cn})
+	cn.sc = transport.Connect(srv, "stdio", cfg.identity, stream{cn})
 	cn.pool.init(cn)
 	cn.lr = newLineReader(r, cfg.maxLine)
 	cn.readErrc, cn.readerDone = make(chan error, 1), make(chan struct{})

@@ -32,9 +32,9 @@
 //
 // # Both eras
 //
-// The transport reads no JSON-RPC: every line goes to the server's
-// sake.Conn, which decodes it once and says how to run it (a request that
-// may run beside others, or a message to handle before the next line);
+// The transport reads no JSON-RPC: every line goes to a transport.Conn
+// of the server, which decodes it once and says how to run it (a request
+// that may run beside others, or a message to handle before the next line);
 // the same Conn tracks the requests for cancellation and holds the legacy
 // session. A modern
 // (2026-07-28) request carries its version and capabilities in

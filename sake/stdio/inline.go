@@ -3,7 +3,7 @@ package stdio
 import (
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // The reading goroutine runs a request itself when it can, as a plain
@@ -20,7 +20,7 @@ import (
 // runInline runs m on the reading goroutine when a slot is free and no
 // request waits, else queues it. It reports whether the calling goroutine
 // still holds the reading afterwards.
-func (p *pool) runInline(m *sake.Message, gen uint64) (reading bool) {
+func (p *pool) runInline(m transport.Message, gen uint64) (reading bool) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

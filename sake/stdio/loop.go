@@ -6,6 +6,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/protocol"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // dispatch handles one line: a request that may run beside others goes to
@@ -37,7 +38,7 @@ func (cn *conn) dispatch(it item, last bool, gen uint64) (reading bool) {
 // cancelled meanwhile: by notifications/cancelled, by the end of ctx, or
 // by a failed write. The protocol says a cancelled request gets no
 // response, so it is dropped.
-func (cn *conn) run(m *sake.Message) {
+func (cn *conn) run(m transport.Message) {
 	bp := replyBufs.Get().(*[]byte)
 	defer putReplyBuf(bp)
 	reply := m.HandleInto(cn.base, bp)

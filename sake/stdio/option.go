@@ -54,9 +54,9 @@ func newConfig(opts []Option) config {
 func MaxLineBytes(n int) Option { return func(c *config) { c.maxLine = n } }
 
 // Identity sets the caller the host vouches for, passed with every
-// message as the caller's identity (sake.Server.Connect). Over stdio there is no token to
-// verify: whoever started the process is the caller. The default is nil,
-// an anonymous caller.
+// message as the caller's identity (transport.Connect). Over stdio there
+// is no token to verify: whoever started the process is the caller. The
+// default is nil, an anonymous caller.
 func Identity(id *sake.Identity) Option { return func(c *config) { c.identity = id } }
 
 // Logger sets where the transport logs what goes wrong on the connection

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // pool runs the requests that may run beside others, at most
@@ -26,7 +26,7 @@ type pool struct {
 
 	mu      sync.Mutex
 	cond    sync.Cond
-	queue   []*sake.Message
+	queue   []transport.Message
 	head    int
 	workers int // worker goroutines alive
 	idle    int // workers waiting in next
@@ -65,13 +65,13 @@ func (p *pool) init(cn *conn) {
 // submit queues a request and wakes or starts a worker for it. Once the
 // pool is closed the request is dropped: the connection's close cancels
 // and forgets it.
-func (p *pool) submit(m *sake.Message) {
+func (p *pool) submit(m transport.Message) {
 	p.mu.Lock()
 	p.submitLocked(m)
 }
 
 // submitLocked is submit with p.mu held; it unlocks it.
-func (p *pool) submitLocked(m *sake.Message) {
+func (p *pool) submitLocked(m transport.Message) {
 	if p.closed {
 		p.mu.Unlock()
 		return
@@ -104,7 +104,7 @@ func (p *pool) close() {
 
 // next ends the worker's previous request, if any, and waits for a
 // queued one with a free slot; nil means the pool is closed and empty.
-func (p *pool) next(ran bool) *sake.Message {
+func (p *pool) next(ran bool) transport.Message {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ran {

@@ -18,6 +18,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/protocol"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // Option configures an in-memory transport.
@@ -89,7 +90,7 @@ func (m *endpoint) inboundFor(ctx context.Context, forwarded bool) *sake.Inbound
 		return m.inbound()
 	}
 	in := *m.inbound()
-	in.Stream = sake.StreamFunc(func(b []byte) { m.incoming(ctx, b) })
+	in.Stream = transport.StreamFunc(func(b []byte) { m.incoming(ctx, b) })
 	return &in
 }
 
@@ -99,7 +100,7 @@ func (m *endpoint) inbound() *sake.Inbound {
 	if m.in != nil && m.in.Session == m.session && (m.identity == nil || m.fixed) {
 		return m.in
 	}
-	in := &sake.Inbound{Session: m.session, Stream: sake.StreamFunc(func(b []byte) { m.incoming(nil, b) }), BaseURL: m.baseURL, OnPanic: m.onPanic, Transport: "memory"}
+	in := &sake.Inbound{Session: m.session, Stream: transport.StreamFunc(func(b []byte) { m.incoming(nil, b) }), BaseURL: m.baseURL, OnPanic: m.onPanic, Transport: "memory"}
 	if m.identity != nil {
 		in.Identity = m.identity()
 	}
@@ -164,7 +165,7 @@ func cancelled(id int64) []byte {
 
 func (m *endpoint) finish(method string, reply sake.Reply) ([]byte, error) {
 	if reply.Session != nil {
-		reply.Session.SetSender(func(b []byte) error { m.incoming(nil, b); return nil })
+		transport.SetSender(reply.Session, func(b []byte) error { m.incoming(nil, b); return nil })
 		m.mu.Lock()
 		old := m.session
 		m.session = reply.Session

@@ -1,0 +1,38 @@
+package sake
+
+import (
+	"time"
+
+	"github.com/sakemcp/sake-go/sake/internal/bridge"
+)
+
+// The functions package sake/transport reaches through the bridge: what
+// only transports use, kept out of this package's documentation.
+func init() {
+	bridge.Set(&bridge.Funcs{
+		Connect: func(srv any, transport string, identity, out any) any {
+			id, _ := identity.(*Identity)
+			st, _ := out.(Stream)
+			return srv.(*Server).connect(transport, id, st)
+		},
+		Decode: func(srv any, msg []byte, in any) any {
+			inb, _ := in.(*Inbound)
+			return srv.(*Server).decodeNew(msg, inb)
+		},
+		FindSession: func(srv any, id string, who any) (any, error) {
+			w, _ := who.(*Identity)
+			sess, err := srv.(*Server).lookupSession(id, w.Owner())
+			if sess == nil {
+				return nil, err
+			}
+			return sess, err
+		},
+		SetSender:  func(sess any, send func([]byte) error) { sess.(*Session).setSender(send) },
+		Hold:       func(sess any) { sess.(*Session).hold() },
+		Unhold:     func(sess any) { sess.(*Session).unhold() },
+		CloseIdle:  func(sess any, timeout time.Duration) { sess.(*Session).closeIdle(timeout) },
+		Shared:     func(sess any) bool { return sess.(*Session).shared },
+		LastUsed:   func(sess any) time.Time { return sess.(*Session).lastUsedAt() },
+		AfterClose: func(sess any, f func()) { sess.(*Session).afterClosed(f) },
+	})
+}

@@ -199,7 +199,7 @@ func TestDefaultPageHoldsAThousandAndAtMostFourMiB(t *testing.T) {
 	}
 
 	// Five tools of 1.5 MiB each: two per page, whatever the count limit.
-	big := sake.MustNew(nil, sake.PageSize(0))
+	big := sake.MustNew(nil, sake.WithLimits(sake.Limits{PageSize: -1}))
 	long := strings.Repeat("d", 3<<19)
 	for i := range 5 {
 		if err := big.AddTool(nameTool(fmt.Sprint("big", i)).Description(long)); err != nil {

@@ -121,7 +121,7 @@ type Inbound struct {
 	BaseURL string
 	// RemoteAddr is the client's network address (HTTP: its IP) when
 	// known: anonymous callers' sessions count against it, an IPv6
-	// address by its /64 (see MaxSessionsPerOwner).
+	// address by its /64 (see Limits.MaxSessionsPerOwner).
 	RemoteAddr string
 	// Stream receives the messages that belong to this message while it
 	// is handled, in order. It may be nil.

@@ -270,7 +270,7 @@ func TestBrowserViewCSPBlocksUndeclaredOrigins(t *testing.T) {
 		t.Fatal(err)
 	}
 	reports := make(chan probeReport, 1)
-	if err := srv.AddTools(
+	if err := srv.AddTool(
 		sake.NewTool("csp_probe", func(ctx *sake.Context) (string, error) { return "probing", nil }).View("ui://probe/csp"),
 		sake.NewTool("report_probe", func(ctx *sake.Context, r probeReport) (string, error) {
 			select {

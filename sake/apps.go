@@ -16,6 +16,12 @@ import (
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
+// viewTemplate is what NewViewTemplate takes: html/template and text/template
+// fit.
+type viewTemplate = interface {
+	Execute(w io.Writer, data any) error
+}
+
 // ViewDef describes a view: an HTML5 document served at a ui:// URI as a
 // resource of type text/html;profile=mcp-app, for tools to name with
 // ToolDef.View. Its document is fixed when the server is built; the data
@@ -27,7 +33,7 @@ type ViewDef struct {
 	title         string
 	description   string
 	html          string
-	tmpl          interface{ Execute(io.Writer, any) error }
+	tmpl          viewTemplate
 	data          any
 	fsys          fs.FS
 	path          string

@@ -195,7 +195,7 @@ type Reply struct {
 	// with Retry-After.
 	Cause error
 	// RetryAfter is how long the client should wait before trying again,
-	// when the error said (RetryData): HTTP sends it as Retry-After, with
+	// when the error said (protocol.RetryData): HTTP sends it as Retry-After, with
 	// 429 for CodeRateLimited.
 	RetryAfter time.Duration
 }

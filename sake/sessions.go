@@ -11,16 +11,16 @@ import (
 // owner, a transport names it (Inbound.SessionID) or holds it (Conn), and
 // Session.Close forgets it. Two limits bound them:
 //
-//   - Limits.MaxSessionsPerOwner (default 100): the sessions of one owner, where
-//     an anonymous caller's owner is its remote address (Inbound.RemoteAddr)
-//     and an anonymous caller without one (stdio, in memory: the host
-//     vouches for it) has no per-owner limit. At the limit, initialize
-//     closes the owner's least recently used idle session (no request
-//     running, no stream open) and takes its place; with none idle it is
-//     refused with CodeServerBusy (HTTP 503).
-//   - Limits.MaxSessions (default 10000): every session of the server; at the
-//     limit the owner's least recently used idle session is evicted the
-//     same way, or, when the owner has none idle, that of the owner
+//   - Limits.MaxSessionsPerOwner (default 100): the sessions of one
+//     owner, where an anonymous caller's owner is its remote address
+//     (Inbound.RemoteAddr) and an anonymous caller without one (stdio, in
+//     memory: the host vouches for it) has no per-owner limit. At the
+//     limit, initialize closes the owner's least recently used idle
+//     session (no request running, no stream open) and takes its place;
+//     with none idle it is refused with CodeServerBusy (HTTP 503).
+//   - Limits.MaxSessions (default 10000): every session of the server; at
+//     the limit the owner's least recently used idle session is evicted
+//     the same way, or, when the owner has none idle, that of the owner
 //     holding the most sessions (if it holds more than one beyond the
 //     newcomer), so that a few owners cannot keep everyone else out; with
 //     none of those idle initialize is refused.
@@ -33,8 +33,9 @@ import (
 // Reply.Cause says: a transport picks its status from these (HTTP: 503
 // with Retry-After) and tells the client what happened.
 var (
-	// ErrTooManySessions: initialize found no room within Limits.MaxSessions or
-	// Limits.MaxSessionsPerOwner, and no idle session of the owner to evict.
+	// ErrTooManySessions: initialize found no room within
+	// Limits.MaxSessions or Limits.MaxSessionsPerOwner, and no idle
+	// session of the owner to evict.
 	ErrTooManySessions = errors.New("sake: too many sessions: every session of the owner, or of the server, is in use")
 	// ErrShuttingDown: the server is stopping (Shutdown) and opens no
 	// session.

@@ -19,9 +19,9 @@ func (s *Server) maxSubscriptionURI() int {
 // subscribe serves resources/subscribe and resources/unsubscribe. A
 // subscription is kept only for a URI the server serves (a resource, a
 // template's instance or a skill's file), of valid UTF-8 without NUL (so
-// that every SessionStore can keep it), within Limits.MaxSubscriptionURIBytes,
-// and within the session's Limits.MaxSubscriptions. The checks are made here, in
-// the dispatcher, so that a refused subscription reaches neither the
+// that every SessionStore can keep it), within
+// Limits.MaxSubscriptionURIBytes, and within the session's
+// Limits.MaxSubscriptions. The checks are made here, in the dispatcher, so that a refused subscription reaches neither the
 // session nor its store. Unsubscribing is never refused: it only frees.
 func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, error) {
 	uri := req.Params.URI

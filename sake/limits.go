@@ -58,28 +58,30 @@ type Limits struct {
 	// AskTimeout is how long a legacy request waits for the client to
 	// answer a question it sent (elicitation, sampling, roots); default
 	// 10 minutes. At the deadline the question fails. It cannot be
-	// removed.
+	// removed: a negative value fails New.
 	AskTimeout time.Duration
 
 	// RequestStateTTL is how long a modern client has to answer a tool's
 	// questions: the lifetime of the signed requestState (default 10
 	// minutes). An expired state is refused with -32602. It cannot be
-	// removed.
+	// removed: a negative value fails New.
 	RequestStateTTL time.Duration
 
 	// MaxSingleUseStates caps how many redeemed single-use requestStates
 	// (ToolDef.SingleUseState) the server remembers until they expire
 	// (default 100000, about 100 bytes each); a retry that would need one
-	// more is refused with CodeServerBusy. It cannot be removed.
+	// more is refused with CodeServerBusy. It cannot be removed: a
+	// negative value fails New.
 	MaxSingleUseStates int
 
 	// MaxSkillFiles caps the files of one skill served with Skills,
 	// SKILL.md included (default 512). A skill beyond it fails New, named.
-	// It cannot be removed.
+	// It cannot be removed: a negative value fails New.
 	MaxSkillFiles int
 
 	// MaxSkillBytes caps the bytes of one skill's files together (default
-	// 16 MiB). A skill beyond it fails New, named. It cannot be removed.
+	// 16 MiB). A skill beyond it fails New, named. It cannot be removed:
+	// a negative value fails New.
 	MaxSkillBytes int
 
 	// MaxSkillFrontmatterBytes caps the size of a SKILL.md's frontmatter
@@ -111,29 +113,26 @@ const (
 // fields override the earlier one's, and its zero fields leave them be.
 func WithLimits(l Limits) Option {
 	return func(o *options) {
-		set := func(dst *int, v int) {
-			if v != 0 {
-				*dst = v
-			}
-		}
-		setD := func(dst *time.Duration, v time.Duration) {
-			if v != 0 {
-				*dst = v
-			}
-		}
 		c := &o.limits
-		set(&c.MaxSessions, l.MaxSessions)
-		set(&c.MaxSessionsPerOwner, l.MaxSessionsPerOwner)
-		set(&c.MaxInFlight, l.MaxInFlight)
-		set(&c.MaxSubscriptions, l.MaxSubscriptions)
-		set(&c.MaxSubscriptionURIBytes, l.MaxSubscriptionURIBytes)
-		set(&c.PageSize, l.PageSize)
-		setD(&c.AskTimeout, l.AskTimeout)
-		setD(&c.RequestStateTTL, l.RequestStateTTL)
-		set(&c.MaxSingleUseStates, l.MaxSingleUseStates)
-		set(&c.MaxSkillFiles, l.MaxSkillFiles)
-		set(&c.MaxSkillBytes, l.MaxSkillBytes)
-		set(&c.MaxSkillFrontmatterBytes, l.MaxSkillFrontmatterBytes)
+		override(&c.MaxSessions, l.MaxSessions)
+		override(&c.MaxSessionsPerOwner, l.MaxSessionsPerOwner)
+		override(&c.MaxInFlight, l.MaxInFlight)
+		override(&c.MaxSubscriptions, l.MaxSubscriptions)
+		override(&c.MaxSubscriptionURIBytes, l.MaxSubscriptionURIBytes)
+		override(&c.PageSize, l.PageSize)
+		override(&c.AskTimeout, l.AskTimeout)
+		override(&c.RequestStateTTL, l.RequestStateTTL)
+		override(&c.MaxSingleUseStates, l.MaxSingleUseStates)
+		override(&c.MaxSkillFiles, l.MaxSkillFiles)
+		override(&c.MaxSkillBytes, l.MaxSkillBytes)
+		override(&c.MaxSkillFrontmatterBytes, l.MaxSkillFrontmatterBytes)
+	}
+}
+
+// override sets *dst to v unless v is zero.
+func override[T int | time.Duration](dst *T, v T) {
+	if v != 0 {
+		*dst = v
 	}
 }
 

@@ -16,9 +16,9 @@ import (
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
-// Executor is a template (html/template or text/template) that a view's
-// document is rendered from.
-type Executor interface {
+// viewTemplate is what NewViewTemplate takes: html/template and text/template
+// fit.
+type viewTemplate = interface {
 	Execute(w io.Writer, data any) error
 }
 
@@ -33,7 +33,7 @@ type ViewDef struct {
 	title         string
 	description   string
 	html          string
-	tmpl          Executor
+	tmpl          viewTemplate
 	data          any
 	fsys          fs.FS
 	path          string
@@ -47,8 +47,11 @@ type ViewDef struct {
 func NewView(uri, html string) *ViewDef { return &ViewDef{uri: uri, html: html} }
 
 // NewViewTemplate describes the view at uri whose document is tmpl
-// executed with data, once, when the server is built.
-func NewViewTemplate(uri string, tmpl Executor, data any) *ViewDef {
+// executed with data, once, when the server is built. Any
+// *html/template.Template or *text/template.Template fits.
+func NewViewTemplate(uri string, tmpl interface {
+	Execute(w io.Writer, data any) error
+}, data any) *ViewDef {
 	return &ViewDef{uri: uri, tmpl: tmpl, data: data}
 }
 
@@ -67,31 +70,19 @@ func (v *ViewDef) Title(title string) *ViewDef { v.title = title; return v }
 // Description says what the view shows.
 func (v *ViewDef) Description(text string) *ViewDef { v.description = text; return v }
 
-// CSP sets every origin list of the view's Content Security Policy.
-func (v *ViewDef) CSP(csp CSP) *ViewDef { v.csp = csp; return v }
-
-// ConnectDomains adds origins the view may fetch from or open sockets to.
-func (v *ViewDef) ConnectDomains(origins ...string) *ViewDef {
-	v.csp.ConnectDomains = append(v.csp.ConnectDomains, origins...)
-	return v
-}
-
-// ResourceDomains adds origins the view may load scripts, styles, images,
-// fonts and media from.
-func (v *ViewDef) ResourceDomains(origins ...string) *ViewDef {
-	v.csp.ResourceDomains = append(v.csp.ResourceDomains, origins...)
-	return v
-}
-
-// FrameDomains adds origins the view may embed in iframes.
-func (v *ViewDef) FrameDomains(origins ...string) *ViewDef {
-	v.csp.FrameDomains = append(v.csp.FrameDomains, origins...)
-	return v
-}
-
-// BaseURIDomains adds origins the view may use as its base URI.
-func (v *ViewDef) BaseURIDomains(origins ...string) *ViewDef {
-	v.csp.BaseURIDomains = append(v.csp.BaseURIDomains, origins...)
+// CSP sets the origins the view's Content Security Policy allows: those
+// it connects to, loads resources from, embeds in frames and takes as its
+// base URI (see CSP's fields). It replaces what an earlier CSP set, so
+// give every list in one call; the lists are copied. Each origin is
+// checked when the view is compiled (Declarations.View at New,
+// Server.AddView when called).
+func (v *ViewDef) CSP(csp CSP) *ViewDef {
+	v.csp = CSP{
+		ConnectDomains:  slices.Clone(csp.ConnectDomains),
+		ResourceDomains: slices.Clone(csp.ResourceDomains),
+		FrameDomains:    slices.Clone(csp.FrameDomains),
+		BaseURIDomains:  slices.Clone(csp.BaseURIDomains),
+	}
 	return v
 }
 
@@ -143,10 +134,6 @@ func (t *ToolDef) Visibility(v ...Visibility) *ToolDef {
 	t.visibility = append([]Visibility{}, v...)
 	return t
 }
-
-// AppOnly is Visibility(VisibleToApp): a tool for the server's views (a
-// button's action), hidden from the model.
-func (t *ToolDef) AppOnly() *ToolDef { return t.Visibility(VisibleToApp) }
 
 // SupportsApps reports whether the client declared the MCP Apps extension
 // with the HTML profile (or without listing media types), so that a tool

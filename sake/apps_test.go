@@ -34,13 +34,15 @@ type boardState struct {
 func (b *board) Declare(d *sake.Declarations) {
 	d.View(sake.NewView("ui://board/main", boardHTML).
 		Title("Board").
-		ConnectDomains("https://api.example.com", "wss://live.example.com:8443").
-		ResourceDomains("https://*.cdn.example.com").
+		CSP(sake.CSP{
+			ConnectDomains:  []string{"https://api.example.com", "wss://live.example.com:8443"},
+			ResourceDomains: []string{"https://*.cdn.example.com"},
+		}).
 		Permissions(sake.PermissionClipboardWrite).
 		Domain("board.example-host.com").
 		PrefersBorder(true))
 	d.Tool("ShowBoard").Description("Shows the board").View("ui://board/main")
-	d.Tool("AddItem").Description("Adds an item (from the board's form)").View("ui://board/main").AppOnly()
+	d.Tool("AddItem").Description("Adds an item (from the board's form)").View("ui://board/main").Visibility(sake.VisibleToApp)
 	d.Tool("Count").Description("Counts the items").Visibility(sake.VisibleToModel)
 }
 
@@ -178,6 +180,28 @@ func TestAppsViewSources(t *testing.T) {
 	}
 }
 
+// ViewDef.CSP replaces what an earlier call set, and keeps its own copy
+// of the lists.
+func TestAppsCSPReplaces(t *testing.T) {
+	t.Parallel()
+	connect := []string{"https://api.example.com"}
+	v := sake.NewView("ui://t/csp", boardHTML).
+		CSP(sake.CSP{FrameDomains: []string{"https://old.example.com"}}).
+		CSP(sake.CSP{ConnectDomains: connect})
+	connect[0] = "https://changed.example.com"
+	srv := sake.MustNew(nil)
+	if err := srv.AddView(v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := saketest.Connect(t, srv, saketest.UI()).ReadResource("ui://t/csp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta, _ := json.Marshal(got[0].Meta["ui"]); string(meta) != `{"csp":{"connectDomains":["https://api.example.com"]}}` {
+		t.Errorf("_meta.ui = %s, want the later CSP alone, as given", meta)
+	}
+}
+
 func TestAppsConstructionErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -193,17 +217,17 @@ func TestAppsConstructionErrors(t *testing.T) {
 		{"fragment", sake.NewView("ui://v", "<div>hi</div>"), "HTML5"},
 		{"not utf-8", sake.NewView("ui://v", "<!DOCTYPE html><html>\xff</html>"), "UTF-8"},
 		{"missing file", sake.NewViewFile("ui://v", fstest.MapFS{}, "v.html"), "reading the document"},
-		{"path", sake.NewView("ui://v", boardHTML).ConnectDomains("https://api.example.com/v1"), "connectDomains"},
-		{"trailing slash", sake.NewView("ui://v", boardHTML).ConnectDomains("https://api.example.com/"), "origin alone"},
-		{"credentials", sake.NewView("ui://v", boardHTML).ResourceDomains("https://u:p@cdn.example.com"), "credentials"},
-		{"query", sake.NewView("ui://v", boardHTML).FrameDomains("https://a.example.com?x=1"), "origin alone"},
-		{"keyword", sake.NewView("ui://v", boardHTML).ConnectDomains("'self'"), "scheme"},
-		{"wildcard all", sake.NewView("ui://v", boardHTML).ConnectDomains("*"), "scheme"},
-		{"data scheme", sake.NewView("ui://v", boardHTML).ResourceDomains("data:"), ""},
-		{"javascript", sake.NewView("ui://v", boardHTML).BaseURIDomains("javascript:alert(1)"), ""},
-		{"ftp", sake.NewView("ui://v", boardHTML).ConnectDomains("ftp://files.example.com"), "scheme must be"},
-		{"injection", sake.NewView("ui://v", boardHTML).ConnectDomains("https://a.example.com;script-src"), ""},
-		{"inner wildcard", sake.NewView("ui://v", boardHTML).ConnectDomains("https://a.*.example.com"), "not a hostname"},
+		{"path", sake.NewView("ui://v", boardHTML).CSP(sake.CSP{ConnectDomains: []string{"https://api.example.com/v1"}}), "connectDomains"},
+		{"trailing slash", sake.NewView("ui://v", boardHTML).CSP(sake.CSP{ConnectDomains: []string{"https://api.example.com/"}}), "origin alone"},
+		{"credentials", sake.NewView("ui://v", boardHTML).CSP(sake.CSP{ResourceDomains: []string{"https://u:p@cdn.example.com"}}), "credentials"},
+		{"query", sake.NewView("ui://v", boardHTML).CSP(sake.CSP{FrameDomains: []string{"https://a.example.com?x=1"}}), "origin alone"},
+		{"keyword", sake.NewView("ui://v", boardHTML).CSP(sake.CSP{ConnectDomains: []string{"'self'"}}), "scheme"},
+		{"wildcard all", sake.NewView("ui://v", boardHTML).CSP(sake.CSP{ConnectDomains: []string{"*"}}), "scheme"},
+		{"data scheme", sake.NewView("ui://v", boardHTML).CSP(sake.CSP{ResourceDomains: []string{"data:"}}), ""},
+		{"javascript", sake.NewView("ui://v", boardHTML).CSP(sake.CSP{BaseURIDomains: []string{"javascript:alert(1)"}}), ""},
+		{"ftp", sake.NewView("ui://v", boardHTML).CSP(sake.CSP{ConnectDomains: []string{"ftp://files.example.com"}}), "scheme must be"},
+		{"injection", sake.NewView("ui://v", boardHTML).CSP(sake.CSP{ConnectDomains: []string{"https://a.example.com;script-src"}}), ""},
+		{"inner wildcard", sake.NewView("ui://v", boardHTML).CSP(sake.CSP{ConnectDomains: []string{"https://a.*.example.com"}}), "not a hostname"},
 		{"permission", sake.NewView("ui://v", boardHTML).Permissions("usb"), "permission"},
 		{"domain", sake.NewView("ui://v", boardHTML).Domain("a b"), "domain"},
 	}
@@ -218,8 +242,11 @@ func TestAppsConstructionErrors(t *testing.T) {
 			}
 		})
 	}
-	ok := sake.NewView("ui://v", boardHTML).ConnectDomains("http://localhost:3000", "https://*.example.com", "wss://rt.example.com:8443").
-		FrameDomains("https://www.youtube.com").BaseURIDomains("https://cdn.example.com")
+	ok := sake.NewView("ui://v", boardHTML).CSP(sake.CSP{
+		ConnectDomains: []string{"http://localhost:3000", "https://*.example.com", "wss://rt.example.com:8443"},
+		FrameDomains:   []string{"https://www.youtube.com"},
+		BaseURIDomains: []string{"https://cdn.example.com"},
+	})
 	if err := sake.MustNew(nil).AddView(ok); err != nil {
 		t.Errorf("valid view refused: %v", err)
 	}

@@ -46,7 +46,7 @@ const benchOrderJSON = `{"id":"6f1c2b9e-1111-4a2b-9c3d-123456789abc","email":"a@
 
 func benchCallServer(b *testing.B) *sake.Server {
 	s := sake.MustNew(nil)
-	err := s.AddTools(
+	err := s.AddTool(
 		sake.NewTypedTool("echo", func(_ *sake.Context, a benchArgs) (string, error) { return a.Text, nil }),
 		sake.NewTypedTool("order", func(_ *sake.Context, o benchOrder) (string, error) { return o.Items[1].SKU, nil }),
 	)

@@ -369,7 +369,7 @@ func (t *ToolDef) TaskUnadvertised() *ToolDef { t.taskUnadvertised = true; retur
 // presents it again, within its TTL or not, gets -32602 instead of running
 // the tool a second time. Give it to tools with effects that asking
 // repeats. Used states are remembered in memory until they expire, at most
-// MaxSingleUseStates at once (beyond that such calls are refused with
+// Limits.MaxSingleUseStates at once (beyond that such calls are refused with
 // CodeServerBusy), and only by this process: behind a load balancer, route
 // a client's retries to the same replica.
 func (t *ToolDef) SingleUseState() *ToolDef { t.singleUse = true; return t }

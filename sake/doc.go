@@ -39,15 +39,15 @@
 // Conn); none of them interprets JSON-RPC, and the server owns every
 // session. A new transport needs nothing else: see package sake/transport.
 //
-// Limits, with their defaults: MaxSessions (10000 legacy sessions per
-// server; when full, the owner holding the most gives up an idle one),
-// MaxSessionsPerOwner (100 per owner; anonymous callers per remote
-// address, IPv6 per /64; the owner's least recently used idle session
-// makes room), MaxInFlight (256 requests at once per session or
-// connection; beyond it -32000), MaxSubscriptions (256 resources per
-// session) and MaxSubscriptionURIBytes (2048 bytes; beyond either
-// -32602). Server.Shutdown refuses new sessions, ends listen
-// streams and sessions, and waits for the requests still running.
+// Limits, with their defaults: Limits.MaxSessions (10000 legacy sessions
+// per server; when full, the owner holding the most gives up an idle one),
+// Limits.MaxSessionsPerOwner (100 per owner; anonymous callers per remote
+// address, IPv6 per /64; the owner's least recently used idle session makes
+// room), Limits.MaxInFlight (256 requests at once per session or
+// connection; beyond it -32000), Limits.MaxSubscriptions (256 resources per
+// session) and Limits.MaxSubscriptionURIBytes (2048 bytes; beyond either
+// -32602). Server.Shutdown refuses new sessions, ends listen streams and
+// sessions, and waits for the requests still running.
 //
 // In the modern era every result carries resultType, the six cacheable
 // results carry ttlMs and cacheScope, and _meta names the server. The
@@ -100,20 +100,20 @@
 // # Limits
 //
 // The dispatcher bounds what a caller can grow, each with a default:
-// MaxSessions (10000) and MaxSessionsPerOwner (100) legacy sessions,
-// MaxInFlight (256) requests per session or connection, MaxSubscriptions
-// (256) resources a session subscribes to, each URI of at most
-// MaxSubscriptionURIBytes (2048 bytes) of valid UTF-8 without NUL and
-// naming a resource or template the server serves (else -32602, and
-// nothing is kept), request ids and progress tokens of at most
-// protocol.MaxIDBytes (256 bytes of JSON; longer ones get -32600 and -32602),
-// RequestStateTTL (10 minutes), MaxSingleUseStates
+// Limits.MaxSessions (10000) and Limits.MaxSessionsPerOwner (100) legacy
+// sessions, Limits.MaxInFlight (256) requests per session or connection,
+// Limits.MaxSubscriptions (256) resources a session subscribes to, each URI
+// of at most Limits.MaxSubscriptionURIBytes (2048 bytes) of valid UTF-8
+// without NUL and naming a resource or template the server serves (else
+// -32602, and nothing is kept), request ids and progress tokens of at most
+// protocol.MaxIDBytes (256 bytes of JSON; longer ones get -32600 and
+// -32602), Limits.RequestStateTTL (10 minutes), Limits.MaxSingleUseStates
 // (100000) redeemed single-use states remembered, and decoded client
 // capabilities cached only for values up to 2 KiB, 256 KiB in all. A
 // 2025-03-26 batch is flat: an element that is an array is one -32600
-// answer, decided without looking inside it. A retry's inputResponses
-// count only for the questions its requestState asked; others are ignored.
-// Owners (Identity.Owner) are type-prefixed and escaped.
+// answer, decided without looking inside it. A retry's inputResponses count
+// only for the questions its requestState asked; others are ignored. Owners
+// (Identity.Owner) are type-prefixed and escaped.
 //
 // # Tasks
 //

@@ -12,7 +12,7 @@ import (
 func ExampleNewView() {
 	srv := sake.MustNew(nil)
 	err := srv.AddView(sake.NewView("ui://clock/face", `<!DOCTYPE html><html><body id="face"></body></html>`).
-		ConnectDomains("https://time.example.com").PrefersBorder(false))
+		CSP(sake.CSP{ConnectDomains: []string{"https://time.example.com"}}).PrefersBorder(false))
 	if err != nil {
 		panic(err)
 	}

@@ -50,7 +50,7 @@ func ExampleServer_Disable() {
 
 	srv := sake.MustNew(nil)
 	hello := func(*sake.Context) (string, error) { return "hello", nil }
-	_ = srv.AddTools(sake.NewTool("greet", hello), sake.NewTool("beta_greet", hello).Tags("beta"))
+	_ = srv.AddTool(sake.NewTool("greet", hello), sake.NewTool("beta_greet", hello).Tags("beta"))
 	c := saketest.Connect(t, srv)
 
 	srv.Disable(sake.Components{Tags: []string{"beta"}})
@@ -76,7 +76,7 @@ func ExamplePerCallerLists() {
 
 	hello := func(*sake.Context) (string, error) { return "hello", nil }
 	srv := sake.MustNew(nil, sake.PerCallerLists(nil))
-	_ = srv.AddTools(sake.NewTool("greet", hello), sake.NewTool("admin_greet", hello).Scopes("admin"))
+	_ = srv.AddTool(sake.NewTool("greet", hello), sake.NewTool("admin_greet", hello).Scopes("admin"))
 
 	for _, scopes := range [][]string{{}, {"admin"}} {
 		c := saketest.Connect(t, srv, saketest.Scopes(scopes...))

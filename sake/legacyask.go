@@ -113,11 +113,7 @@ func (c *Context) sendAndWait(sess *Session, id string, ch chan outgoing, method
 			aw.AwaitingAnswer()
 		}
 	}
-	timeout := c.srv.opts.askTimeout
-	if timeout <= 0 {
-		timeout = 10 * time.Minute
-	}
-	timer := time.NewTimer(timeout)
+	timer := time.NewTimer(orDefault(c.srv.opts.limits.AskTimeout, defaultAskTimeout))
 	defer timer.Stop()
 	select {
 	case out := <-ch:

@@ -164,14 +164,14 @@ const (
 const maxPageBytes = 4 << 20
 
 // page returns the page of n items that starts at the cursor: at most the
-// PageSize option's number of items and maxPageBytes of JSON.
+// Limits.PageSize items and maxPageBytes of JSON.
 func (s *Server) page(kind byte, key string, n int, item func(int) []byte, cursor *string) (any, error) {
 	off, err := s.offset(kind, cursor)
 	if err != nil {
 		return nil, err
 	}
 	end := n
-	if size := s.opts.pageSize; size > 0 && off+size < n {
+	if size := s.pageSize(); size > 0 && off+size < n {
 		end = off + size
 	}
 	if off > n {

@@ -421,7 +421,7 @@ func TestMountCarriesProgressLogsAndCancellation(t *testing.T) {
 		shop := newMountedShop(t)
 		child := sake.MustNew(nil)
 		started, stopped := make(chan struct{}), make(chan error, 1)
-		err := child.AddTools(
+		err := child.AddTool(
 			sake.NewTool("report", func(ctx *sake.Context) (string, error) {
 				_ = ctx.Progress(1, 2, "half way")
 				ctx.Log(sake.LevelWarning, "child", "careful")

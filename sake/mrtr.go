@@ -75,10 +75,7 @@ func (c *Context) round() *round {
 
 // stateTTL is how long a requestState stays valid.
 func (s *Server) stateTTL() time.Duration {
-	if s.opts.stateTTL > 0 {
-		return s.opts.stateTTL
-	}
-	return 10 * time.Minute
+	return orDefault(s.opts.limits.RequestStateTTL, defaultRequestStateTTL)
 }
 
 // requestDigest identifies the original request a state belongs to: the
@@ -119,7 +116,7 @@ func (s *Server) openRound(req *Request) (*round, error) {
 			return nil, errBadState
 		}
 		if st.Nonce != "" {
-			if err := s.usedStates.redeem(st.Nonce, st.Expires, s.now().Unix()); err != nil {
+			if err := s.usedStates.redeem(st.Nonce, st.Expires, s.now().Unix(), capOf(s.opts.limits.MaxSingleUseStates, defaultMaxSingleUseStates)); err != nil {
 				return nil, err
 			}
 		}

@@ -117,15 +117,11 @@ func put[T any](m *map[string]T, key string, v T) {
 	(*m)[key] = v
 }
 
-// AddTool adds a tool built with NewTool or NewTypedTool, or replaces the
-// tool of that name. Clients following list changes are told. Adding a
-// tool costs the same however many the server has.
-func (s *Server) AddTool(def *ToolDef) error { return s.AddTools(def) }
-
-// AddTools adds several tools at once, replacing those of the same names,
-// and tells clients following list changes once. If any definition is
-// wrong, none is added and the error names each wrong one.
-func (s *Server) AddTools(defs ...*ToolDef) error {
+// AddTool adds tools built with NewTool or NewTypedTool, replacing those
+// of the same names, and tells clients following list changes once. If
+// any definition is wrong, none is added and the error names each wrong
+// one. Adding a tool costs the same however many the server has.
+func (s *Server) AddTool(defs ...*ToolDef) error {
 	tools := make([]*tool, 0, len(defs))
 	var problems []string
 	for _, def := range defs {
@@ -196,15 +192,12 @@ func (s *Server) RemoveTool(name string) bool {
 	return removed
 }
 
-// AddResource adds a resource or resource template built with NewResource
-// or NewResourceTemplate (or their typed forms), replacing one with the
-// same URI or template.
-func (s *Server) AddResource(def *ResourceDef) error { return s.AddResources(def) }
-
-// AddResources adds several resources and templates at once and tells
-// clients following list changes once. If any definition is wrong, none
-// is added.
-func (s *Server) AddResources(defs ...*ResourceDef) error {
+// AddResource adds resources and resource templates built with
+// NewResource or NewResourceTemplate (or their typed forms), replacing
+// those with the same URIs or templates, and tells clients following list
+// changes once. If any definition is wrong, none is added and the error
+// names each wrong one.
+func (s *Server) AddResource(defs ...*ResourceDef) error {
 	rs := make([]*resource, 0, len(defs))
 	var problems []string
 	for _, def := range defs {
@@ -263,13 +256,11 @@ func (s *Server) RemoveResource(uri string) bool {
 	return removed
 }
 
-// AddPrompt adds a prompt built with NewPrompt or NewTypedPrompt,
-// replacing one of the same name.
-func (s *Server) AddPrompt(def *PromptDef) error { return s.AddPrompts(def) }
-
-// AddPrompts adds several prompts at once and tells clients following
-// list changes once. If any definition is wrong, none is added.
-func (s *Server) AddPrompts(defs ...*PromptDef) error {
+// AddPrompt adds prompts built with NewPrompt or NewTypedPrompt,
+// replacing those of the same names, and tells clients following list
+// changes once. If any definition is wrong, none is added and the error
+// names each wrong one.
+func (s *Server) AddPrompt(defs ...*PromptDef) error {
 	ps := make([]*prompt, 0, len(defs))
 	var problems []string
 	for _, def := range defs {

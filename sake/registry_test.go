@@ -54,7 +54,7 @@ func TestRegistryKeepsOrderThroughChanges(t *testing.T) {
 	if got := toolNames(t, s); got != "c,m,x" {
 		t.Fatalf("after three adds: %s", got)
 	}
-	if err := s.AddTools(nameTool("a"), nameTool("n"), nameTool("z"), nameTool("m")); err != nil {
+	if err := s.AddTool(nameTool("a"), nameTool("n"), nameTool("z"), nameTool("m")); err != nil {
 		t.Fatal(err)
 	}
 	if !s.RemoveTool("c") || s.RemoveTool("c") || s.RemoveTool("never") {
@@ -84,11 +84,11 @@ func TestRegistryKeepsOrderThroughChanges(t *testing.T) {
 	}
 }
 
-func TestAddToolsIsAllOrNothing(t *testing.T) {
+func TestAddToolIsAllOrNothing(t *testing.T) {
 	t.Parallel()
 	s := sake.MustNew(nil)
 	seen := watch(s)
-	err := s.AddTools(nameTool("good"), sake.NewTool("bad name!", func(*sake.Context) error { return nil }), nil)
+	err := s.AddTool(nameTool("good"), sake.NewTool("bad name!", func(*sake.Context) error { return nil }), nil)
 	if err == nil || !strings.Contains(err.Error(), "2 definitions are wrong") || !strings.Contains(err.Error(), "bad name!") {
 		t.Fatalf("err = %v", err)
 	}
@@ -98,7 +98,7 @@ func TestAddToolsIsAllOrNothing(t *testing.T) {
 	if seen.get(sake.ListTools) != 0 {
 		t.Error("a failed batch was broadcast")
 	}
-	if err := s.AddTools(); err != nil || seen.get(sake.ListTools) != 0 {
+	if err := s.AddTool(); err != nil || seen.get(sake.ListTools) != 0 {
 		t.Errorf("an empty batch: %v, %d broadcasts", err, seen.get(sake.ListTools))
 	}
 }
@@ -113,10 +113,10 @@ func TestBatchesOfResourcesAndPrompts(t *testing.T) {
 		defs = append(defs, sake.NewResource(uri, func(*sake.Context) (string, error) { return uri, nil }))
 	}
 	defs = append(defs, sake.NewResourceTemplate("mem://t/{id}", func(_ *sake.Context, v map[string]string) (string, error) { return v["id"], nil }))
-	if err := s.AddResources(defs...); err != nil {
+	if err := s.AddResource(defs...); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddPrompts(
+	if err := s.AddPrompt(
 		sake.NewPrompt("b", func(*sake.Context) (string, error) { return "b", nil }),
 		sake.NewPrompt("a", func(*sake.Context) (string, error) { return "a", nil })); err != nil {
 		t.Fatal(err)
@@ -143,11 +143,21 @@ func TestBatchesOfResourcesAndPrompts(t *testing.T) {
 	if _, err := c.ReadResource("mem://t/42"); !errors.As(err, &e) {
 		t.Errorf("a removed template still reads: %v", err)
 	}
-	if err := s.AddResources(sake.NewResource("mem://ok", func(*sake.Context) (string, error) { return "", nil }), &sake.ResourceDef{}); err == nil {
+	before := [2]int{seen.get(sake.ListResources), seen.get(sake.ListPrompts)}
+	if err := s.AddResource(sake.NewResource("mem://ok", func(*sake.Context) (string, error) { return "", nil }), &sake.ResourceDef{}); err == nil {
 		t.Error("a batch with an empty definition was accepted")
 	}
-	if err := s.AddPrompts(&sake.PromptDef{}); err == nil {
-		t.Error("an empty prompt definition was accepted")
+	if _, err := c.ReadResource("mem://ok"); err == nil {
+		t.Error("a failed batch added its good resource")
+	}
+	if err := s.AddPrompt(sake.NewPrompt("ok", func(*sake.Context) (string, error) { return "", nil }), &sake.PromptDef{}); err == nil {
+		t.Error("a batch with an empty prompt definition was accepted")
+	}
+	if ps, _ := c.ListPrompts(); len(ps) != 1 || ps[0].Name != "b" {
+		t.Errorf("prompts after a failed batch = %+v, want b alone", ps)
+	}
+	if after := [2]int{seen.get(sake.ListResources), seen.get(sake.ListPrompts)}; after != before {
+		t.Errorf("failed batches were broadcast: %v, then %v", before, after)
 	}
 }
 
@@ -185,7 +195,7 @@ func TestDefaultPageHoldsAThousandAndAtMostFourMiB(t *testing.T) {
 	for i := range defs {
 		defs[i] = nameTool(fmt.Sprintf("t%04d", i))
 	}
-	if err := s.AddTools(defs...); err != nil {
+	if err := s.AddTool(defs...); err != nil {
 		t.Fatal(err)
 	}
 	c := connect(t, s)
@@ -199,7 +209,7 @@ func TestDefaultPageHoldsAThousandAndAtMostFourMiB(t *testing.T) {
 	}
 
 	// Five tools of 1.5 MiB each: two per page, whatever the count limit.
-	big := sake.MustNew(nil, sake.PageSize(0))
+	big := sake.MustNew(nil, sake.WithLimits(sake.Limits{PageSize: -1}))
 	long := strings.Repeat("d", 3<<19)
 	for i := range 5 {
 		if err := big.AddTool(nameTool(fmt.Sprint("big", i)).Description(long)); err != nil {

@@ -107,14 +107,8 @@ func (c *Context) Principal() any {
 	return c.req.Identity.Principal
 }
 
-// BaseURL returns the endpoint's URL when the transport knows it (HTTP), or "".
-func (c *Context) BaseURL() string { return c.req.BaseURL }
-
 // Session returns the legacy session, or nil in the modern era.
 func (c *Context) Session() *Session { return c.req.Session }
-
-// Era returns the request's protocol era.
-func (c *Context) Era() Era { return c.req.Era }
 
 // ClientCapabilities returns what the client declared for this request.
 func (c *Context) ClientCapabilities() *protocol.ClientCapabilities { return c.req.ClientCapabilities }

@@ -27,7 +27,7 @@ func manyTools(t *testing.T, n int, opts ...sake.Option) *sake.Server {
 
 func TestPagination(t *testing.T) {
 	t.Parallel()
-	s := manyTools(t, 5, sake.PageSize(2), sake.Secret([]byte("k")))
+	s := manyTools(t, 5, sake.WithLimits(sake.Limits{PageSize: 2}), sake.Secret([]byte("k")))
 	c := connect(t, s)
 	var seen []string
 	cursor := ""
@@ -63,7 +63,7 @@ func TestPagination(t *testing.T) {
 		"",
 	}
 	// A cursor minted by a server with another secret.
-	other := manyTools(t, 5, sake.PageSize(2), sake.Secret([]byte("other key")))
+	other := manyTools(t, 5, sake.WithLimits(sake.Limits{PageSize: 2}), sake.Secret([]byte("other key")))
 	op, _ := connect(t, other).ListToolsPage("")
 	tampered = append(tampered, op.NextCursor)
 	for _, cur := range tampered {

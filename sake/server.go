@@ -123,9 +123,12 @@ var blueprints sync.Map // reflect.Type -> *blueprint
 // type: Declare is called the first time a type is seen and must describe
 // the type, not one value of it.
 func New(impl any, opts ...Option) (*Server, error) {
-	o := options{pageSize: defaultPageSize, cacheScope: "public"}
+	o := options{cacheScope: "public"}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if err := o.limits.check(); err != nil {
+		return nil, err
 	}
 	s := &Server{opts: o, logger: o.logger, done: make(chan struct{}), drained: make(chan struct{}, 1)}
 	if s.logger == nil {
@@ -185,10 +188,6 @@ func New(impl any, opts ...Option) (*Server, error) {
 	s.startSharing()
 	return s, nil
 }
-
-// defaultPageSize is how many items a list page holds unless the PageSize
-// option says otherwise.
-const defaultPageSize = 1000
 
 // MustNew is New that panics on error, for servers built at package level
 // or in tests.

@@ -13,7 +13,7 @@ import (
 // here the server itself, evicting the owner's idle session to make room.
 func TestAfterCloseFollowsEviction(t *testing.T) {
 	t.Parallel()
-	s := sake.MustNew(newNotes(), sake.MaxSessionsPerOwner(1))
+	s := sake.MustNew(newNotes(), sake.WithLimits(sake.Limits{MaxSessionsPerOwner: 1}))
 	open := func() *sake.Session {
 		r := s.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`),
 			&sake.Inbound{RemoteAddr: "192.0.2.1"})
@@ -59,7 +59,7 @@ func openFrom(t *testing.T, s *sake.Server, remote string) (*sake.Session, sake.
 // refused as too many sessions.
 func TestFullServerEvictsTheHeaviestOwner(t *testing.T) {
 	t.Parallel()
-	s := sake.MustNew(newNotes(), sake.MaxSessions(3))
+	s := sake.MustNew(newNotes(), sake.WithLimits(sake.Limits{MaxSessions: 3}))
 	var heavy []*sake.Session
 	for range 3 {
 		sess, r := openFrom(t, s, "192.0.2.1")
@@ -90,7 +90,7 @@ func TestFullServerEvictsTheHeaviestOwner(t *testing.T) {
 // sessions by changing the low bits of its address.
 func TestAnonymousIPv6CountsPerPrefix(t *testing.T) {
 	t.Parallel()
-	s := sake.MustNew(newNotes(), sake.MaxSessionsPerOwner(1))
+	s := sake.MustNew(newNotes(), sake.WithLimits(sake.Limits{MaxSessionsPerOwner: 1}))
 	first, _ := openFrom(t, s, "2001:db8::1")
 	openFrom(t, s, "2001:db8::ffff:2")
 	if !first.Closed() {

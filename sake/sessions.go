@@ -11,16 +11,16 @@ import (
 // owner, a transport names it (Inbound.SessionID) or holds it
 // (transport.Conn), and Session.Close forgets it. Two limits bound them:
 //
-//   - MaxSessionsPerOwner (default 100): the sessions of one owner, where
-//     an anonymous caller's owner is its remote address (Inbound.RemoteAddr)
-//     and an anonymous caller without one (stdio, in memory: the host
-//     vouches for it) has no per-owner limit. At the limit, initialize
-//     closes the owner's least recently used idle session (no request
-//     running, no stream open) and takes its place; with none idle it is
-//     refused with CodeServerBusy (HTTP 503).
-//   - MaxSessions (default 10000): every session of the server; at the
-//     limit the owner's least recently used idle session is evicted the
-//     same way, or, when the owner has none idle, that of the owner
+//   - Limits.MaxSessionsPerOwner (default 100): the sessions of one
+//     owner, where an anonymous caller's owner is its remote address
+//     (Inbound.RemoteAddr) and an anonymous caller without one (stdio, in
+//     memory: the host vouches for it) has no per-owner limit. At the
+//     limit, initialize closes the owner's least recently used idle
+//     session (no request running, no stream open) and takes its place;
+//     with none idle it is refused with CodeServerBusy (HTTP 503).
+//   - Limits.MaxSessions (default 10000): every session of the server; at
+//     the limit the owner's least recently used idle session is evicted
+//     the same way, or, when the owner has none idle, that of the owner
 //     holding the most sessions (if it holds more than one beyond the
 //     newcomer), so that a few owners cannot keep everyone else out; with
 //     none of those idle initialize is refused.
@@ -33,8 +33,9 @@ import (
 // Reply.Cause says: a transport picks its status from these (HTTP: 503
 // with Retry-After) and tells the client what happened.
 var (
-	// ErrTooManySessions: initialize found no room within MaxSessions or
-	// MaxSessionsPerOwner, and no idle session of the owner to evict.
+	// ErrTooManySessions: initialize found no room within
+	// Limits.MaxSessions or Limits.MaxSessionsPerOwner, and no idle
+	// session of the owner to evict.
 	ErrTooManySessions = errors.New("sake: too many sessions: every session of the owner, or of the server, is in use")
 	// ErrShuttingDown: the server is stopping (Shutdown) and opens no
 	// session.
@@ -48,13 +49,6 @@ var (
 
 // storeError is err, from the session store, marked as ErrSessionStore.
 func storeError(err error) error { return fmt.Errorf("%w: %w", ErrSessionStore, err) }
-
-// Defaults of the session limits.
-const (
-	DefaultMaxSessions         = 10000
-	DefaultMaxSessionsPerOwner = 100
-	DefaultMaxInFlight         = 256
-)
 
 // sessionTable is the server's sessions by owner key, for quotas.
 type sessionTable struct {
@@ -96,13 +90,8 @@ func addrKey(remote string) string {
 // room.
 func (s *Server) admit(sess *Session) bool {
 	t := &s.sessTable
-	maxAll, maxOwner := s.opts.maxSessions, s.opts.maxSessionsPerOwner
-	if maxAll == 0 {
-		maxAll = DefaultMaxSessions
-	}
-	if maxOwner == 0 {
-		maxOwner = DefaultMaxSessionsPerOwner
-	}
+	maxAll := capOf(s.opts.limits.MaxSessions, defaultMaxSessions)
+	maxOwner := capOf(s.opts.limits.MaxSessionsPerOwner, defaultMaxSessionsPerOwner)
 	for {
 		t.mu.Lock()
 		mine := t.byOwner[sess.key]
@@ -199,12 +188,9 @@ func (s *Server) lookupSession(id, owner string) (*Session, error) {
 }
 
 // maxInFlight is the cap on the requests in flight per session or
-// connection.
+// connection; 0 for none.
 func (s *Server) maxInFlight() int {
-	if n := s.opts.maxInFlight; n != 0 {
-		return n
-	}
-	return DefaultMaxInFlight
+	return capOf(s.opts.limits.MaxInFlight, defaultMaxInFlight)
 }
 
 // idle reports a session with no request running and no stream open for

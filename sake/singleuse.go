@@ -6,12 +6,6 @@ import (
 	"sync"
 )
 
-// MaxSingleUseStates bounds how many redeemed single-use requestStates
-// (ToolDef.SingleUseState) a server remembers until they expire; a retry
-// that would need one more is refused with CodeServerBusy. Each takes
-// about 100 bytes.
-const MaxSingleUseStates = 100_000
-
 // usedStates remembers the nonces of redeemed single-use states until
 // their states expire.
 type usedStates struct {
@@ -22,8 +16,8 @@ type usedStates struct {
 var errStateUsed = InvalidParams("Invalid requestState: it was already used, and this tool runs each state once; start the request again without it")
 
 // redeem marks nonce used, failing if it already was or if there is no
-// room to remember it.
-func (u *usedStates) redeem(nonce string, expires, now int64) error {
+// room to remember it (max of them at most).
+func (u *usedStates) redeem(nonce string, expires, now int64, max int) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if _, used := u.m[nonce]; used {
@@ -32,13 +26,13 @@ func (u *usedStates) redeem(nonce string, expires, now int64) error {
 	if u.m == nil {
 		u.m = make(map[string]int64)
 	}
-	if len(u.m) >= MaxSingleUseStates {
+	if len(u.m) >= max {
 		for k, exp := range u.m {
 			if exp < now {
 				delete(u.m, k)
 			}
 		}
-		if len(u.m) >= MaxSingleUseStates {
+		if len(u.m) >= max {
 			return &Error{Code: CodeServerBusy, Message: "Server busy: too many single-use request states are outstanding; retry once some have expired"}
 		}
 	}

@@ -19,34 +19,13 @@ import (
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
-// The Skills extension (SEP-2640): Agent Skills served as resources.
-const (
-	// MaxSkillFiles is how many files one skill may hold, SKILL.md
-	// included.
-	MaxSkillFiles = 512
-	// MaxSkillBytes is how many bytes one skill's files may hold together.
-	MaxSkillBytes = 16 << 20
-	// DefaultMaxFrontmatterBytes is how large a SKILL.md's frontmatter
-	// may be, as YAML and as the JSON a skills/list entry carries
-	// (MaxFrontmatterBytes changes it).
-	DefaultMaxFrontmatterBytes = 64 << 10
-)
-
 // SkillsOption configures the Skills option.
 type SkillsOption func(*skillsConfig)
 
 type skillsConfig struct {
-	fsys           fs.FS
-	directoryRead  bool
-	maxFrontmatter int
+	fsys          fs.FS
+	directoryRead bool
 }
-
-// MaxFrontmatterBytes caps the size of a SKILL.md's frontmatter (default
-// DefaultMaxFrontmatterBytes, 64 KiB), both as written and as the JSON
-// its skills/list entry carries (aliases expand it); n < 0 removes the
-// cap. A skill beyond it fails New, named: keep long text in the body of
-// SKILL.md, which clients read with resources/read.
-func MaxFrontmatterBytes(n int) SkillsOption { return func(c *skillsConfig) { c.maxFrontmatter = n } }
 
 // WithoutDirectoryRead leaves resources/directory/read out: the server
 // declares the extension with no optional feature.
@@ -66,8 +45,9 @@ func WithoutDirectoryRead() SkillsOption { return func(c *skillsConfig) { c.dire
 // fsys is read once, when the server is built: every SKILL.md must open
 // with YAML frontmatter holding name (the skill's directory name, 1 to 64
 // lowercase letters, digits and single hyphens) and description, of at
-// most MaxFrontmatterBytes (64 KiB by default), and a skill may hold at
-// most MaxSkillFiles files and MaxSkillBytes bytes.
+// most Limits.MaxSkillFrontmatterBytes (64 KiB by default), and a skill
+// may hold at most Limits.MaxSkillFiles files (512) and
+// Limits.MaxSkillBytes bytes (16 MiB).
 // New fails naming every skill that breaks a rule.
 func Skills(fsys fs.FS, opts ...SkillsOption) Option {
 	return func(o *options) {
@@ -77,17 +57,6 @@ func Skills(fsys fs.FS, opts ...SkillsOption) Option {
 		}
 		o.skills = c
 	}
-}
-
-// frontmatterCap is the cap on a frontmatter's size; 0 for none.
-func (c *skillsConfig) frontmatterCap() int {
-	switch n := c.maxFrontmatter; {
-	case n < 0:
-		return 0
-	case n > 0:
-		return n
-	}
-	return DefaultMaxFrontmatterBytes
 }
 
 // skillSet is the skills a server serves, read and indexed once.
@@ -121,8 +90,10 @@ var skillNameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
 const regName = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;="
 
 // loadSkills reads fsys and builds the skill set, reporting every broken
-// rule.
-func loadSkills(c *skillsConfig) (*skillSet, []*resource, error) {
+// rule, within the skills bounds of l.
+func loadSkills(c *skillsConfig, l *Limits) (*skillSet, []*resource, error) {
+	maxFiles := capOf(l.MaxSkillFiles, defaultMaxSkillFiles)
+	maxBytes := capOf(l.MaxSkillBytes, defaultMaxSkillBytes)
 	if c.fsys == nil {
 		return nil, nil, &ConstructionError{Type: "the skills", Problems: []string{"Skills was given a nil fs.FS"}}
 	}
@@ -183,12 +154,12 @@ func loadSkills(c *skillsConfig) (*skillSet, []*resource, error) {
 				total += f.size
 			}
 		}
-		if len(mine) > MaxSkillFiles {
-			fail("skill %s has %d files; a skill may hold at most %d (SKILL.md included): split it or move files out", root, len(mine), MaxSkillFiles)
+		if len(mine) > maxFiles {
+			fail("skill %s has %d files; a skill may hold at most %d (SKILL.md included, Limits.MaxSkillFiles): split it or move files out", root, len(mine), maxFiles)
 			continue
 		}
-		if total > MaxSkillBytes {
-			fail("skill %s holds %d bytes; a skill may hold at most %d (16 MiB): move large files out", root, total, MaxSkillBytes)
+		if total > int64(maxBytes) {
+			fail("skill %s holds %d bytes; a skill may hold at most %d (Limits.MaxSkillBytes): move large files out", root, total, maxBytes)
 			continue
 		}
 		base := "skill://" + root
@@ -237,7 +208,7 @@ func loadSkills(c *skillsConfig) (*skillSet, []*resource, error) {
 		if !ok || skillMD == nil {
 			continue
 		}
-		fm, err := parseSkillFrontmatter(skillMD.contents.Text, c.frontmatterCap())
+		fm, err := parseSkillFrontmatter(skillMD.contents.Text, capOf(l.MaxSkillFrontmatterBytes, defaultMaxSkillFrontmatterBytes))
 		if err != nil {
 			fail("skill %s: SKILL.md: %v", root, err)
 			continue
@@ -499,7 +470,7 @@ func (r *skillResult) appendResult(dst []byte, w *resultWriter) ([]byte, error) 
 
 // loadSkills reads the skills and lists their SKILL.md resources.
 func (s *Server) loadSkills(c *skillsConfig) error {
-	set, listed, err := loadSkills(c)
+	set, listed, err := loadSkills(c, &s.opts.limits)
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,7 @@ func wantCode(t *testing.T, err error, code int, what string) {
 
 func TestSkills(t *testing.T) {
 	eras(t, func(t *testing.T, era saketest.Option) {
-		c := saketest.Connect(t, nil, era, saketest.ServerOptions(sake.Skills(skillFS()), sake.PageSize(1)))
+		c := saketest.Connect(t, nil, era, saketest.ServerOptions(sake.Skills(skillFS()), sake.WithLimits(sake.Limits{PageSize: 1})))
 		if !strings.Contains(string(c.Session().Capabilities), `"io.modelcontextprotocol/skills":{"directoryRead":true}`) ||
 			!strings.Contains(string(c.Session().Capabilities), `"resources":{`) {
 			t.Errorf("capabilities = %s", c.Session().Capabilities)
@@ -245,7 +245,7 @@ func TestSkillsConstructionErrors(t *testing.T) {
 	t.Parallel()
 	md := func(fm string) *fstest.MapFile { return &fstest.MapFile{Data: []byte("---\n" + fm + "\n---\nbody\n")} }
 	many := fstest.MapFS{"big/SKILL.md": md("name: big\ndescription: d")}
-	for i := 0; i < sake.MaxSkillFiles; i++ {
+	for i := 0; i < 512; i++ { // the default Limits.MaxSkillFiles, SKILL.md making one more
 		many[fmt.Sprintf("big/f%03d.txt", i)] = &fstest.MapFile{Data: []byte("x")}
 	}
 	cases := []struct {
@@ -267,7 +267,7 @@ func TestSkillsConstructionErrors(t *testing.T) {
 		{"reserved", fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d\nmetadata:\n  io.modelcontextprotocol/y: 1")}, "reserved"},
 		{"not a mapping", fstest.MapFS{"x/SKILL.md": md("- a")}, "mapping"},
 		{"too many files", many, "at most 512"},
-		{"too big", fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d"), "x/blob": {Data: make([]byte, sake.MaxSkillBytes)}}, "at most 16777216"},
+		{"too big", fstest.MapFS{"x/SKILL.md": md("name: x\ndescription: d"), "x/blob": {Data: make([]byte, 16<<20)}}, "at most 16777216"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -319,28 +319,29 @@ func TestSkillsRequireScopes(t *testing.T) {
 }
 
 // A frontmatter is served whole in one skills/list entry: it is bounded
-// at construction (DefaultMaxFrontmatterBytes, or MaxFrontmatterBytes),
+// at construction (Limits.MaxSkillFrontmatterBytes, 64 KiB by default),
 // in its YAML and in the JSON aliases expand it to.
 func TestSkillsFrontmatterIsBounded(t *testing.T) {
 	t.Parallel()
 	md := func(fm string) fstest.MapFS {
 		return fstest.MapFS{"big/SKILL.md": {Data: []byte("---\nname: big\n" + fm + "\n---\nbody\n")}}
 	}
-	long := md("description: " + strings.Repeat("d", sake.DefaultMaxFrontmatterBytes))
+	const defaultMax = 64 << 10
+	long := md("description: " + strings.Repeat("d", defaultMax))
 	_, err := sake.New(nil, sake.Skills(long))
 	var ce *sake.ConstructionError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "skill big") || !strings.Contains(err.Error(), fmt.Sprint(sake.DefaultMaxFrontmatterBytes)) || !strings.Contains(err.Error(), "MaxFrontmatterBytes") {
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "skill big") || !strings.Contains(err.Error(), fmt.Sprint(defaultMax)) || !strings.Contains(err.Error(), "Limits.MaxSkillFrontmatterBytes") {
 		t.Errorf("New with a frontmatter beyond the default = %v, want a ConstructionError naming the skill and the limit", err)
 	}
 	// Aliases that expand a small YAML beyond the limit.
 	aliased := md("description: d\nx: &a " + strings.Repeat("a", 1000) + "\nl: [" + strings.TrimSuffix(strings.Repeat("*a,", 200), ",") + "]")
-	if _, err := sake.New(nil, sake.Skills(aliased, sake.MaxFrontmatterBytes(100<<10))); err == nil || !strings.Contains(err.Error(), "skill big") {
+	if _, err := sake.New(nil, sake.Skills(aliased), sake.WithLimits(sake.Limits{MaxSkillFrontmatterBytes: 100 << 10})); err == nil || !strings.Contains(err.Error(), "skill big") {
 		t.Errorf("New with aliases expanding beyond the limit = %v, want a construction error", err)
 	}
-	if _, err := sake.New(nil, sake.Skills(long, sake.MaxFrontmatterBytes(1<<20))); err != nil {
+	if _, err := sake.New(nil, sake.Skills(long), sake.WithLimits(sake.Limits{MaxSkillFrontmatterBytes: 1 << 20})); err != nil {
 		t.Errorf("New with a raised limit = %v", err)
 	}
-	if _, err := sake.New(nil, sake.Skills(md("description: d"), sake.MaxFrontmatterBytes(16))); err == nil {
+	if _, err := sake.New(nil, sake.Skills(md("description: d")), sake.WithLimits(sake.Limits{MaxSkillFrontmatterBytes: 16})); err == nil {
 		t.Error("New with a frontmatter beyond a lowered limit succeeded")
 	}
 }

@@ -34,7 +34,7 @@ func parseSkillFrontmatter(text string, max int) (*skillFrontmatter, error) {
 		return nil, errors.New("it does not open with YAML frontmatter between --- lines (name and description at least)")
 	}
 	if max > 0 && len(m[1]) > max {
-		return nil, fmt.Errorf("the frontmatter is %d bytes; it may hold at most %d (MaxFrontmatterBytes): keep long text in the body", len(m[1]), max)
+		return nil, fmt.Errorf("the frontmatter is %d bytes; it may hold at most %d (Limits.MaxSkillFrontmatterBytes): keep long text in the body", len(m[1]), max)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(m[1]), &doc); err != nil {
@@ -47,7 +47,7 @@ func parseSkillFrontmatter(text string, max int) (*skillFrontmatter, error) {
 	r := &yamlRenderer{max: max}
 	out, err := r.render(nil, root, 0)
 	if err == nil && max > 0 && len(out) > max {
-		err = fmt.Errorf("it expands to %d bytes of JSON; it may hold at most %d (MaxFrontmatterBytes): keep long text in the body, and use fewer aliases", len(out), max)
+		err = fmt.Errorf("it expands to %d bytes of JSON; it may hold at most %d (Limits.MaxSkillFrontmatterBytes): keep long text in the body, and use fewer aliases", len(out), max)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("frontmatter: %v", err)
@@ -90,7 +90,7 @@ func (r *yamlRenderer) render(dst []byte, n *yaml.Node, depth int) ([]byte, erro
 		return nil, errors.New("too large or too deep (aliases expand it beyond 10000 values)")
 	}
 	if r.max > 0 && len(dst) > r.max {
-		return nil, fmt.Errorf("it expands to more than %d bytes of JSON (MaxFrontmatterBytes): keep long text in the body, and use fewer aliases", r.max)
+		return nil, fmt.Errorf("it expands to more than %d bytes of JSON (Limits.MaxSkillFrontmatterBytes): keep long text in the body, and use fewer aliases", r.max)
 	}
 	switch n.Kind {
 	case yaml.AliasNode:

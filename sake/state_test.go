@@ -116,3 +116,24 @@ func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// At Limits.MaxSingleUseStates redeemed states, one more is refused with
+// CodeServerBusy and the tool does not run.
+func TestSingleUseStatesAreBounded(t *testing.T) {
+	t.Parallel()
+	p := &payer{}
+	s := sake.MustNew(p, sake.WithLimits(sake.Limits{MaxSingleUseStates: 1}))
+	retry := func() string {
+		_, body := rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay",`+elicitMeta+`}}`, nil)
+		return `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pay","requestState":"` + stateOf(t, body) + `","inputResponses":{"confirm":{"action":"accept","content":{"name":"yes"}}},` + elicitMeta + `}}`
+	}
+	if r, _ := rpc(t, s, retry(), nil); r.ErrorCode != 0 || p.paid.Load() != 1 {
+		t.Fatalf("first redemption: %s", r.Body)
+	}
+	if r, _ := rpc(t, s, retry(), nil); r.ErrorCode != sake.CodeServerBusy || !strings.Contains(string(r.Body), "single-use") {
+		t.Fatalf("a redemption beyond the cap: %s, want %d", r.Body, sake.CodeServerBusy)
+	}
+	if n := p.paid.Load(); n != 1 {
+		t.Fatalf("paid %d times, want 1", n)
+	}
+}

@@ -6,44 +6,22 @@ import (
 	"unicode/utf8"
 )
 
-// Defaults of the subscription limits of a legacy session.
-const (
-	// DefaultMaxSubscriptions is how many resources one legacy session may
-	// subscribe to at once.
-	DefaultMaxSubscriptions = 256
-	// DefaultMaxSubscriptionURIBytes is the longest URI a legacy session
-	// may subscribe to.
-	DefaultMaxSubscriptionURIBytes = 2048
-)
-
 // maxSubscriptions is the cap on one session's subscriptions; 0 for none.
 func (s *Server) maxSubscriptions() int {
-	switch n := s.opts.maxSubscriptions; {
-	case n < 0:
-		return 0
-	case n > 0:
-		return n
-	}
-	return DefaultMaxSubscriptions
+	return capOf(s.opts.limits.MaxSubscriptions, defaultMaxSubscriptions)
 }
 
 // maxSubscriptionURI is the cap on a subscribed URI's length; 0 for none.
 func (s *Server) maxSubscriptionURI() int {
-	switch n := s.opts.maxSubscriptionURI; {
-	case n < 0:
-		return 0
-	case n > 0:
-		return n
-	}
-	return DefaultMaxSubscriptionURIBytes
+	return capOf(s.opts.limits.MaxSubscriptionURIBytes, defaultMaxSubscriptionURIBytes)
 }
 
 // subscribe serves resources/subscribe and resources/unsubscribe. A
 // subscription is kept only for a URI the server serves (a resource, a
 // template's instance or a skill's file), of valid UTF-8 without NUL (so
 // that every backend.SessionStore can keep it), within
-// MaxSubscriptionURIBytes, and within the session's MaxSubscriptions. The checks are made here, in
-// the dispatcher, so that a refused subscription reaches neither the
+// Limits.MaxSubscriptionURIBytes, and within the session's
+// Limits.MaxSubscriptions. The checks are made here, in the dispatcher, so that a refused subscription reaches neither the
 // session nor its store. Unsubscribing is never refused: it only frees.
 func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, error) {
 	uri := req.Params.URI
@@ -69,7 +47,7 @@ func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, 
 	}
 	added, ok := sess.subscribe(uri, s.maxSubscriptions())
 	if !ok {
-		return nil, InvalidParams("Invalid params: this session already holds %d subscriptions, the server's MaxSubscriptions; unsubscribe from one first", s.maxSubscriptions())
+		return nil, InvalidParams("Invalid params: this session already holds %d subscriptions, the server's Limits.MaxSubscriptions; unsubscribe from one first", s.maxSubscriptions())
 	}
 	if added {
 		s.sessionChanged(sess)
@@ -80,7 +58,7 @@ func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, 
 // checkSubscription refuses a URI a session may not subscribe to.
 func (s *Server) checkSubscription(uri string, reg *registry) error {
 	if max := s.maxSubscriptionURI(); max > 0 && len(uri) > max {
-		return InvalidParams("Invalid params: the uri is %d bytes; the server subscribes to URIs of at most %d (MaxSubscriptionURIBytes)", len(uri), max)
+		return InvalidParams("Invalid params: the uri is %d bytes; the server subscribes to URIs of at most %d (Limits.MaxSubscriptionURIBytes)", len(uri), max)
 	}
 	if !utf8.ValidString(uri) || strings.IndexByte(uri, 0) >= 0 {
 		return InvalidParams("Invalid params: the uri must be valid UTF-8 without NUL characters")

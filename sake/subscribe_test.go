@@ -72,7 +72,7 @@ func TestSubscriptionsAreBounded(t *testing.T) {
 		t.Run(fmt.Sprint("shared=", shared), func(t *testing.T) {
 			t.Parallel()
 			store := &memStore{}
-			opts := []sake.Option{sake.MaxSubscriptions(3), sake.MaxSubscriptionURIBytes(64)}
+			opts := []sake.Option{sake.WithLimits(sake.Limits{MaxSubscriptions: 3, MaxSubscriptionURIBytes: 64})}
 			if shared {
 				opts = append(opts, sake.SessionStore(store))
 			}

@@ -89,7 +89,7 @@ func TestDisableAppliesToLaterComponentsAndNamesAfterTransform(t *testing.T) {
 		t.Fatal(err)
 	}
 	echo := func(*sake.Context) (string, error) { return "ok", nil }
-	if err := srv.AddTools(
+	if err := srv.AddTool(
 		sake.NewTool("plain", echo),
 		sake.NewTool("other", echo),
 		sake.NewTool("tagged", echo).Tags("beta"),

@@ -104,7 +104,7 @@ func (s *Server) tasksList(ctx context.Context, req *Request, _ *registry) (any,
 	if req.Params.Cursor != nil {
 		cursor = *req.Params.Cursor
 	}
-	tasks, next, err := s.opts.tasks.List(ctx, req.Identity.Owner(), cursor, s.opts.pageSize)
+	tasks, next, err := s.opts.tasks.List(ctx, req.Identity.Owner(), cursor, s.pageSize())
 	if err != nil {
 		return nil, InvalidParams("Invalid cursor")
 	}

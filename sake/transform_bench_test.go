@@ -80,7 +80,7 @@ func benchListServer(b *testing.B, opts ...sake.Option) *sake.Server {
 			defs[i].Scopes("even")
 		}
 	}
-	if err := s.AddTools(defs...); err != nil {
+	if err := s.AddTool(defs...); err != nil {
 		b.Fatal(err)
 	}
 	return s

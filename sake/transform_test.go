@@ -381,7 +381,7 @@ func TestTransformAppliesToComponentsAddedLater(t *testing.T) {
 			return string(args), nil
 		}).InputSchema(json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"},"account":{"type":"string"}},"required":["q","account"]}`))
 		misfit := sake.NewTool("misfit", func(*sake.Context) (string, error) { return "ran", nil })
-		if err := srv.AddTools(lookup, misfit); err != nil {
+		if err := srv.AddTool(lookup, misfit); err != nil {
 			t.Fatal(err)
 		}
 		saketest.AssertListChanged(t, l, sake.ListTools)

@@ -61,7 +61,7 @@ type Inbound struct {
 	BaseURL string
 	// RemoteAddr is the client's network address (HTTP: its IP) when
 	// known: anonymous callers' sessions count against it, an IPv6
-	// address by its /64 (see MaxSessionsPerOwner).
+	// address by its /64 (see Limits.MaxSessionsPerOwner).
 	RemoteAddr string
 	// Stream receives the messages that belong to this message while it
 	// is handled, in order. It may be nil.
@@ -135,7 +135,7 @@ type Reply struct {
 	// with Retry-After.
 	Cause error
 	// RetryAfter is how long the client should wait before trying again,
-	// when the error said (RetryData): HTTP sends it as Retry-After, with
+	// when the error said (protocol.RetryData): HTTP sends it as Retry-After, with
 	// 429 for CodeRateLimited.
 	RetryAfter time.Duration
 }

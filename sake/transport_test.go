@@ -26,7 +26,7 @@ const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protoc
 
 func TestSessionQuotaPerOwner(t *testing.T) {
 	t.Parallel()
-	srv := sake.MustNew(newNotes(), sake.MaxSessionsPerOwner(2))
+	srv := sake.MustNew(newNotes(), sake.WithLimits(sake.Limits{MaxSessionsPerOwner: 2}))
 	alice := &sake.Identity{Subject: "alice"}
 	bob := &sake.Identity{Subject: "bob"}
 	open := func(who *sake.Identity, addr string) sake.Reply {
@@ -76,7 +76,7 @@ func TestSessionQuotaPerOwner(t *testing.T) {
 func TestInFlightCapPerSession(t *testing.T) {
 	t.Parallel()
 	tl := &lineTools{started: make(chan struct{})}
-	srv := sake.MustNew(tl, sake.MaxInFlight(1))
+	srv := sake.MustNew(tl, sake.WithLimits(sake.Limits{MaxInFlight: 1}))
 	conn := transport.Connect(srv, "test", nil, transport.StreamFunc(func([]byte) {}))
 	defer conn.Close()
 	if r := conn.Decode([]byte(initMsg)).Handle(context.Background()); r.Session == nil {

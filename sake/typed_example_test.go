@@ -30,7 +30,7 @@ func ExampleNewTypedTool() {
 }
 
 // Many tools at once: one list change for the whole batch.
-func ExampleServer_AddTools() {
+func ExampleServer_AddTool_batch() {
 	srv := sake.MustNew(nil)
 	changes := 0
 	srv.Watch(func(sake.Broadcast) { changes++ })
@@ -42,6 +42,6 @@ func ExampleServer_AddTools() {
 			return name + " " + a.ID, nil
 		}))
 	}
-	fmt.Println(srv.AddTools(defs...), changes)
+	fmt.Println(srv.AddTool(defs...), changes)
 	// Output: <nil> 1
 }

@@ -137,7 +137,7 @@ func TestRemovedKindsStayListable(t *testing.T) {
 		if err := s.AddPrompt(sake.NewPrompt("hello", hello)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.AddResources(sake.NewResource("notes://a", hello), sake.NewResourceTemplate("notes://{id}", note)); err != nil {
+		if err := s.AddResource(sake.NewResource("notes://a", hello), sake.NewResourceTemplate("notes://{id}", note)); err != nil {
 			t.Fatal(err)
 		}
 		before := saketest.Connect(t, s, opts...)

@@ -199,9 +199,6 @@ const (
 	PermissionClipboardWrite = protocol.PermissionClipboardWrite
 )
 
-// RetryData is the data of a CodeRateLimited error: when to retry.
-type RetryData = protocol.RetryData
-
 // Task statuses ([backend.Task.Status]). The last three are terminal.
 const (
 	TaskWorking       = protocol.TaskWorking

@@ -94,7 +94,7 @@ func newSake(n int, extra bool) *sake.Server {
 		}
 	}
 	if extra {
-		if err := s.AddTools(
+		if err := s.AddTool(
 			sake.NewTypedTool("echo", sakeEcho).Description("Echoes its text."),
 			sake.NewTypedTool("order", func(_ *sake.Context, o order) (string, error) { return o.Items[1].SKU, nil }),
 		); err != nil {

@@ -266,11 +266,11 @@ func TestBrowserViewCSPBlocksUndeclaredOrigins(t *testing.T) {
 	srv := sake.MustNew(nil)
 	tmpl := template.Must(template.New("probe").Parse(probeHTML))
 	if err := srv.AddView(sake.NewViewTemplate("ui://probe/csp", tmpl, map[string]string{"Allowed": allowed.URL, "Blocked": blocked.URL}).
-		ConnectDomains(allowed.URL)); err != nil {
+		CSP(sake.CSP{ConnectDomains: []string{allowed.URL}})); err != nil {
 		t.Fatal(err)
 	}
 	reports := make(chan probeReport, 1)
-	if err := srv.AddTools(
+	if err := srv.AddTool(
 		sake.NewTool("csp_probe", func(ctx *sake.Context) (string, error) { return "probing", nil }).View("ui://probe/csp"),
 		sake.NewTool("report_probe", func(ctx *sake.Context, r probeReport) (string, error) {
 			select {
@@ -278,7 +278,7 @@ func TestBrowserViewCSPBlocksUndeclaredOrigins(t *testing.T) {
 			default:
 			}
 			return "thanks", nil
-		}).View("ui://probe/csp").AppOnly(),
+		}).View("ui://probe/csp").Visibility(sake.VisibleToApp),
 	); err != nil {
 		t.Fatal(err)
 	}

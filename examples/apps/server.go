@@ -62,7 +62,7 @@ func (t *Todos) Declare(d *sake.Declarations) {
 		View(ViewURI)
 	d.Tool("ToggleTodo").Title("Mark a to-do done or not done").
 		Description("Flips whether the item is done; called by the list's buttons.").
-		Idempotent().View(ViewURI).AppOnly()
+		Idempotent().View(ViewURI).Visibility(sake.VisibleToApp)
 }
 
 // AddArgs are the arguments of AddTodo.

@@ -18,7 +18,7 @@ func TestSkills(t *testing.T) {
 			"pdf/b.txt":               {Data: []byte("b")},
 			"pdf/c.txt":               {Data: []byte("c")},
 		}
-		srv := sake.MustNew(newKit(), sake.Skills(fsys), sake.PageSize(2))
+		srv := sake.MustNew(newKit(), sake.Skills(fsys), sake.WithLimits(sake.Limits{PageSize: 2}))
 		c := connect(t, tr, srv, opts...)
 		ctx := t.Context()
 		skills, err := c.ListSkills(ctx)

@@ -62,7 +62,7 @@ func newRemote(t *testing.T, name string) *remoteServer {
 	t.Helper()
 	r := &remoteServer{entered: make(chan struct{}, 8), release: make(chan struct{}), auths: map[string]bool{}}
 	srv := sake.MustNew(nil, sake.Name(name, "1.0.0"))
-	if err := srv.AddTools(
+	if err := srv.AddTool(
 		sake.NewTool("echo", func(*sake.Context) (string, error) { return "echo from " + name, nil }),
 		sake.NewTool("hang", func(ctx *sake.Context) (string, error) {
 			r.entered <- struct{}{}

@@ -84,7 +84,7 @@
 //	idle keys of a concurrency gate        1024                    -                    idle keys dropped
 //
 // Concurrency gates hold an entry while calls run or wait, and up to 1024
-// idle ones, so they are bounded by the calls in flight (sake.MaxInFlight
+// idle ones, so they are bounded by the calls in flight (sake.Limits.MaxInFlight
 // bounds those per connection and session) plus 1024.
 //
 // A timeout ends the call's context; it cannot stop code that ignores its

@@ -64,7 +64,7 @@ func rpcError(t *testing.T, err error) *sake.Error {
 func retryMs(t *testing.T, e *sake.Error) int64 {
 	t.Helper()
 	b, _ := json.Marshal(e.Data)
-	var d sake.RetryData
+	var d protocol.RetryData
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatalf("error data %s: %v", b, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Limit is one rate limit: a token bucket per subject, holding up to Burst
@@ -224,7 +225,7 @@ func (l *RateLimiter) Allow(ctx context.Context, req *sake.Request) error {
 // storeDown answers a request when the store fails and the limiter fails
 // closed.
 var storeDown = &sake.Error{Code: sake.CodeServerBusy, Message: "Server busy: the rate limit store cannot be reached; retry after the delay in data.retryAfterMs",
-	Data: &sake.RetryData{RetryAfterMs: 1000}}
+	Data: &protocol.RetryData{RetryAfterMs: 1000}}
 
 // giveBack returns the tokens req took from the limits in taken.
 func (l *RateLimiter) giveBack(ctx context.Context, req *sake.Request, taken uint64, now time.Time) {

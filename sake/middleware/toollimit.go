@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // DefaultQueueWait is how long a queued call waits for a slot by default.
@@ -131,7 +132,7 @@ func (x *toolLimit) call(ctx context.Context, req *sake.Request, next sake.Handl
 			}
 			return nil, &sake.Error{Code: sake.CodeServerBusy,
 				Message: "Server busy: tool " + name + " is running as many calls as it may (" + strconv.Itoa(x.MaxConcurrent) + "); retry after the delay in data.retryAfterMs",
-				Data:    &sake.RetryData{RetryAfterMs: concurrencyRetry.Milliseconds()}}
+				Data:    &protocol.RetryData{RetryAfterMs: concurrencyRetry.Milliseconds()}}
 		}
 		defer x.tools.release(s)
 	}

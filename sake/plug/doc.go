@@ -131,12 +131,13 @@
 // # Sessions
 //
 // The sake.Server owns the legacy sessions: it creates them, checks their
-// owner on every message (Inbound.SessionID), limits them (sake.MaxSessions,
-// 10000 per server; sake.MaxSessionsPerOwner, 100 per owner, anonymous
-// callers counted per remote IP, the owner's least recently used idle
-// session evicted to make room, 503 when none is idle) and caps each one's
-// requests in flight (sake.MaxInFlight, 256; beyond it -32000). The
-// handler keeps only what is HTTP's: each session's SSE streams and replay
+// owner on every message (Inbound.SessionID), limits them
+// (sake.Limits.MaxSessions, 10000 per server;
+// sake.Limits.MaxSessionsPerOwner, 100 per owner, anonymous callers counted
+// per remote IP, the owner's least recently used idle session evicted to
+// make room, 503 when none is idle) and caps each one's requests in flight
+// (sake.Limits.MaxInFlight, 256; beyond it -32000). The handler keeps only
+// what is HTTP's: each session's SSE streams and replay
 // buffers, keyed by the session, and drops them the moment the server ends
 // the session (transport.AfterClose), whoever ends it. Anonymous sessions
 // count against the caller's IP (IPv6: its /64): behind a reverse proxy

@@ -435,7 +435,7 @@ func (h *Handler) lookupFailed(w http.ResponseWriter, r *http.Request, err error
 func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, cause error, body []byte) {
 	// The server logs a store that fails; a full server is logged here.
 	if cause == nil || errors.Is(cause, sake.ErrTooManySessions) {
-		h.cfg.logger.Warn("plug: refused: no room for a session; raise sake.MaxSessions or sake.MaxSessionsPerOwner", "method", r.Method)
+		h.cfg.logger.Warn("plug: refused: no room for a session; raise sake.Limits.MaxSessions or sake.Limits.MaxSessionsPerOwner", "method", r.Method)
 	}
 	w.Header().Set("Retry-After", retryAfter(cause))
 	h.refuse(w, r, http.StatusServiceUnavailable, body)

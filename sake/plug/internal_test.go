@@ -364,7 +364,7 @@ func TestGETStreamKeepAlive(t *testing.T) {
 // entry, its streams and its replay events go with it.
 func TestEvictedSessionLeavesNoEntry(t *testing.T) {
 	t.Parallel()
-	srv := sake.MustNew(tiny{}, sake.Logger(discard), sake.MaxSessionsPerOwner(1))
+	srv := sake.MustNew(tiny{}, sake.Logger(discard), sake.WithLimits(sake.Limits{MaxSessionsPerOwner: 1}))
 	h := New(srv, Logger(discard))
 	t.Cleanup(h.Close)
 	first := newSessionFor(t, h)

@@ -171,10 +171,10 @@ func ResumeGrace(d time.Duration) Option {
 // MaxSessions caps the number of live legacy sessions this handler keeps
 // streams for. An initialize beyond the cap gets 503 with Retry-After and
 // a JSON-RPC error, and the client may try again later. The server's own
-// limits (sake.MaxSessions, sake.MaxSessionsPerOwner) come first and make
-// room by evicting the owner's least recently used idle session; a session
-// the server ends, however, leaves this count at once. The default is
-// 10000; n <= 0 removes the cap.
+// limits (sake.Limits.MaxSessions, sake.Limits.MaxSessionsPerOwner) come
+// first and make room by evicting the owner's least recently used idle
+// session; a session the server ends, however, leaves this count at once.
+// The default is 10000; n <= 0 removes the cap.
 func MaxSessions(n int) Option {
 	return func(c *config) { c.maxSessions = n }
 }

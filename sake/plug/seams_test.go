@@ -64,7 +64,7 @@ func TestCloseStreamSaysConnectionClose(t *testing.T) {
 
 func TestAnonymousSessionsCountPerAddress(t *testing.T) {
 	t.Parallel()
-	srv := sake.MustNew(echo{}, sake.Logger(quiet), sake.MaxSessionsPerOwner(1))
+	srv := sake.MustNew(echo{}, sake.Logger(quiet), sake.WithLimits(sake.Limits{MaxSessionsPerOwner: 1}))
 	h := plug.New(srv, plug.Logger(quiet))
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); ts.Close() })

@@ -15,7 +15,7 @@ import (
 // anyone else's room.
 func TestEvictedSessionsLeaveTheHandlersCount(t *testing.T) {
 	t.Parallel()
-	srv := sake.MustNew(echo{}, sake.Logger(quiet), sake.MaxSessionsPerOwner(2))
+	srv := sake.MustNew(echo{}, sake.Logger(quiet), sake.WithLimits(sake.Limits{MaxSessionsPerOwner: 2}))
 	h := plug.New(srv, plug.Logger(quiet), plug.MaxSessions(3),
 		plug.Identify(func(r *http.Request) (*sake.Identity, error) {
 			if u := r.Header.Get("X-User"); u != "" {

@@ -143,7 +143,7 @@ func TestSessionStoreOutageRefusesInitializeForWhatItIs(t *testing.T) {
 // Retry-After, and a message that says too many sessions.
 func TestSessionLimitRefusesInitializeForWhatItIs(t *testing.T) {
 	t.Parallel()
-	srv := sake.MustNew(echo{}, sake.Logger(quiet), sake.MaxSessionsPerOwner(1))
+	srv := sake.MustNew(echo{}, sake.Logger(quiet), sake.WithLimits(sake.Limits{MaxSessionsPerOwner: 1}))
 	ts, _ := serveServer(t, srv)
 	sid := initialize(t, ts, nil)
 	// The session is held (a GET stream is open), so it cannot be evicted.

@@ -22,7 +22,7 @@ func callerEnvelope(c *sake.Context, to client.Caller) *client.Forward {
 		env.Capabilities.Tasks = nil
 		env.Capabilities.Extensions = maps.Clone(caps.Extensions)
 	}
-	if (c.TaskID() != "" || c.Era() == sake.EraLegacy) && !env.Capabilities.HasExtension(protocol.TaskExtension) {
+	if (c.TaskID() != "" || c.Request().Era == sake.EraLegacy) && !env.Capabilities.HasExtension(protocol.TaskExtension) {
 		if env.Capabilities.Extensions == nil {
 			env.Capabilities.Extensions = map[string]json.RawMessage{}
 		}

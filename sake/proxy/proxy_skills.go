@@ -14,7 +14,7 @@ import (
 
 // MaxProxiedSkillBytes bounds the bytes of all the skills a proxy copies
 // from its remote server (64 MiB); each skill is also bounded by
-// sake.MaxSkillFiles and sake.MaxSkillBytes.
+// sake.Limits.MaxSkillFiles and sake.Limits.MaxSkillBytes.
 const MaxProxiedSkillBytes = 64 << 20
 
 const skillScheme = "skill://"

@@ -179,8 +179,8 @@ func Secret(key []byte) Option {
 	return func(o *options) { o.serverOpts = append(o.serverOpts, sake.Secret(key)) }
 }
 
-// BaseURL sets the endpoint URL components see as ctx.BaseURL(). Default
-// "", as over stdio. With Handler, requests go to it when it has a path
+// BaseURL sets the endpoint URL components see as
+// ctx.Request().BaseURL. Default "", as over stdio. With Handler, requests go to it when it has a path
 // ("https://mcp.acme.test/mcp"); one without a path
 // ("https://mcp.acme.test") gives the origin the Handler's path is added
 // to.

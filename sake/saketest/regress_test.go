@@ -148,7 +148,7 @@ func TestHandlerCloseSendsHeaders(t *testing.T) {
 
 type where struct{}
 
-func (where) Where(ctx *sake.Context) (string, error) { return ctx.BaseURL(), nil }
+func (where) Where(ctx *sake.Context) (string, error) { return ctx.Request().BaseURL, nil }
 
 // BaseURL is the endpoint's whole URL through Handler too.
 func TestHandlerBaseURLIsTheEndpoint(t *testing.T) {

@@ -307,7 +307,7 @@ func TestRequestStateExpires(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	c := saketest.Connect(t, interview{}, saketest.ServerOptions(sake.RequestStateTTL(time.Minute), sake.Clock(clock)))
+	c := saketest.Connect(t, interview{}, saketest.ServerOptions(sake.WithLimits(sake.Limits{RequestStateTTL: time.Minute}), sake.Clock(clock)))
 	state := firstRound(t, c, "ask")
 	mu.Lock()
 	now = now.Add(2 * time.Minute)

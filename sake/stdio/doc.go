@@ -67,7 +67,7 @@
 // busy, the next requests wait in a queue. Reading never waits for a
 // worker, so a cancellation and the client's answers to the server's own
 // questions always get through; the server bounds the requests in flight
-// on the connection (sake.MaxInFlight, 256 by default) and refuses those
+// on the connection (sake.Limits.MaxInFlight, 256 by default) and refuses those
 // beyond with a -32000 error.
 //
 // Responses are buffered while more whole lines wait in the input, and

@@ -53,7 +53,7 @@ func TestEveryRequestAnsweredAcrossHandoffs(t *testing.T) {
 				done <- Serve(context.Background(), srv, inR, outW, MaxConcurrent(workers), Logger(slog.New(slog.DiscardHandler)))
 				outW.Close()
 			}()
-			// At most 64 requests in flight, well within sake.MaxInFlight.
+			// At most 64 requests in flight, well within sake.Limits.MaxInFlight.
 			credit := make(chan struct{}, 64)
 			for range cap(credit) {
 				credit <- struct{}{}

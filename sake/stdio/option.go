@@ -68,6 +68,6 @@ func Logger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 // many are running, further requests wait in a queue while Serve goes on
 // reading, so notifications such as a cancellation, and the client's
 // answers to the server's questions, are still handled; the server caps
-// the requests in flight (sake.MaxInFlight) and refuses the rest. The
+// the requests in flight (sake.Limits.MaxInFlight) and refuses the rest. The
 // default is 64; n <= 0 keeps it.
 func MaxConcurrent(n int) Option { return func(c *config) { c.maxConcurrent = n } }

@@ -89,7 +89,7 @@ func TestTooManyInFlightRefused(t *testing.T) {
 // newServerWith is newServer with a cap on the requests in flight.
 func newServerWith(t testing.TB, impl any, maxInFlight int) *sake.Server {
 	t.Helper()
-	srv, err := sake.New(impl, sake.Logger(quiet), sake.MaxInFlight(maxInFlight))
+	srv, err := sake.New(impl, sake.Logger(quiet), sake.WithLimits(sake.Limits{MaxInFlight: maxInFlight}))
 	if err != nil {
 		t.Fatal(err)
 	}

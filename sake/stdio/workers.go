@@ -16,7 +16,7 @@ import (
 // Otherwise a request goes to the workers, started as needed and kept
 // until Serve returns: a goroutine per request would grow a fresh stack
 // for every one. Requests beyond the slots wait in a queue; the server
-// bounds how many are in flight (sake.MaxInFlight).
+// bounds how many are in flight (sake.Limits.MaxInFlight).
 type pool struct {
 	cn *conn
 	// wg counts the workers and the inline runs, so that drain waits for

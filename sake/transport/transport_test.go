@@ -261,7 +261,7 @@ func TestSetSenderCarriesTheSessionsMessages(t *testing.T) {
 
 func TestHoldKeepsASessionFromEviction(t *testing.T) {
 	t.Parallel()
-	srv := sake.MustNew(&lineTools{started: make(chan struct{})}, sake.MaxSessionsPerOwner(1))
+	srv := sake.MustNew(&lineTools{started: make(chan struct{})}, sake.WithLimits(sake.Limits{MaxSessionsPerOwner: 1}))
 	alice := &sake.Identity{Subject: "alice"}
 	first := open(t, srv, alice)
 	release := transport.Hold(first)

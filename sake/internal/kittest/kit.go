@@ -187,7 +187,7 @@ func NewServer(t testing.TB) (*sake.Server, *Kit) {
 	m := tasks.New()
 	t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
 	k := NewKit()
-	srv, err := sake.New(k, sake.Tasks(m), sake.PageSize(3))
+	srv, err := sake.New(k, sake.Tasks(m), sake.WithLimits(sake.Limits{PageSize: 3}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,5 +34,6 @@ func init() {
 		Shared:     func(sess any) bool { return sess.(*Session).shared },
 		LastUsed:   func(sess any) time.Time { return sess.(*Session).lastUsedAt() },
 		AfterClose: func(sess any, f func()) { sess.(*Session).afterClosed(f) },
+		Send:       func(sess any, msg []byte) error { return sess.(*Session).sendMessage(msg) },
 	})
 }

@@ -91,7 +91,7 @@ func (s *Server) deliver(b Broadcast) {
 		if !sess.initializedYet() || (b.URI != "" && !sess.subscribed(b.URI) && !s.subscribedElsewhere(sess, b.URI)) {
 			return true
 		}
-		if err := sess.sendLocal(msg); err != nil && err != ErrNoStream {
+		if err := sess.sendLocal(msg); err != nil && err != errNoStream {
 			s.logger.Debug("sake: cannot send to session", "session", sess.id, "err", err)
 		}
 		return true

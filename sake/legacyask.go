@@ -101,7 +101,7 @@ func (c *Context) sendAndWait(sess *Session, id string, ch chan outgoing, method
 	msg := protocol.AppendRequest(nil, []byte(id), method, p)
 	if in := c.req.in; in != nil && in.streams() {
 		in.send(msg)
-	} else if err := sess.Send(msg); err != nil {
+	} else if err := sess.sendMessage(msg); err != nil {
 		return nil, &Error{Code: CodeInternalError, Message: "cannot ask the client: " + err.Error()}
 	}
 	var abandoned <-chan struct{}

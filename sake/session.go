@@ -4,13 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake/backend"
+	"github.com/sakemcp/sake-go/sake/internal/bridge"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -209,9 +209,9 @@ func (s *Session) Closed() bool {
 	return s.closed
 }
 
-// ErrNoStream is returned by Session.Send when the client has no stream
-// open to receive messages outside a request.
-var ErrNoStream = errors.New("sake: the session has no stream open for server messages")
+// errNoStream: the session has no stream open for server messages (see
+// transport.ErrNoStream).
+var errNoStream = bridge.ErrNoStream
 
 // setSender sets where the session's messages that belong to no request
 // go (see transport.SetSender); nil removes it. On a shared session whose
@@ -227,12 +227,12 @@ func (s *Session) setSender(send func(msg []byte) error) {
 	}
 }
 
-// Send delivers a message through the sender, or returns ErrNoStream. A
-// shared session whose stream is held by another replica has the message
-// relayed there.
-func (s *Session) Send(msg []byte) error {
+// sendMessage delivers a message through the sender, or returns errNoStream
+// (see transport.Send). A shared session whose stream is held by another
+// replica has the message relayed there.
+func (s *Session) sendMessage(msg []byte) error {
 	err := s.sendLocal(msg)
-	if err == ErrNoStream && s.shared {
+	if err == errNoStream && s.shared {
 		s.srv.relay(backend.RelaySend, s.id, msg)
 		return nil
 	}
@@ -245,7 +245,7 @@ func (s *Session) sendLocal(msg []byte) error {
 	send := s.send
 	s.mu.Unlock()
 	if send == nil {
-		return ErrNoStream
+		return errNoStream
 	}
 	return send(msg)
 }

@@ -35,7 +35,7 @@ func (s *Server) watchLegacyTask(sess *Session, owner, id string, taskCtx contex
 		msg = append(msg, '{')
 		msg = appendTaskFields(msg, t, false)
 		msg = append(msg, "}}"...)
-		if err := sess.Send(msg); err != nil && err != ErrNoStream {
+		if err := sess.sendMessage(msg); err != nil && err != errNoStream {
 			s.logger.Debug("sake: cannot send a task status to the session", "session", sess.id, "err", err)
 		}
 	}

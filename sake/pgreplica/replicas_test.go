@@ -15,6 +15,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 	"github.com/sakemcp/sake-go/sake/pgreplica"
 	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // app is the server every replica runs.
@@ -39,7 +40,7 @@ func (app) Echo(_ *sake.Context, a echoArgs) (string, error) { return a.Text, ni
 // Shout sends a message on the session's own stream, wherever it is held.
 func (app) Shout(c *sake.Context, a echoArgs) (string, error) {
 	msg := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + strconvQuote(a.Text) + `}}`
-	if err := c.Session().Send([]byte(msg)); err != nil {
+	if err := transport.Send(c.Session(), []byte(msg)); err != nil {
 		return "", err
 	}
 	return "sent", nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 type tiny struct{}
@@ -276,19 +277,19 @@ func TestStandaloneSenderWithoutSink(t *testing.T) {
 	if st2 := e.standaloneStream(); st2 != st {
 		t.Fatal("two standalone streams")
 	}
-	if err := st.send([]byte(`{}`)); err != sake.ErrNoStream {
+	if err := st.send([]byte(`{}`)); err != transport.ErrNoStream {
 		t.Fatalf("send without a GET: %v", err)
 	}
 	g := newGetSink()
 	st.attach(g, false, 0)
-	if err := e.sess.Send([]byte(`{"m":1}`)); err != nil {
+	if err := transport.Send(e.sess, []byte(`{"m":1}`)); err != nil {
 		t.Fatalf("session send: %v", err)
 	}
 	if f := <-g.out; !strings.Contains(string(f), `{"m":1}`) {
 		t.Fatalf("frame %q", f)
 	}
 	st.detach(g)
-	if err := e.sess.Send([]byte(`{}`)); err != sake.ErrNoStream {
+	if err := transport.Send(e.sess, []byte(`{}`)); err != transport.ErrNoStream {
 		t.Fatalf("send after detach: %v", err)
 	}
 }

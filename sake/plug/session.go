@@ -171,7 +171,7 @@ func (s *stream) emit(data []byte, final bool) error {
 	}
 	if s.standalone && s.sink == nil {
 		s.mu.Unlock()
-		return sake.ErrNoStream
+		return transport.ErrNoStream
 	}
 	s.seq++
 	frame := appendEvent(make([]byte, 0, len(data)+48), appendEventID(idb[:0], s.n, s.seq), data)

@@ -81,7 +81,7 @@ type Conn struct {
 // caller the host vouches for (nil: anonymous); out receives the messages
 // of every request and those of the connection's legacy session that
 // belong to no request. With out nil they are dropped: the session's
-// Send returns sake.ErrNoStream and subscriptions/listen is refused.
+// Send returns ErrNoStream and subscriptions/listen is refused.
 func Connect(srv *sake.Server, transport string, identity *sake.Identity, out sake.Stream) *Conn {
 	return &Conn{c: bridge.Root().Connect(srv, transport, identity, out).(conn)}
 }
@@ -127,12 +127,25 @@ func FindSession(srv *sake.Server, id string, who *sake.Identity) (*sake.Session
 // SetSender sets where the messages of sess that belong to no request go
 // (list changes, resource updates, server-initiated requests): over HTTP
 // the standalone GET stream, over stdio the output. nil removes it; until
-// one is set, sake.Session.Send returns sake.ErrNoStream.
+// one is set, Send returns ErrNoStream. A sender returns ErrNoStream when
+// its stream has gone.
 //
-// On a shared session whose store is a sake.SessionStreamStore, the store
+// On a shared session whose store is a backend.SessionStreamStore, the store
 // is told (in the background) whether this replica now holds the stream.
 func SetSender(sess *sake.Session, send func(msg []byte) error) {
 	bridge.Root().SetSender(sess, send)
+}
+
+// ErrNoStream is returned by Send, and by a sender given to SetSender,
+// when the client has no stream open to receive messages outside a
+// request.
+var ErrNoStream = bridge.ErrNoStream
+
+// Send delivers msg, a message that belongs to no request, through the
+// sender of sess (SetSender), or returns ErrNoStream. A shared session
+// whose stream another replica holds has the message relayed there.
+func Send(sess *sake.Session, msg []byte) error {
+	return bridge.Root().Send(sess, msg)
 }
 
 // Hold marks sess as in use by the transport (an HTTP request or stream

@@ -242,16 +242,16 @@ func TestSetSenderCarriesTheSessionsMessages(t *testing.T) {
 	t.Parallel()
 	srv := sake.MustNew(&lineTools{started: make(chan struct{})})
 	sess := open(t, srv, nil)
-	if err := sess.Send([]byte(`{}`)); !errors.Is(err, sake.ErrNoStream) {
+	if err := transport.Send(sess, []byte(`{}`)); !errors.Is(err, transport.ErrNoStream) {
 		t.Fatalf("Send without a sender = %v, want ErrNoStream", err)
 	}
 	var got []string
 	transport.SetSender(sess, func(msg []byte) error { got = append(got, string(msg)); return nil })
-	if err := sess.Send([]byte(`{"n":1}`)); err != nil {
+	if err := transport.Send(sess, []byte(`{"n":1}`)); err != nil {
 		t.Fatal(err)
 	}
 	transport.SetSender(sess, nil)
-	if err := sess.Send([]byte(`{"n":2}`)); !errors.Is(err, sake.ErrNoStream) {
+	if err := transport.Send(sess, []byte(`{"n":2}`)); !errors.Is(err, transport.ErrNoStream) {
 		t.Errorf("Send after the sender was removed = %v, want ErrNoStream", err)
 	}
 	if len(got) != 1 || got[0] != `{"n":1}` {
@@ -343,7 +343,7 @@ func TestConnectWithoutAStreamDropsWhatItWouldSend(t *testing.T) {
 	if sess == nil {
 		t.Fatal("the connection kept no session")
 	}
-	if err := sess.Send([]byte(`{}`)); !errors.Is(err, sake.ErrNoStream) {
+	if err := transport.Send(sess, []byte(`{}`)); !errors.Is(err, transport.ErrNoStream) {
 		t.Errorf("Send on a connection without a stream = %v, want ErrNoStream", err)
 	}
 	r := conn.Decode([]byte(`{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{` + modernMeta + `}}`)).Handle(context.Background())

@@ -1,6 +1,13 @@
 package bridge
 
-import "time"
+import (
+	"errors"
+	"time"
+)
+
+// ErrNoStream is transport.ErrNoStream, here so that the server can return
+// it without importing package transport.
+var ErrNoStream = errors.New("sake: the session has no stream open for server messages")
 
 // Funcs are the server's functions package transport calls. Values typed
 // any are of the server's types, named on each field.
@@ -24,6 +31,7 @@ type Funcs struct {
 	Shared     func(sess any) bool
 	LastUsed   func(sess any) time.Time
 	AfterClose func(sess any, f func())
+	Send       func(sess any, msg []byte) error
 }
 
 // PanicKey is the context key under which transport.WithPanicHandler

@@ -38,6 +38,18 @@ func (f *listenFilter) wants(b Broadcast) bool {
 	return false
 }
 
+// mayHear reports whether the caller of req may be told of b: an update of
+// a resource only when the caller may read it (its requirement, and the
+// PerCallerLists predicate), so that a subscription (a prefix one
+// included) never tells of changes to a resource the caller may not read.
+func (s *Server) mayHear(req *Request, b Broadcast) bool {
+	if b.URI == "" {
+		return true
+	}
+	reg := s.comps.current()
+	return s.authorizeURI(req, b.URI, reg) == nil && !s.refusesURI(req, b.URI, reg)
+}
+
 // listen serves subscriptions/listen: an acknowledgement first, then every
 // broadcast the filter asked for, each tagged with the listen request's id,
 // until the client goes away (ctx) or the server shuts down (a final
@@ -69,7 +81,7 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 	}
 	events := make(chan Broadcast, 64)
 	stop := s.Watch(func(b Broadcast) {
-		if f.wants(b) {
+		if f.wants(b) && s.mayHear(req, b) {
 			select {
 			case events <- b:
 			default: // a listener this far behind loses the event; list changes are idempotent hints

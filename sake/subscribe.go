@@ -21,8 +21,12 @@ func (s *Server) maxSubscriptionURI() int {
 // template's instance or a skill's file), of valid UTF-8 without NUL (so
 // that every backend.SessionStore can keep it), within
 // Limits.MaxSubscriptionURIBytes, and within the session's
-// Limits.MaxSubscriptions. The checks are made here, in the dispatcher, so that a refused subscription reaches neither the
-// session nor its store. Unsubscribing is never refused: it only frees.
+// Limits.MaxSubscriptions, and only by a caller who may read it (the
+// resource's requirement, or the server's default): otherwise its update
+// notices would tell a caller of changes to a resource it may not read.
+// The checks are made here, in the dispatcher, so that a refused
+// subscription reaches neither the session nor its store. Unsubscribing is
+// never refused: it only frees.
 func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, error) {
 	uri := req.Params.URI
 	if uri == "" {
@@ -41,6 +45,9 @@ func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, 
 	if s.refusesURI(req, uri, reg) {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Invalid params: no resource or resource template matches the uri; subscribe to a URI that resources/list or resources/templates/list names",
 			Data: map[string]string{"uri": uri}}
+	}
+	if err := s.authorizeURI(req, uri, reg); err != nil {
+		return nil, err
 	}
 	if sess == nil {
 		return emptyResult{}, nil
@@ -68,6 +75,20 @@ func (s *Server) checkSubscription(uri string, reg *registry) error {
 			Data: map[string]string{"uri": uri}}
 	}
 	return nil
+}
+
+// authorizeURI checks the requirement of the resource or template serving
+// uri (a skill's file has the server's default) against the caller, as
+// resources/read does.
+func (s *Server) authorizeURI(req *Request, uri string, reg *registry) error {
+	r := reg.resourcesByURI[uri]
+	if r == nil {
+		r, _ = reg.matchTemplate(uri)
+	}
+	if r == nil {
+		return s.authorize(Requirement{}, req)
+	}
+	return s.authorize(r.require, req)
 }
 
 // serves reports whether resources/read would find a resource for uri.

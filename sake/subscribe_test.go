@@ -9,6 +9,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/backend"
+	"github.com/sakemcp/sake-go/sake/transport"
 )
 
 // memStore is a backend.SessionStore in memory, for tests of what the
@@ -138,4 +139,89 @@ func TestSubscriptionsAreBounded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// guardedNotes serves a resource anyone may read and one that needs a
+// scope.
+type guardedNotes struct{}
+
+func (guardedNotes) Declare(d *sake.Declarations) {
+	d.Resource("Public", "notes://public")
+	d.Resource("Secret", "notes://secret").Scopes("notes:secret")
+}
+
+func (guardedNotes) Public(*sake.Context) (string, error) { return "public", nil }
+func (guardedNotes) Secret(*sake.Context) (string, error) { return "secret", nil }
+
+// A legacy session subscribes only to resources its caller may read: a
+// subscription to a resource whose scope the caller lacks is refused with
+// the error resources/read gives, and nothing is kept in the session or its
+// store, so no update notice of that resource ever reaches the caller.
+func TestSubscribingNeedsTheResourcesScope(t *testing.T) {
+	t.Parallel()
+	for _, shared := range []bool{false, true} {
+		t.Run(fmt.Sprint("shared=", shared), func(t *testing.T) {
+			t.Parallel()
+			store := &memStore{}
+			var opts []sake.Option
+			if shared {
+				opts = append(opts, sake.SessionStore(store))
+			}
+			s := sake.MustNew(guardedNotes{}, opts...)
+			reader := &sake.Identity{Subject: "alice", Scopes: []string{"notes:read"}, FromToken: true}
+			r, _ := rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`,
+				&sake.Inbound{Identity: reader})
+			sess := r.Session
+			if sess == nil {
+				t.Fatalf("initialize: %s", r.Body)
+			}
+			in := &sake.Inbound{Session: sess, Identity: reader}
+			if shared {
+				in = &sake.Inbound{SessionID: sess.ID(), Identity: reader}
+			}
+			_, read := rpc(t, s, `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"notes://secret"}}`, in)
+			_, m := rpc(t, s, `{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"notes://secret"}}`, in)
+			if errCode(m) != sake.CodeInsufficientScope || errCode(m) != errCode(read) {
+				t.Errorf("subscribe without the scope: %v, want the error of resources/read (%v)", m, read)
+			}
+			if sess.Subscribed("notes://secret") {
+				t.Error("the session kept a subscription its caller may not read")
+			}
+			if got := store.stored(sess.ID()); len(got) != 0 {
+				t.Errorf("the store kept a refused subscription: %q", got)
+			}
+			if _, m := rpc(t, s, `{"jsonrpc":"2.0","id":4,"method":"resources/subscribe","params":{"uri":"notes://public"}}`, in); m["result"] == nil {
+				t.Errorf("subscribe to a resource without requirement: %v", m)
+			}
+			if !shared && !sess.Subscribed("notes://public") {
+				t.Error("the session did not keep the allowed subscription")
+			}
+		})
+	}
+}
+
+// A modern listen tells a caller of updates only to resources it may read,
+// whether it names the resource or a prefix of it.
+func TestListenHearsOnlyReadableResources(t *testing.T) {
+	t.Parallel()
+	s := sake.MustNew(guardedNotes{})
+	reader := &sake.Identity{Subject: "alice", Scopes: []string{"notes:read"}, FromToken: true}
+	msgs := make(chan string, 8)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan sake.Reply, 1)
+	go func() {
+		done <- s.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["notes://secret","notes:/"]},`+modernMeta+`}}`),
+			&sake.Inbound{Identity: reader, Stream: transport.StreamFunc(func(m []byte) { msgs <- string(m) })})
+	}()
+	if ack := <-msgs; !strings.Contains(ack, "notifications/subscriptions/acknowledged") {
+		t.Fatalf("ack = %s", ack)
+	}
+	s.ResourceUpdated("notes://secret") // not readable by the caller: dropped
+	s.ResourceUpdated("notes://public")
+	if m := <-msgs; !strings.Contains(m, `"uri":"notes://public"`) {
+		t.Fatalf("the first update the caller hears is %s, want notes://public's", m)
+	}
+	cancel()
+	<-done
 }

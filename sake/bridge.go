@@ -31,6 +31,7 @@ func init() {
 		Hold:       func(sess any) { sess.(*Session).hold() },
 		Unhold:     func(sess any) { sess.(*Session).unhold() },
 		CloseIdle:  func(sess any, timeout time.Duration) { sess.(*Session).closeIdle(timeout) },
+		CloseHere:  func(sess any) { sess.(*Session).closeHere() },
 		Shared:     func(sess any) bool { return sess.(*Session).shared },
 		LastUsed:   func(sess any) time.Time { return sess.(*Session).lastUsedAt() },
 		AfterClose: func(sess any, f func()) { sess.(*Session).afterClosed(f) },

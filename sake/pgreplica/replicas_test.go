@@ -387,3 +387,48 @@ func TestSessionChangeSeenOnAnotherReplica(t *testing.T) {
 		t.Fatalf("B still keeps %d session records", n)
 	}
 }
+
+// A replica whose HTTP handler stops (a rolling deploy closes it before the
+// server shuts down) ends only its own copies of the sessions: a shared
+// session goes on in the table and on the other replicas.
+func TestStoppingHandlerLeavesSharedSessions(t *testing.T) {
+	t.Parallel()
+	url, schema, pool := pgtest.Schema(t)
+	ctx := context.Background()
+	r, err := pgreplica.Open(ctx, pgtest.Pool(t, url, schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close(ctx) })
+	srv := sake.MustNew(app{}, r.Options()...)
+	h := plug.New(srv, plug.Identify(func(req *http.Request) (*sake.Identity, error) {
+		return &sake.Identity{Subject: req.Header.Get("X-User")}, nil
+	}))
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	sid := initialize(t, ts.URL, "alice")
+	h.Close()
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM `+schema+`.sake_sessions WHERE id = $1`, sid).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("after the handler closed, the table holds %d records of the session, want 1", n)
+	}
+	// Another replica serves it.
+	r2, err := pgreplica.Open(ctx, pgtest.Pool(t, url, schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r2.Close(ctx) })
+	h2 := plug.New(sake.MustNew(app{}, r2.Options()...), plug.Identify(func(req *http.Request) (*sake.Identity, error) {
+		return &sake.Identity{Subject: req.Header.Get("X-User")}, nil
+	}))
+	t.Cleanup(h2.Close)
+	ts2 := httptest.NewServer(h2)
+	t.Cleanup(ts2.Close)
+	resp := post(t, ts2.URL, "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}`)
+	if got := resultText(t, events(resp)); got != "still here" {
+		t.Fatalf("the other replica answered %q", got)
+	}
+}

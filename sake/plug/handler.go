@@ -64,7 +64,9 @@ func New(srv *sake.Server, opts ...Option) *Handler {
 	return h
 }
 
-// Close ends every legacy session (their running requests are cancelled),
+// Close ends this handler's copy of every legacy session (their running
+// requests are cancelled; a session shared with other replicas through a
+// backend.SessionStore goes on there, and only this replica's copy ends),
 // every open stream (GET streams end, streaming POST requests are
 // cancelled), and stops the goroutine that expires idle sessions. Requests
 // that arrive afterwards get 503. Close is idempotent. Call it when the
@@ -88,7 +90,7 @@ func (h *Handler) Close() {
 		h.amu.Unlock()
 		close(h.done)
 		for _, e := range entries {
-			e.close()
+			e.leave()
 		}
 		for p := range streaming {
 			p.cancel()

@@ -47,6 +47,13 @@ func (e *entry) close() {
 	e.ended()
 }
 
+// leave ends this replica's copy of the session, as the handler stops: a
+// session shared with other replicas goes on there.
+func (e *entry) leave() {
+	transport.CloseHere(e.sess)
+	e.ended()
+}
+
 // ended wakes every GET stream waiting on the session and drops its
 // replay events, once the session has ended.
 func (e *entry) ended() {

@@ -191,6 +191,14 @@ func CloseIdle(sess *sake.Session, timeout time.Duration) {
 	bridge.Root().CloseIdle(sess, timeout)
 }
 
+// CloseHere ends this replica's copy of sess, as a transport that stops
+// serving does: a session shared with other replicas lives on in its store
+// and goes on there; one that is not shared simply ends. Session.Close, by
+// contrast, ends the session everywhere (a client's DELETE).
+func CloseHere(sess *sake.Session) {
+	bridge.Root().CloseHere(sess)
+}
+
 // Shared reports whether sess is shared with other replicas (see
 // the sake.SessionStore option) and this is one replica's copy.
 func Shared(sess *sake.Session) bool {

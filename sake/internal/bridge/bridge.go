@@ -28,6 +28,7 @@ type Funcs struct {
 	Hold       func(sess any)
 	Unhold     func(sess any)
 	CloseIdle  func(sess any, timeout time.Duration)
+	CloseHere  func(sess any)
 	Shared     func(sess any) bool
 	LastUsed   func(sess any) time.Time
 	AfterClose func(sess any, f func())

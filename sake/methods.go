@@ -275,7 +275,7 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 	if r == nil {
 		r, vars = reg.matchTemplate(uri)
 	}
-	if set := s.skills.Load(); r == nil && set != nil {
+	if set := s.skills.Load(); r == nil && set != nil && s.allowsSkillURI(req, set, uri) {
 		if contents, ok := set.read(uri); ok {
 			if err := s.authorize(Requirement{}, req); err != nil {
 				return nil, err

@@ -71,7 +71,40 @@ type skillSet struct {
 
 type skill struct {
 	uri   string // skill://<path>/SKILL.md
+	base  string // skill://<path>/, the prefix of its files' URIs
+	name  string
 	entry []byte // the skills/list entry
+}
+
+// info describes the skill to the PerCallerLists predicate, as its
+// SKILL.md resource.
+func (sk *skill) info() ComponentInfo {
+	return ComponentInfo{List: ListResources, Name: sk.name, URI: sk.uri}
+}
+
+// owner returns the skill whose files include uri most closely (the
+// innermost of nested skills), or nil.
+func (set *skillSet) owner(uri string) *skill {
+	var best *skill
+	for _, sk := range set.skills {
+		if strings.HasPrefix(uri, sk.base) || uri+"/" == sk.base {
+			if best == nil || len(sk.base) > len(best.base) {
+				best = sk
+			}
+		}
+	}
+	return best
+}
+
+// allowsSkillURI reports whether the PerCallerLists predicate lets the
+// caller use the skill file or directory at uri: the skill that holds it
+// most closely decides. Always without a predicate.
+func (s *Server) allowsSkillURI(req *Request, set *skillSet, uri string) bool {
+	if s.opts.lists == nil || s.opts.lists.allow == nil {
+		return true
+	}
+	sk := set.owner(uri)
+	return sk == nil || s.allows(req, sk.info())
 }
 
 type skillFile struct {
@@ -225,7 +258,7 @@ func loadSkills(c *skillsConfig, l *Limits) (*skillSet, []*resource, error) {
 		entry = append(entry, `,"resources":[`...)
 		entry = append(entry, resources...)
 		entry = append(entry, "]}"...)
-		sk := &skill{uri: uri, entry: entry}
+		sk := &skill{uri: uri, base: base + "/", name: fm.name, entry: entry}
 		set.skills = append(set.skills, sk)
 		set.byURI[uri] = sk
 		contents := skillMD.contents
@@ -414,7 +447,16 @@ func (s *Server) listSkills(_ context.Context, req *Request, _ *registry) (any, 
 	if err := s.authorize(Requirement{}, req); err != nil {
 		return nil, err
 	}
-	return s.page(kindSkills, "skills", len(set.skills), func(i int) []byte { return set.skills[i].entry }, req.Params.Cursor)
+	list := set.skills
+	if s.opts.lists != nil && s.opts.lists.allow != nil {
+		list = make([]*skill, 0, len(set.skills))
+		for _, sk := range set.skills {
+			if s.allows(req, sk.info()) {
+				list = append(list, sk)
+			}
+		}
+	}
+	return s.perCaller(s.page(kindSkills, "skills", len(list), func(i int) []byte { return list[i].entry }, req.Params.Cursor))
 }
 
 func (s *Server) getSkill(_ context.Context, req *Request, _ *registry) (any, error) {
@@ -430,7 +472,7 @@ func (s *Server) getSkill(_ context.Context, req *Request, _ *registry) (any, er
 		return nil, err
 	}
 	sk := set.byURI[uri]
-	if sk == nil {
+	if sk == nil || !s.allows(req, sk.info()) {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown skill: " + uri, Data: map[string]string{"uri": uri}}
 	}
 	return &skillResult{entry: sk.entry}, nil
@@ -453,7 +495,7 @@ func (s *Server) readDirectory(_ context.Context, req *Request, _ *registry) (an
 		return nil, err
 	}
 	children, ok := set.dirs[uri]
-	if !ok {
+	if !ok || !s.allowsSkillURI(req, set, uri) {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Not a directory: " + uri, Data: map[string]string{"uri": uri}}
 	}
 	return s.page(kindDirectory, "resources", len(children), func(i int) []byte { return children[i] }, req.Params.Cursor)

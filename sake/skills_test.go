@@ -345,3 +345,51 @@ func TestSkillsFrontmatterIsBounded(t *testing.T) {
 		t.Error("New with a frontmatter beyond a lowered limit succeeded")
 	}
 }
+
+// With PerCallerLists, a skill the predicate refuses is, for that caller,
+// one the server does not have: skills/list leaves it out, skills/get does
+// not know it, its files and directories cannot be read, and it is not in
+// resources/list. The skill nested in a refused one stays its own
+// component.
+func TestSkillsPerCaller(t *testing.T) {
+	eras(t, func(t *testing.T, era saketest.Option) {
+		hidePDF := sake.PerCallerLists(func(_ *sake.Request, c sake.ComponentInfo) bool { return c.Name != "pdf" })
+		c := saketest.Connect(t, nil, era, saketest.ServerOptions(sake.Skills(skillFS()), hidePDF))
+		entries, _ := listSkills(t, c, "")
+		var uris []string
+		for _, e := range entries {
+			uris = append(uris, e.URI)
+		}
+		if got := strings.Join(uris, " "); got != "skill://acme/billing/refunds/SKILL.md skill://pdf/merge/SKILL.md" {
+			t.Errorf("skills/list = %s, want the two skills the predicate allows", got)
+		}
+		_, err := c.Request("skills/get", map[string]any{"uri": "skill://pdf/SKILL.md"})
+		wantCode(t, err, sake.CodeInvalidParams, "skills/get of a refused skill")
+		if _, err := c.Request("skills/get", map[string]any{"uri": "skill://pdf/merge/SKILL.md"}); err != nil {
+			t.Errorf("skills/get of the nested, allowed skill: %v", err)
+		}
+		for _, uri := range []string{"skill://pdf/SKILL.md", "skill://pdf/references/FORMS.md"} {
+			if _, err := c.ReadResource(uri); err == nil {
+				t.Errorf("resources/read %s of a refused skill succeeded", uri)
+			}
+		}
+		if _, err := c.ReadResource("skill://pdf/merge/SKILL.md"); err != nil {
+			t.Errorf("resources/read of the nested, allowed skill: %v", err)
+		}
+		if _, err := c.ReadDirectory("skill://pdf/references"); err == nil {
+			t.Error("resources/directory/read in a refused skill succeeded")
+		}
+		if _, err := c.ReadDirectory("skill://acme/billing/refunds"); err != nil {
+			t.Errorf("resources/directory/read of an allowed skill: %v", err)
+		}
+		listed, err := c.ListResources()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range listed {
+			if r.URI == "skill://pdf/SKILL.md" {
+				t.Error("resources/list shows the refused skill's SKILL.md")
+			}
+		}
+	})
+}

@@ -18,8 +18,8 @@ type ComponentInfo struct {
 }
 
 // PerCallerLists makes every list (tools/list, prompts/list,
-// resources/list, resources/templates/list) show each caller only the
-// components it may use: those whose requirement (scopes, authentication)
+// resources/list, resources/templates/list, skills/list) show each caller
+// only the components it may use: those whose requirement (scopes, authentication)
 // the caller meets and, when allow is not nil, for which allow returns
 // true. Such lists are marked cacheScope "private" in the 2026-07-28 era.
 //
@@ -29,7 +29,10 @@ type ComponentInfo struct {
 // (the insufficient-scope or authentication error, so step-up still
 // works); a component allow refuses is answered as one the server does
 // not have (-32602 "Unknown tool" or "Unknown prompt", resource not
-// found, and -32602 for a legacy resources/subscribe), in both eras. allow runs for every component of every list
+// found, and -32602 for a legacy resources/subscribe), in both eras. A
+// skill is judged as its SKILL.md resource (ComponentInfo.Name is the
+// skill's name); its files and directories go with the innermost skill
+// holding them. allow runs for every component of every list
 // request, so keep it cheap; a panic in it refuses the component and is
 // logged.
 func PerCallerLists(allow func(req *Request, c ComponentInfo) bool) Option {
@@ -106,5 +109,9 @@ func (s *Server) refusesURI(req *Request, uri string, reg *registry) bool {
 	if r == nil {
 		r, _ = reg.matchTemplate(uri)
 	}
-	return r != nil && !s.allows(req, r.info())
+	if r == nil {
+		set := s.skills.Load()
+		return set != nil && set.files[uri] != nil && !s.allowsSkillURI(req, set, uri)
+	}
+	return !s.allows(req, r.info())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -26,6 +27,12 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	// The tests' clients use http.DefaultClient (client.HTTP with a nil
+	// client). Every httptest.Server.Close closes the idle connections of
+	// http.DefaultTransport, which breaks a POST of a parallel test that has
+	// just picked one ("CloseIdleConnections called"): give DefaultClient a
+	// transport of its own.
+	http.DefaultClient.Transport = http.DefaultTransport.(*http.Transport).Clone()
 	os.Exit(m.Run())
 }
 

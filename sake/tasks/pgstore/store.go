@@ -66,7 +66,9 @@ const columns = `id, owner, tool, status, status_message, created_at, last_updat
 	ttl_ms, poll_ms, input_requests, result, result_is_error, error`
 
 // Create implements tasks.Store in one statement, which announces the new
-// task to the other replicas.
+// task to the other replicas. It returns once the insert has committed,
+// without waiting for the notice to come back: a replica that has not
+// heard of the task yet reads it from the table, which holds it by then.
 func (s *Store) Create(ctx context.Context, t *sake.Task) error {
 	if t.ID == "" {
 		return errors.New("pgstore: a task needs an id")
@@ -75,7 +77,6 @@ func (s *Store) Create(ctx context.Context, t *sake.Task) error {
 	if err != nil {
 		return err
 	}
-	echo, wait := s.echoes.Expect()
 	tag, err := s.pool.Exec(ctx, `WITH created AS (
 			INSERT INTO sake_tasks (`+columns+`, expires_at, runner)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
@@ -83,18 +84,32 @@ func (s *Store) Create(ctx context.Context, t *sake.Task) error {
 		SELECT pg_notify($16, $17) FROM created`,
 		t.ID, t.Owner, t.Tool, t.Status, t.StatusMessage, t.CreatedAt, t.LastUpdatedAt,
 		t.TTL.Milliseconds(), t.PollInterval.Milliseconds(), reqs, result, t.ResultIsError, errJSON,
-		expiresAt(t), s.replica, s.channel, encodeNotice(s.replica, noticeCreated, t, 1, echo))
-	if err != nil || tag.RowsAffected() == 0 {
-		s.echoes.Forget(echo)
-		if err != nil {
-			return fmt.Errorf("pgstore: creating task: %w", err)
-		}
+		expiresAt(t), s.replica, s.channel, encodeNotice(s.replica, noticeCreated, t, 1, 0))
+	if err != nil {
+		return fmt.Errorf("pgstore: creating task: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
 		return tasks.ErrTaskExists
 	}
 	s.cache.put(t, 1)
-	wait(ctx)
 	return nil
 }
+
+// expect returns the echo a change written with ctx puts in its notice and
+// waits for (pglisten.Echoes) before it returns: a change a client asked
+// for is answered once the other replicas have been sent its notice, so
+// that the client's next request finds it wherever it goes. What a task's
+// work reports (tasks.FromWork) waits for nothing: memory here holds it
+// from the write itself, and the other replicas as their notice arrives.
+func (s *Store) expect(ctx context.Context) (uint64, func(context.Context)) {
+	if tasks.FromWork(ctx) {
+		return 0, noWait
+	}
+	return s.echoes.Expect()
+}
+
+// noWait is the wait of a write that waits for no echo.
+func noWait(context.Context) {}
 
 // Get implements tasks.Store: from memory when this replica knows the
 // task's latest state, else from the table.
@@ -147,7 +162,7 @@ func (s *Store) writeIf(ctx context.Context, t *sake.Task, version int64) (bool,
 	if err != nil {
 		return false, err
 	}
-	echo, wait := s.echoes.Expect()
+	echo, wait := s.expect(ctx)
 	tag, err := s.pool.Exec(ctx, `WITH updated AS (
 			UPDATE sake_tasks SET tool = $2, status = $3, status_message = $4,
 				created_at = $5, last_updated_at = $6, ttl_ms = $7, poll_ms = $8, input_requests = $9,
@@ -173,7 +188,7 @@ func (s *Store) writeIf(ctx context.Context, t *sake.Task, version int64) (bool,
 func (s *Store) updateLocked(ctx context.Context, id string, fn func(*sake.Task) error) (*sake.Task, error) {
 	var out *sake.Task
 	var version int64
-	echo, wait := s.echoes.Expect()
+	echo, wait := s.expect(ctx)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		t, v, err := scanVersioned(tx.QueryRow(ctx, `SELECT `+columns+`, version FROM sake_tasks WHERE id = $1 FOR UPDATE`, id))
 		if err != nil {

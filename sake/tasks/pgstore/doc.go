@@ -39,9 +39,14 @@
 // has heard of its last change, and read the table only when it knows
 // nothing newer. A change that memory does not know of yet (made on
 // another replica, its notice still on its way) makes the conditional
-// write fail and is redone under the row's lock. Reads follow the feed: a
-// change made on another replica is seen once its notice has been
-// delivered. The store listens on the connection its process shares with
+// write fail and is redone under the row's lock. Creations and
+// conditional writes that arrive while others are on their way to the
+// database go together, in one round trip and one transaction (one
+// commit, one wake-up of each listening replica for all their notices),
+// each with its own outcome: a statement the database refuses rolls its
+// batch back, and each write of that batch is then made alone, so that it
+// fails alone. Reads follow the feed: a change made on another replica is
+// seen once its notice has been delivered. The store listens on the connection its process shares with
 // the other listeners on the same database, user and search_path (Sake's
 // session store and broker among them), one per replica.
 //

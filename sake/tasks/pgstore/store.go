@@ -32,6 +32,9 @@ type Store struct {
 	cfg     config
 	cache   *cache
 	echoes  pglisten.Echoes
+	// batch runs creations and conditional updates, together when they
+	// arrive together.
+	batch *batcher
 	// ownPrefix begins this replica's notices (see ownEcho).
 	ownPrefix string
 	// heardHook, when set (by tests), is called with each notice from
@@ -59,7 +62,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, replica string, opts ...Option
 	}
 	cfg := newConfig(opts)
 	return &Store{pool: pool, replica: replica, channel: pglisten.Channel(pool.Config().ConnConfig, channel),
-		cfg: cfg, cache: newCache(cfg.cacheBytes), ownPrefix: ownPrefix(replica)}, nil
+		cfg: cfg, cache: newCache(cfg.cacheBytes), ownPrefix: ownPrefix(replica), batch: &batcher{pool: pool}}, nil
 }
 
 const columns = `id, owner, tool, status, status_message, created_at, last_updated_at,
@@ -77,7 +80,7 @@ func (s *Store) Create(ctx context.Context, t *sake.Task) error {
 	if err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, `WITH created AS (
+	tag, err := s.batch.exec(ctx, `WITH created AS (
 			INSERT INTO sake_tasks (`+columns+`, expires_at, runner)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 			ON CONFLICT (id) DO NOTHING RETURNING 1)
@@ -163,7 +166,7 @@ func (s *Store) writeIf(ctx context.Context, t *sake.Task, version int64) (bool,
 		return false, err
 	}
 	echo, wait := s.expect(ctx)
-	tag, err := s.pool.Exec(ctx, `WITH updated AS (
+	tag, err := s.batch.exec(ctx, `WITH updated AS (
 			UPDATE sake_tasks SET tool = $2, status = $3, status_message = $4,
 				created_at = $5, last_updated_at = $6, ttl_ms = $7, poll_ms = $8, input_requests = $9,
 				result = $10, result_is_error = $11, error = $12, expires_at = $13, version = version + 1

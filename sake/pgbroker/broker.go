@@ -93,7 +93,9 @@ func (b *Broker) Publish(ctx context.Context, bc backend.Broadcast) error {
 	return nil
 }
 
-// Listen implements backend.Broker on a connection of its own. After a lost
+// Listen implements backend.Broker on a LISTEN connection shared with the
+// process's other listeners on the same database, user and search_path
+// (sake/tasks/pgstore, the session store of sake/pgreplica). After a lost
 // connection it listens again with a bounded backoff and, since list
 // changes may have been missed meanwhile, delivers a list change of every
 // list (clients list again; missed resource updates cannot be recovered,

@@ -30,8 +30,11 @@
 // has been delivered there (the replica that made it answers its client
 // only after its own notice has come back, by which time PostgreSQL has
 // sent it to everyone). The sessions' last use is written in one batch
-// every 5 s. A replica that loses its LISTEN connection drops every record
-// it keeps, and reads them again until it listens again.
+// every 5 s. The task store, the broker and the session store of a
+// replica LISTEN on one connection they share, so a NOTIFY wakes one
+// PostgreSQL backend per replica. A replica that loses its LISTEN
+// connection drops every record it keeps, and reads them again until it
+// listens again.
 //
 // The record also names the replica holding the session's own stream (its
 // GET; see backend.SessionStreamStore), so a message for that stream is

@@ -27,7 +27,8 @@ type control struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	// storeCtx carries the Create context's values, without its
-	// cancellation, to the store calls the work's reports make.
+	// cancellation, to the store calls the work's reports make, marked
+	// as such (FromWork).
 	storeCtx context.Context
 	// finished is set once the task is terminal or gone; done is closed
 	// then.
@@ -54,7 +55,7 @@ func newControl(m *Manager, parent context.Context, id string) *control {
 		id:       id,
 		ctx:      ctx,
 		cancel:   cancel,
-		storeCtx: base,
+		storeCtx: context.WithValue(base, workKey{}, true),
 		done:     make(chan struct{}),
 	}
 }

@@ -46,6 +46,19 @@ type Store interface {
 	Expired(ctx context.Context, now time.Time, limit int) ([]string, error)
 }
 
+// workKey marks the context of the store calls that write what a task's
+// own work reported.
+type workKey struct{}
+
+// FromWork reports whether a Store call made with ctx writes what a task's
+// own work reported (its progress, its questions, its final state) rather
+// than a change a client asked for and is answered with at once (a
+// creation, answers, a cancellation). A store shared by replicas may hold
+// back its answer to a client's change until the other replicas have been
+// told of it (sake/tasks/pgstore does); a report of the work needs no such
+// wait, since clients learn of it by reading the task.
+func FromWork(ctx context.Context) bool { return ctx.Value(workKey{}) != nil }
+
 // ErrTaskExists is returned by Store.Create for an id already stored.
 var ErrTaskExists = errors.New("tasks: task id already exists")
 

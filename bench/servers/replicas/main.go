@@ -6,6 +6,9 @@
 //	replicas -http 127.0.0.1:8080 -n 2 -postgres postgres://...   # URL from SAKE_POSTGRES_URL by default
 //	replicas -http 127.0.0.1:8080 -n 1 -no-database               # the proxy's own cost
 //
+// With -cpuprofile PREFIX (or SAKE_REPLICAS_CPUPROFILE, for runs the load
+// benchmark starts) each replica writes its CPU profile to PREFIX-N.pprof.
+//
 // Streamable HTTP only. The replicas are the sake binary beside this one.
 package main
 
@@ -39,6 +42,7 @@ func run() error {
 	n := flag.Int("n", 2, "how many replicas")
 	pg := flag.String("postgres", os.Getenv("SAKE_POSTGRES_URL"), "the replicas' database (default $SAKE_POSTGRES_URL)")
 	noDB := flag.Bool("no-database", false, "run one plain process (no database) behind the proxy, to measure the proxy alone")
+	prof := flag.String("cpuprofile", os.Getenv("SAKE_REPLICAS_CPUPROFILE"), "write each replica's CPU profile to `PREFIX`-N.pprof when it stops (default $SAKE_REPLICAS_CPUPROFILE)")
 	flag.Parse()
 	if *noDB && *n != 1 {
 		return errors.New("-no-database runs exactly one process (-n 1): replicas without a shared database cannot share sessions")
@@ -57,7 +61,7 @@ func run() error {
 			_ = c.Wait()
 		}
 	}()
-	for range *n {
+	for i := range *n {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return err
@@ -67,6 +71,9 @@ func run() error {
 		args := []string{"-http", a}
 		if !*noDB {
 			args = append(args, "-postgres", *pg)
+		}
+		if *prof != "" {
+			args = append(args, "-cpuprofile", fmt.Sprintf("%s-%d.pprof", *prof, i+1))
 		}
 		cmd := exec.Command(bin, args...)
 		cmd.Stderr = os.Stderr

@@ -24,17 +24,31 @@
 //
 // A listening Store keeps in memory the tasks it wrote and those whose
 // changes the feed delivered (CacheBytes bounds it, 16 MiB by default),
-// each at its version in the table. Every write announces itself, with
-// the task when it fits in a NOTIFY payload, in the statement that makes
-// it, and returns once its own notice has come back. So a task's life
-// costs one statement to create it and one per change (its end included)
-// on the replica that runs it; tasks/get, tasks/result and the waits are
-// answered from memory by the replica that runs the task or has heard of
-// its last change, and read the table only when it knows nothing newer. A
-// change that memory does not know of yet (made on another replica, its
-// notice still on its way) makes the conditional write fail and is redone
-// under the row's lock. Reads follow the feed: a change made on another
-// replica is seen once its notice has been delivered.
+// each at its version in the table (a write updates it at once). Every
+// write announces itself, with the task when it fits in a NOTIFY
+// payload, in the statement that makes it. A change a client asked for (a
+// cancellation, answers) returns once its own notice has come back, by
+// which time PostgreSQL has sent it to every replica, so the client finds
+// it wherever its next request goes; a creation and what the task's work
+// reports (tasks.FromWork: its progress, its questions, its end) return
+// once written, and the other replicas see them as their notice arrives (a
+// replica that has not heard of a new task reads it from the table). So a
+// task's life costs one statement to create it and one per change (its
+// end included) on the replica that runs it; tasks/get, tasks/result and
+// the waits are answered from memory by the replica that runs the task or
+// has heard of its last change, and read the table only when it knows
+// nothing newer. A change that memory does not know of yet (made on
+// another replica, its notice still on its way) makes the conditional
+// write fail and is redone under the row's lock. Creations and
+// conditional writes that arrive while others are on their way to the
+// database go together, in one round trip and one transaction (one
+// commit, one wake-up of each listening replica for all their notices),
+// each with its own outcome: a statement the database refuses rolls its
+// batch back, and each write of that batch is then made alone, so that it
+// fails alone. Reads follow the feed: a change made on another replica is
+// seen once its notice has been delivered. The store listens on the connection its process shares with
+// the other listeners on the same database, user and search_path (Sake's
+// session store and broker among them), one per replica.
 //
 // # Replicas that stop
 //

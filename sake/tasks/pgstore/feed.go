@@ -101,8 +101,9 @@ func (s *Store) TakeAnswers(ctx context.Context, id string) (map[string]json.Raw
 	return out, nil
 }
 
-// Listen implements tasks.Feed on a connection of its own that LISTENs to
-// the other replicas' changes, while another goroutine records this
+// Listen implements tasks.Feed on a connection that LISTENs to the other
+// replicas' changes (one per process and database, user and search_path,
+// shared with the other listeners there), while another goroutine records this
 // replica's heartbeat and fails the tasks of replicas that stopped
 // (SweepOrphans). While it listens the Store keeps tasks in memory (see
 // Store). A lost connection empties that memory and is opened again with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -257,5 +258,41 @@ func TestSweepWaitsForOwnSteadyBeat(t *testing.T) {
 	got, err := sb.Get(ctx, task.ID)
 	if err != nil || got.Status != sake.TaskFailed {
 		t.Fatalf("once B has beaten for DeadAfter: %+v, %v", got, err)
+	}
+}
+
+// Many tasks created and finished at once, their writes batched together,
+// each end as written, on the replica that ran them and on another.
+func TestConcurrentTasksAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	ms, _, _ := replicas(t, 2)
+	a, b := ms[0], ms[1]
+	ctx := context.Background()
+	const n = 48
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			owner := fmt.Sprint("sub:", i) // within the limit per owner
+			task, ctl, err := a.Create(ctx, owner, backend.TaskOptions{Tool: "t"})
+			if err != nil {
+				errs <- err
+				return
+			}
+			want := fmt.Sprintf(`{"content":[{"type":"text","text":"%d"}]}`, i)
+			ctl.Complete(json.RawMessage(want), false)
+			for _, m := range []*tasks.Manager{a, b} {
+				got, err := m.Wait(ctx, owner, task.ID, nil)
+				if err != nil || got.Status != sake.TaskCompleted || string(got.Result) != want {
+					errs <- fmt.Errorf("task %d: %+v, %v", i, got, err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

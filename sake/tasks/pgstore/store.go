@@ -33,6 +33,9 @@ type Store struct {
 	cfg     config
 	cache   *cache
 	echoes  pglisten.Echoes
+	// batch runs creations and conditional updates, together when they
+	// arrive together.
+	batch *batcher
 	// ownPrefix begins this replica's notices (see ownEcho).
 	ownPrefix string
 	// heardHook, when set (by tests), is called with each notice from
@@ -60,14 +63,16 @@ func New(ctx context.Context, pool *pgxpool.Pool, replica string, opts ...Option
 	}
 	cfg := newConfig(opts)
 	return &Store{pool: pool, replica: replica, channel: pglisten.Channel(pool.Config().ConnConfig, channel),
-		cfg: cfg, cache: newCache(cfg.cacheBytes), ownPrefix: ownPrefix(replica)}, nil
+		cfg: cfg, cache: newCache(cfg.cacheBytes), ownPrefix: ownPrefix(replica), batch: &batcher{pool: pool}}, nil
 }
 
 const columns = `id, owner, tool, status, status_message, created_at, last_updated_at,
 	ttl_ms, poll_ms, input_requests, result, result_is_error, error`
 
 // Create implements tasks.Store in one statement, which announces the new
-// task to the other replicas.
+// task to the other replicas. It returns once the insert has committed,
+// without waiting for the notice to come back: a replica that has not
+// heard of the task yet reads it from the table, which holds it by then.
 func (s *Store) Create(ctx context.Context, t *backend.Task) error {
 	if t.ID == "" {
 		return errors.New("pgstore: a task needs an id")
@@ -76,26 +81,39 @@ func (s *Store) Create(ctx context.Context, t *backend.Task) error {
 	if err != nil {
 		return err
 	}
-	echo, wait := s.echoes.Expect()
-	tag, err := s.pool.Exec(ctx, `WITH created AS (
+	tag, err := s.batch.exec(ctx, `WITH created AS (
 			INSERT INTO sake_tasks (`+columns+`, expires_at, runner)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 			ON CONFLICT (id) DO NOTHING RETURNING 1)
 		SELECT pg_notify($16, $17) FROM created`,
 		t.ID, t.Owner, t.Tool, t.Status, t.StatusMessage, t.CreatedAt, t.LastUpdatedAt,
 		t.TTL.Milliseconds(), t.PollInterval.Milliseconds(), reqs, result, t.ResultIsError, errJSON,
-		expiresAt(t), s.replica, s.channel, encodeNotice(s.replica, noticeCreated, t, 1, echo))
-	if err != nil || tag.RowsAffected() == 0 {
-		s.echoes.Forget(echo)
-		if err != nil {
-			return fmt.Errorf("pgstore: creating task: %w", err)
-		}
+		expiresAt(t), s.replica, s.channel, encodeNotice(s.replica, noticeCreated, t, 1, 0))
+	if err != nil {
+		return fmt.Errorf("pgstore: creating task: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
 		return tasks.ErrTaskExists
 	}
 	s.cache.put(t, 1)
-	wait(ctx)
 	return nil
 }
+
+// expect returns the echo a change written with ctx puts in its notice and
+// waits for (pglisten.Echoes) before it returns: a change a client asked
+// for is answered once the other replicas have been sent its notice, so
+// that the client's next request finds it wherever it goes. What a task's
+// work reports (tasks.FromWork) waits for nothing: memory here holds it
+// from the write itself, and the other replicas as their notice arrives.
+func (s *Store) expect(ctx context.Context) (uint64, func(context.Context)) {
+	if tasks.FromWork(ctx) {
+		return 0, noWait
+	}
+	return s.echoes.Expect()
+}
+
+// noWait is the wait of a write that waits for no echo.
+func noWait(context.Context) {}
 
 // Get implements tasks.Store: from memory when this replica knows the
 // task's latest state, else from the table.
@@ -148,8 +166,8 @@ func (s *Store) writeIf(ctx context.Context, t *backend.Task, version int64) (bo
 	if err != nil {
 		return false, err
 	}
-	echo, wait := s.echoes.Expect()
-	tag, err := s.pool.Exec(ctx, `WITH updated AS (
+	echo, wait := s.expect(ctx)
+	tag, err := s.batch.exec(ctx, `WITH updated AS (
 			UPDATE sake_tasks SET tool = $2, status = $3, status_message = $4,
 				created_at = $5, last_updated_at = $6, ttl_ms = $7, poll_ms = $8, input_requests = $9,
 				result = $10, result_is_error = $11, error = $12, expires_at = $13, version = version + 1
@@ -174,7 +192,7 @@ func (s *Store) writeIf(ctx context.Context, t *backend.Task, version int64) (bo
 func (s *Store) updateLocked(ctx context.Context, id string, fn func(*backend.Task) error) (*backend.Task, error) {
 	var out *backend.Task
 	var version int64
-	echo, wait := s.echoes.Expect()
+	echo, wait := s.expect(ctx)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		t, v, err := scanVersioned(tx.QueryRow(ctx, `SELECT `+columns+`, version FROM sake_tasks WHERE id = $1 FOR UPDATE`, id))
 		if err != nil {

@@ -218,13 +218,16 @@ type proxy struct {
 // reaching the proxy's caller as a challenge of its own: the caller's
 // token has nothing to do with them.
 func upstreamError(err error) error {
-	var se *protocol.InsufficientScopeError
-	var ae *protocol.InsufficientAuthenticationError
-	var he *client.HTTPError
-	switch {
-	case errors.As(err, &se), errors.As(err, &ae):
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*protocol.InsufficientScopeError](err); ok {
 		return sake.NewError(sake.CodeInternalError, "the upstream server refused the proxy's authorization: %v", err)
-	case errors.As(err, &he) && he.RPC == nil:
+	}
+	if _, ok := errors.AsType[*protocol.InsufficientAuthenticationError](err); ok {
+		return sake.NewError(sake.CodeInternalError, "the upstream server refused the proxy's authorization: %v", err)
+	}
+	if he, ok := errors.AsType[*client.HTTPError](err); ok && he.RPC == nil {
 		return sake.NewError(sake.CodeInternalError, "the upstream server failed: HTTP %d", he.Status)
 	}
 	return err
@@ -246,10 +249,12 @@ func (p *proxy) forward(ctx *sake.Context) (context.Context, func(error) error) 
 // remote task never share a key, and with its own timeout (0: none, for
 // following a task, which lasts as long as the task).
 func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Duration) (context.Context, func(error) error) {
-	c, cancel := context.WithCancel(ctx)
-	cancelTimeout := context.CancelFunc(func() {})
+	var c context.Context
+	var cancel context.CancelFunc
 	if timeout > 0 {
-		c, cancelTimeout = context.WithTimeoutCause(c, timeout, errUpstreamTimeout)
+		c, cancel = context.WithTimeoutCause(ctx, timeout, errUpstreamTimeout)
+	} else {
+		c, cancel = context.WithCancel(ctx)
 	}
 	acquired := p.acquire()
 	if !acquired {
@@ -268,7 +273,6 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 	return c, func(err error) error {
 		timedOut := context.Cause(fctx) == errUpstreamTimeout
 		cancel()
-		cancelTimeout()
 		if !acquired {
 			return sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", p.remote.Info().Server.Name, p.cfg.maxInFlight())
 		}

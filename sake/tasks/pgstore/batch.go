@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -12,6 +13,11 @@ import (
 
 // maxBatch bounds how many writes go in one transaction.
 const maxBatch = 32
+
+// batchTimeout bounds one batch's round trip: a database that stops
+// answering fails the batch's writes with an error instead of holding
+// them (and every write queued behind them) forever.
+const batchTimeout = 30 * time.Second
 
 // batcher runs the one-statement writes of a Store (a creation, an update
 // conditional on the version) that arrive while others are on their way
@@ -73,7 +79,9 @@ func (b *batcher) loop(ctx context.Context) {
 			return
 		}
 		b.mu.Unlock()
-		b.run(ctx, batch)
+		bctx, cancel := context.WithTimeout(ctx, batchTimeout)
+		b.run(bctx, batch)
+		cancel()
 	}
 }
 

@@ -48,8 +48,11 @@
 // A transport that keeps legacy sessions itself (HTTP) finds the one a
 // message names with FindSession or SessionFor, holds it while a request
 // or stream uses it (Hold), gives it a stream for the messages outside
-// requests (SetSender), expires it when idle (LastUsed, CloseIdle), and
-// drops what it keeps for it when the server ends it (AfterClose).
+// requests (SetSender; Send writes one there, or returns ErrNoStream),
+// expires it when idle (LastUsed, CloseIdle), ends its own copy when it
+// stops serving (CloseHere: a session shared with other replicas goes on
+// there), and drops what it keeps for it when the server ends it
+// (AfterClose).
 // One that recovers panics of the code it runs in its own goroutines, or
 // that serves an in-process client, reports them through
 // WithPanicHandler. protocol.ErrorBody answers input refused before the

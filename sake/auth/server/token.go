@@ -153,7 +153,10 @@ func (s *Server) active(ctx context.Context, subject, family string) *oauthError
 	if subject == "" {
 		return nil
 	}
-	subj, err := s.login.Lookup(ctx, subject)
+	subj, err := s.lookup(ctx, subject)
+	if errors.Is(err, errHookPanicked) {
+		return oerr(ErrServerError, "the account cannot be checked now")
+	}
 	if err != nil || subj == nil || !subj.Active {
 		_ = s.store.RevokeFamily(ctx, family)
 		return oerr(ErrInvalidGrant, "the account may no longer authorize this application")
@@ -269,6 +272,17 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, client *Client,
 func (s *Server) respondRefresh(w http.ResponseWriter, r *http.Request, client *Client, full, issued *Grant, family string) *oauthError {
 	ctx := r.Context()
 	now := s.now()
+	// The ID token's claims are asked for first: a failing Login.Lookup
+	// leaves no token stored.
+	var subj *Subject
+	openid := slices.Contains(issued.Scopes, "openid") && issued.Subject != ""
+	if openid {
+		var err error
+		if subj, err = s.lookup(ctx, issued.Subject); err != nil {
+			s.log.Error("authserver: id token", "err", err)
+			return oerr(ErrServerError, "the ID token cannot be issued")
+		}
+	}
 	at, exp, err := s.accessToken(ctx, issued, family, now)
 	if err != nil {
 		return s.storeError(err)
@@ -295,8 +309,8 @@ func (s *Server) respondRefresh(w http.ResponseWriter, r *http.Request, client *
 		}
 		resp.RefreshToken = rt
 	}
-	if slices.Contains(issued.Scopes, "openid") && issued.Subject != "" {
-		idt, err := s.idToken(ctx, client, issued, at, now)
+	if openid {
+		idt, err := s.idToken(client, issued, subj, at, now)
 		if err != nil {
 			s.log.Error("authserver: id token", "err", err)
 			return oerr(ErrServerError, "the ID token cannot be issued")

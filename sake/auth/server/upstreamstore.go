@@ -61,10 +61,15 @@ type GrantRecorder interface {
 }
 
 // recordGrant tells a GrantRecorder login about a new authorization.
-func (s *Server) recordGrant(r *http.Request, subject, family string) error {
+func (s *Server) recordGrant(r *http.Request, subject, family string) (err error) {
 	gr, ok := s.login.(GrantRecorder)
 	if !ok || subject == "" {
 		return nil
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = s.recovered("Login.Granted", v)
+		}
+	}()
 	return gr.Granted(r, subject, family)
 }

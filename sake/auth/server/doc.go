@@ -116,6 +116,6 @@
 // redirect URI), the panic and its stack are logged to Config.Logger and
 // never sent, and what the hook was to decide (a client, a code, tokens,
 // a device approval) is not stored. A panic in Login.Lookup does not
-// revoke the authorization, as a subject found inactive does; the
-// refresh token that was being redeemed is spent all the same.
+// revoke the authorization, as a subject found inactive does, and leaves
+// a refresh token being redeemed unspent.
 package server

@@ -57,7 +57,11 @@ type logBuffer struct {
 	b  bytes.Buffer
 }
 
-func (l *logBuffer) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
 
 func (l *logBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
@@ -120,7 +124,9 @@ func (h *harness) codes() int {
 func TestRegistrationHooksPanic(t *testing.T) {
 	t.Parallel()
 	for name, mod := range map[string]func(*Config){
-		"Config.Registration":        func(c *Config) { c.Registration = func(context.Context, *http.Request, *Client) error { panic("policy bug") } },
+		"Config.Registration": func(c *Config) {
+			c.Registration = func(context.Context, *http.Request, *Client) error { panic("policy bug") }
+		},
 		"Config.RegistrationAddress": func(c *Config) { c.RegistrationAddress = func(*http.Request) string { panic("proxy bug") } },
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -258,6 +264,13 @@ func TestLookupPanicsAtTokenEndpoints(t *testing.T) {
 		// A bug in the login is no reason to revoke the authorization.
 		if _, ok := h.as.ownAccessToken(context.Background(), access); !ok {
 			t.Fatal("the authorization was revoked")
+		}
+		// Nor is the refresh token spent: once the login works again, it
+		// refreshes.
+		pl.set("")
+		resp, body = h.postForm(h.url(pathToken), url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {publicID}})
+		if resp.StatusCode != 200 || body["refresh_token"] == nil {
+			t.Fatalf("refresh after the panic: %d %v", resp.StatusCode, body)
 		}
 	})
 	t.Run("introspect", func(t *testing.T) {

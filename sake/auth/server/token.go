@@ -216,6 +216,15 @@ func (s *Server) refreshGrant(w http.ResponseWriter, r *http.Request, client *Cl
 	}
 	issued.Resource = res
 	if e := s.active(ctx, g.Subject, cred.Family); e != nil {
+		if e.Code == ErrServerError {
+			// The login failed, not the client: the refresh token is
+			// not spent, or its next use would revoke the authorization
+			// as a replay.
+			cred.Used = false
+			if err := s.store.PutCredential(ctx, cred); err != nil {
+				s.log.Error("authserver: a refresh token cannot be restored", "err", err)
+			}
+		}
 		return e
 	}
 	if issued.JKT == "" {

@@ -314,3 +314,87 @@ func TestHandlerPanicsAreAnswered(t *testing.T) {
 	resp, m := h.postForm(h.url(pathConsent), url.Values{"request": {"r"}, "csrf": {h.as.csrfFor("r", "alice")}})
 	wantPage(t, resp, m["_body"].(string))
 }
+
+func (l *panicLogin) Revoking(ctx context.Context, family string) func() {
+	l.check("Revoking")
+	return func() { l.check("revoked") }
+}
+
+// A panic in a GrantRevoker is logged and the revocation goes on.
+func TestRevokingPanics(t *testing.T) {
+	t.Parallel()
+	for on, logged := range map[string]string{"Revoking": "Login.Revoking", "revoked": "Login.Revoking's function"} {
+		t.Run(on, func(t *testing.T) {
+			t.Parallel()
+			h, pl, logs := panicHarness(t)
+			access, refresh := h.userTokens("notes:read", resourceA)
+			pl.set(on)
+			resp, _ := h.postForm(h.url(pathRevoke), url.Values{"token": {refresh}, "client_id": {publicID}})
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("revoke: %d", resp.StatusCode)
+			}
+			if _, ok := h.as.ownAccessToken(context.Background(), access); ok {
+				t.Fatal("the authorization was not revoked")
+			}
+			wantLogged(t, logs, logged)
+		})
+	}
+}
+
+// revokerLogin records what the store held when it was told.
+type revokerLogin struct {
+	*fakeLogin
+	store  *MemoryStore
+	access string // hash of an access token of the family
+	events chan string
+}
+
+func (l *revokerLogin) Revoking(ctx context.Context, family string) func() {
+	c, _ := l.store.Credential(ctx, l.access)
+	l.events <- "before " + family + " revoked=" + boolString(c.Revoked)
+	return func() {
+		c, _ := l.store.Credential(ctx, l.access)
+		l.events <- "after " + family + " revoked=" + boolString(c.Revoked)
+	}
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// A GrantRevoker hears of each revocation of a family before and after
+// it is stored, and only once the family has one.
+func TestGrantRevokerIsTold(t *testing.T) {
+	t.Parallel()
+	rl := &revokerLogin{events: make(chan string, 4)}
+	h := newHarness(t, func(c *Config) {
+		rl.fakeLogin, rl.store = c.Login.(*fakeLogin), c.Store.(*MemoryStore)
+		c.Login = rl
+	})
+	access, refresh := h.userTokens("notes:read", resourceA)
+	claims, rec, ok := h.as.ownAccessRecord(context.Background(), access)
+	if !ok {
+		t.Fatal("no access token")
+	}
+	rl.access = hashHandle(stringOf(claims["jti"]))
+	if resp, _ := h.postForm(h.url(pathRevoke), url.Values{"token": {"unknown"}, "client_id": {publicID}}); resp.StatusCode != 200 {
+		t.Fatalf("revoke: %d", resp.StatusCode)
+	}
+	if resp, _ := h.postForm(h.url(pathRevoke), url.Values{"token": {refresh}, "client_id": {publicID}}); resp.StatusCode != 200 {
+		t.Fatalf("revoke: %d", resp.StatusCode)
+	}
+	want := []string{"before " + rec.Family + " revoked=false", "after " + rec.Family + " revoked=true"}
+	for _, w := range want {
+		if got := <-rl.events; got != w {
+			t.Fatalf("told %q, want %q", got, w)
+		}
+	}
+	select {
+	case e := <-rl.events:
+		t.Fatalf("told %q more", e)
+	default:
+	}
+}

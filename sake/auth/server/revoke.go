@@ -86,7 +86,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		family = rec.Family
 	}
 	if family != "" {
-		if err := s.store.RevokeFamily(ctx, family); err != nil {
+		if err := s.revokeFamily(ctx, family); err != nil {
 			writeError(w, r, s.storeError(err))
 			return
 		}

@@ -103,7 +103,7 @@ func (s *Server) codeGrant(w http.ResponseWriter, r *http.Request, client *Clien
 	g := &cred.Grant
 	if cred.Used || cred.Revoked {
 		// A replayed code: revoke everything it issued (OAuth 2.1 §4.1.3).
-		_ = s.store.RevokeFamily(ctx, cred.Family)
+		_ = s.revokeFamily(ctx, cred.Family)
 		return oerr(ErrInvalidGrant, "the code was already used; the tokens it issued are revoked")
 	}
 	switch {
@@ -158,7 +158,7 @@ func (s *Server) active(ctx context.Context, subject, family string) *oauthError
 		return oerr(ErrServerError, "the account cannot be checked now")
 	}
 	if err != nil || subj == nil || !subj.Active {
-		_ = s.store.RevokeFamily(ctx, family)
+		_ = s.revokeFamily(ctx, family)
 		return oerr(ErrInvalidGrant, "the account may no longer authorize this application")
 	}
 	return nil
@@ -191,12 +191,12 @@ func (s *Server) refreshGrant(w http.ResponseWriter, r *http.Request, client *Cl
 		return oerr(ErrInvalidGrant, "the refresh token was revoked")
 	}
 	if cred.Used {
-		_ = s.store.RevokeFamily(ctx, cred.Family)
+		_ = s.revokeFamily(ctx, cred.Family)
 		s.log.Warn("authserver: refresh token replayed; its family is revoked", "client_id", client.ID)
 		return oerr(ErrInvalidGrant, "the refresh token was already used; every token of this authorization is revoked")
 	}
 	if !g.Created.IsZero() && !s.now().Before(g.Created.Add(s.cfg.GrantLifetime)) {
-		_ = s.store.RevokeFamily(ctx, cred.Family)
+		_ = s.revokeFamily(ctx, cred.Family)
 		return oerr(ErrInvalidGrant, "this authorization has reached its maximum lifetime: authorize again")
 	}
 	if g.JKT != "" && g.JKT != jkt {

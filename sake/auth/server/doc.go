@@ -68,6 +68,11 @@
 // revoked token until it expires (Config.AccessTokenTTL, 15 minutes by
 // default), or use introspection there.
 //
+// A Login that keeps something for an authorization elsewhere (the
+// upstream login keeps the person's token at the identity provider)
+// implements [GrantRevoker] to hear of each revoked authorization: before
+// the Store forgets what it kept, and once the revocation is stored.
+//
 // # Token exchange
 //
 // A tool that calls another resource of this server can act as its

@@ -221,6 +221,7 @@ func New(ctx context.Context, cfg Config) (*Login, error) {
 		// RFC 8414 §2 (and OpenID's registry): where tokens are revoked.
 		Revocation        string   `json:"revocation_endpoint"`
 		RevocationMethods []string `json:"revocation_endpoint_auth_methods_supported"`
+		TokenMethods      []string `json:"token_endpoint_auth_methods_supported"`
 	}
 	if err := op.Claims(&meta); err != nil {
 		return nil, fmt.Errorf("upstream: discovery document of %s: %w", p.Issuer, err)
@@ -242,6 +243,11 @@ func New(ctx context.Context, cfg Config) (*Login, error) {
 	l.oidc, l.issParam, l.userinfo, l.discoveredIssuer = op, meta.IssParam, op.UserInfoEndpoint(), meta.Issuer
 	l.oauth.Endpoint = op.Endpoint()
 	l.oauth.Scopes = scopes
+	if meta.RevocationMethods == nil {
+		// RFC 7009 §2.1: the client authenticates as at the token
+		// endpoint.
+		meta.RevocationMethods = meta.TokenMethods
+	}
 	l.newRevocation(meta.Revocation, meta.RevocationMethods)
 	l.verifier = op.VerifierContext(oidc.ClientContext(context.Background(), l.http), &oidc.Config{
 		ClientID: cfg.ClientID, SupportedSigningAlgs: l.algs, Now: l.now, SkipIssuerCheck: p.kind == kindEntra})

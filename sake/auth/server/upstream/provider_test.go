@@ -50,6 +50,7 @@ type testProvider struct {
 	// revokeStatus replaces 200.
 	noRevocation  bool
 	revokeMethods []string
+	tokenMethods  []string // token_endpoint_auth_methods_supported
 	revocations   chan revokeRequest
 	revokeHang    chan struct{}
 	revokeStatus  int
@@ -105,6 +106,9 @@ func (p *testProvider) discovery(w http.ResponseWriter, r *http.Request) {
 		if p.revokeMethods != nil {
 			doc["revocation_endpoint_auth_methods_supported"] = p.revokeMethods
 		}
+	}
+	if p.tokenMethods != nil {
+		doc["token_endpoint_auth_methods_supported"] = p.tokenMethods
 	}
 	p.mu.Unlock()
 	writeJSON(w, doc)

@@ -123,17 +123,31 @@ func TestRevocationReachesTheProvider(t *testing.T) {
 		h.revoke(tb["access_token"].(string))
 		h.revokedAt(tok.AccessToken, "access_token")
 	})
-	t.Run("client_secret_post", func(t *testing.T) {
+	for name, set := range map[string]func(*testProvider){
+		"client_secret_post":                       func(p *testProvider) { p.revokeMethods = []string{"client_secret_post"} },
+		"client_secret_post at the token endpoint": func(p *testProvider) { p.tokenMethods = []string{"client_secret_post"} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			op := newTestProvider(t)
+			set(op)
+			h := newHarnessAt(t, op)
+			tb := h.tokens()
+			rt := h.op.liveRefreshToken()
+			h.revoke(tb["refresh_token"].(string))
+			rr := <-h.op.revocations
+			if rr.basic || rr.form.Get("token") != rt || rr.form.Get("client_id") != op.clientID || rr.form.Get("client_secret") != op.secret {
+				t.Fatalf("revocation %v (basic %v)", rr.form, rr.basic)
+			}
+		})
+	}
+	t.Run("client_secret_basic listed too", func(t *testing.T) {
 		op := newTestProvider(t)
-		op.revokeMethods = []string{"client_secret_post"}
+		op.revokeMethods = []string{"client_secret_post", "client_secret_basic"}
 		h := newHarnessAt(t, op)
 		tb := h.tokens()
 		rt := h.op.liveRefreshToken()
 		h.revoke(tb["refresh_token"].(string))
-		rr := <-h.op.revocations
-		if rr.basic || rr.form.Get("token") != rt || rr.form.Get("client_id") != op.clientID || rr.form.Get("client_secret") != op.secret {
-			t.Fatalf("revocation %v (basic %v)", rr.form, rr.basic)
-		}
+		h.revokedAt(rt, "refresh_token")
 	})
 	t.Run("public client", func(t *testing.T) {
 		op := newTestProvider(t)

@@ -113,8 +113,8 @@
 // error page: there is no open redirect.
 //
 // A panic in the application's code (the Login, Config.Registration,
-// Config.RegistrationAddress, Config.TokenExchange, a GrantRecorder, the
-// Store) does not drop the connection: the request is answered 500, a
+// Config.RegistrationAddress, Config.TokenExchange, Config.Metadata.Allow,
+// the Store) does not drop the connection: the request is answered 500, a
 // server_error JSON body at the token, registration, revocation,
 // introspection, PAR, device authorization and userinfo endpoints and an
 // error page in the browser (or server_error at the client's verified

@@ -398,3 +398,21 @@ func TestGrantRevokerIsTold(t *testing.T) {
 	default:
 	}
 }
+
+// A panic in Config.Metadata.Allow is answered by the guard of the
+// route: an error page at the authorization endpoint.
+func TestMetadataAllowPanics(t *testing.T) {
+	t.Parallel()
+	h, _, logs := panicHarness(t, func(c *Config) {
+		c.Metadata.Allow = func(*url.URL) bool { panic("trust bug") }
+	})
+	_, challenge := pkce()
+	p := authParams(challenge)
+	p.Set("client_id", "https://app.example/client.json")
+	p.Set("redirect_uri", "https://app.example/cb")
+	resp, body := h.get(h.url(pathAuthorize) + "?" + p.Encode())
+	wantPage(t, resp, body)
+	if s := logs.String(); !strings.Contains(s, "panic serving "+DefaultPrefix+pathAuthorize) || !strings.Contains(s, "trust bug") {
+		t.Fatalf("log %q", s)
+	}
+}

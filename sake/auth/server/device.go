@@ -170,12 +170,14 @@ func (s *Server) deviceGrant(w http.ResponseWriter, r *http.Request, client *Cli
 		_ = s.store.PutCredential(ctx, cred)
 		return oerr(ErrAuthorizationPending, "the person has not answered yet")
 	}
+	// Asked before the code is spent: a login that fails (or panics)
+	// leaves it for the next poll.
+	if e := s.active(ctx, g.Subject, cred.Family); e != nil {
+		return e
+	}
 	before, err := s.store.Consume(ctx, hash)
 	if err != nil || before.Used {
 		return oerr(ErrInvalidGrant, "the device_code was already used")
-	}
-	if e := s.active(ctx, g.Subject, cred.Family); e != nil {
-		return e
 	}
 	issued := *g
 	issued.JKT = jkt

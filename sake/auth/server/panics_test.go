@@ -416,3 +416,28 @@ func TestMetadataAllowPanics(t *testing.T) {
 		t.Fatalf("log %q", s)
 	}
 }
+
+// A panic in Login.Lookup when the device polls leaves its approved code
+// for the next poll.
+func TestDeviceGrantLookupPanics(t *testing.T) {
+	t.Parallel()
+	h, pl, logs := panicHarness(t)
+	_, da := h.postForm(h.url(pathDeviceAuthorization), url.Values{"client_id": {publicID}, "scope": {"notes:read"}})
+	h.signIn("alice", "", time.Now())
+	_, page := h.get(da["verification_uri_complete"].(string))
+	f := hidden(page)
+	f.Set("decision", "allow")
+	if resp, m := h.postForm(h.url(pathDevice), f); resp.StatusCode != 200 {
+		t.Fatalf("%d %v", resp.StatusCode, m)
+	}
+	poll := url.Values{"grant_type": {grantDevice}, "device_code": {da["device_code"].(string)}, "client_id": {publicID}}
+	pl.set("Lookup")
+	resp, body := h.postForm(h.url(pathToken), poll)
+	wantJSON(t, h, resp, body)
+	wantLogged(t, logs, "Login.Lookup")
+	h.noneIssued()
+	pl.set("")
+	if resp, body := h.postForm(h.url(pathToken), poll); resp.StatusCode != 200 || body["access_token"] == nil {
+		t.Fatalf("poll after the panic: %d %v", resp.StatusCode, body)
+	}
+}

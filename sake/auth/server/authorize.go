@@ -251,7 +251,7 @@ func loginNeeded(a *Authentication, g *Grant, now time.Time) bool {
 func (s *Server) proceed(w http.ResponseWriter, r *http.Request, id string, cred *Credential) {
 	ctx := r.Context()
 	g := &cred.Grant
-	a, err := s.login.Current(r)
+	a, err := s.current(r)
 	if err != nil {
 		s.log.Error("authserver: Login.Current", "err", err)
 		s.errorPage(w, r, oerr(ErrServerError, "the sign-in cannot be checked"))
@@ -270,11 +270,6 @@ func (s *Server) proceed(w http.ResponseWriter, r *http.Request, id string, cred
 			})
 			return
 		}
-		g.LoginTried = true
-		if err := s.store.PutCredential(ctx, cred); err != nil {
-			s.storeFailure(w, r, g, err)
-			return
-		}
 		lr := LoginRequest{ReturnTo: s.consentURL(id), ACRValues: g.ACRValues, Force: slices.Contains(g.Prompt, "login")}
 		if g.MaxAge >= 0 {
 			d := time.Duration(g.MaxAge) * time.Second
@@ -283,12 +278,27 @@ func (s *Server) proceed(w http.ResponseWriter, r *http.Request, id string, cred
 		if c, e := s.client(ctx, g.ClientID); e == nil {
 			lr.ClientName = c.displayName()
 		}
+		to, err := s.loginURL(r, lr)
+		if err != nil {
+			s.errorPage(w, r, oerr(ErrServerError, "the sign-in page cannot be found"))
+			return
+		}
+		g.LoginTried = true
+		if err := s.store.PutCredential(ctx, cred); err != nil {
+			s.storeFailure(w, r, g, err)
+			return
+		}
 		w.Header().Set("Cache-Control", "no-store")
-		http.Redirect(w, r, s.login.LoginURL(r, lr), http.StatusSeeOther)
+		http.Redirect(w, r, to, http.StatusSeeOther)
 		return
 	}
 	g.Subject, g.ACR, g.AMR, g.AuthTime = a.Subject, a.ACR, a.AMR, a.AuthTime
-	if subj, err := s.login.Lookup(ctx, a.Subject); err != nil || subj == nil || !subj.Active {
+	subj, err := s.lookup(ctx, a.Subject)
+	if errors.Is(err, errHookPanicked) {
+		s.errorPage(w, r, oerr(ErrServerError, "the account cannot be checked now"))
+		return
+	}
+	if err != nil || subj == nil || !subj.Active {
 		s.finish(w, r, cred, func() { s.redirectError(w, r, g, oerr(ErrAccessDenied, "this account may not authorize applications")) })
 		return
 	}

@@ -104,7 +104,7 @@ func (s *Server) consentDecision(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	id := r.PostForm.Get("request")
-	a, err := s.login.Current(r)
+	a, err := s.current(r)
 	if err != nil {
 		s.errorPage(w, r, oerr(ErrServerError, "the sign-in cannot be checked"))
 		return

@@ -170,12 +170,14 @@ func (s *Server) deviceGrant(w http.ResponseWriter, r *http.Request, client *Cli
 		_ = s.store.PutCredential(ctx, cred)
 		return oerr(ErrAuthorizationPending, "the person has not answered yet")
 	}
+	// Asked before the code is spent: a login that fails (or panics)
+	// leaves it for the next poll.
+	if e := s.active(ctx, g.Subject, cred.Family); e != nil {
+		return e
+	}
 	before, err := s.store.Consume(ctx, hash)
 	if err != nil || before.Used {
 		return oerr(ErrInvalidGrant, "the device_code was already used")
-	}
-	if e := s.active(ctx, g.Subject, cred.Family); e != nil {
-		return e
 	}
 	issued := *g
 	issued.JKT = jkt
@@ -239,7 +241,7 @@ func (s *Server) renderDevice(w http.ResponseWriter, p *DevicePage, status int) 
 func (s *Server) devicePage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	code := r.URL.Query().Get("user_code")
-	a, err := s.login.Current(r)
+	a, err := s.current(r)
 	if err != nil {
 		s.errorPage(w, r, oerr(ErrServerError, "the sign-in cannot be checked"))
 		return
@@ -249,7 +251,12 @@ func (s *Server) devicePage(w http.ResponseWriter, r *http.Request) {
 		if code != "" {
 			back += "?user_code=" + url.QueryEscape(code)
 		}
-		http.Redirect(w, r, s.login.LoginURL(r, LoginRequest{ReturnTo: back}), http.StatusSeeOther)
+		to, err := s.loginURL(r, LoginRequest{ReturnTo: back})
+		if err != nil {
+			s.errorPage(w, r, oerr(ErrServerError, "the sign-in page cannot be found"))
+			return
+		}
+		http.Redirect(w, r, to, http.StatusSeeOther)
 		return
 	}
 	if code == "" {
@@ -289,7 +296,11 @@ func (s *Server) deviceDecision(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	a, err := s.login.Current(r)
+	a, err := s.current(r)
+	if errors.Is(err, errHookPanicked) {
+		s.errorPage(w, r, oerr(ErrServerError, "the sign-in cannot be checked"))
+		return
+	}
 	if err != nil || a == nil || a.Subject == "" {
 		s.errorPage(w, r, oerr(ErrAccessDenied, "you are not signed in"))
 		return
@@ -311,12 +322,20 @@ func (s *Server) deviceDecision(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := &dev.Grant
-	if subj, err := s.login.Lookup(ctx, a.Subject); err != nil || subj == nil || !subj.Active {
+	subj, err := s.lookup(ctx, a.Subject)
+	if errors.Is(err, errHookPanicked) {
+		s.errorPage(w, r, oerr(ErrServerError, "the account cannot be checked now"))
+		return
+	}
+	if err != nil || subj == nil || !subj.Active {
 		g.Denied = true
 	} else if r.PostForm.Get("decision") == "allow" {
 		g.Approved = true
 		g.Subject, g.ACR, g.AMR, g.AuthTime = a.Subject, a.ACR, a.AMR, a.AuthTime
-		if err := s.recordGrant(r, a.Subject, dev.Family); err != nil {
+		if err := s.recordGrant(r, a.Subject, dev.Family); errors.Is(err, errHookPanicked) {
+			s.errorPage(w, r, oerr(ErrServerError, "the authorization cannot be recorded now"))
+			return
+		} else if err != nil {
 			s.log.Error("authserver: Login.Granted", "err", err)
 			g.Approved, g.Denied = false, true
 		}

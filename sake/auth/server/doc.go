@@ -68,6 +68,11 @@
 // revoked token until it expires (Config.AccessTokenTTL, 15 minutes by
 // default), or use introspection there.
 //
+// A Login that keeps something for an authorization elsewhere (the
+// upstream login keeps the person's token at the identity provider)
+// implements [GrantRevoker] to hear of each revoked authorization: before
+// the Store forgets what it kept, and once the revocation is stored.
+//
 // # Token exchange
 //
 // A tool that calls another resource of this server can act as its
@@ -106,4 +111,16 @@
 // against the client's registration; before that (unknown client,
 // unregistered redirect URI, unusable request_uri) the person sees an
 // error page: there is no open redirect.
+//
+// A panic in the application's code (the Login, Config.Registration,
+// Config.RegistrationAddress, Config.TokenExchange, Config.Metadata.Allow,
+// the Store) does not drop the connection: the request is answered 500, a
+// server_error JSON body at the token, registration, revocation,
+// introspection, PAR, device authorization and userinfo endpoints and an
+// error page in the browser (or server_error at the client's verified
+// redirect URI), the panic and its stack are logged to Config.Logger and
+// never sent, and what the hook was to decide (a client, a code, tokens,
+// a device approval) is not stored. A panic in Login.Lookup does not
+// revoke the authorization, as a subject found inactive does, and leaves
+// a refresh token being redeemed unspent.
 package server

@@ -1,9 +1,9 @@
 package server
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -38,11 +38,8 @@ func userClaims(subj *Subject, scopes []string) map[string]any {
 }
 
 // idToken mints an OpenID Connect ID token for the client.
-func (s *Server) idToken(ctx context.Context, client *Client, g *Grant, accessToken string, now time.Time) (string, error) {
-	subj, err := s.login.Lookup(ctx, g.Subject)
-	if err != nil {
-		return "", err
-	}
+// subj is what Login.Lookup said of g.Subject.
+func (s *Server) idToken(client *Client, g *Grant, subj *Subject, accessToken string, now time.Time) (string, error) {
 	claims := jwt.MapClaims{}
 	for k, v := range userClaims(subj, g.Scopes) {
 		claims[k] = v
@@ -104,7 +101,11 @@ func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusForbidden, oerr("insufficient_scope", "the openid scope is required"))
 		return
 	}
-	subj, err := s.login.Lookup(r.Context(), sub)
+	subj, err := s.lookup(r.Context(), sub)
+	if errors.Is(err, errHookPanicked) {
+		writeError(w, r, oerr(ErrServerError, "the account cannot be checked now"))
+		return
+	}
 	if err != nil || subj == nil || !subj.Active {
 		fail(ErrInvalidToken, "the account is no longer active")
 		return

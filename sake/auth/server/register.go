@@ -46,9 +46,15 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, e)
 		return
 	}
-	c.RegisteredFrom = s.registrationAddress(r)
+	if c.RegisteredFrom, err = s.registrationAddress(r); err != nil {
+		writeError(w, r, oerr(ErrServerError, "the registration cannot be decided now"))
+		return
+	}
 	if s.cfg.Registration != nil {
-		if err := s.cfg.Registration(ctx, r, c); err != nil {
+		if err := s.registrationPolicy(r, c); errors.Is(err, errHookPanicked) {
+			writeError(w, r, oerr(ErrServerError, "the registration cannot be decided now"))
+			return
+		} else if err != nil {
 			writeError(w, r, oerr(ErrInvalidClientMetadata, err.Error()))
 			return
 		}
@@ -102,10 +108,14 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 // registrationAddress is the address a registration counts against: an
 // IPv4 address, or the /64 of an IPv6 one (what one host is usually
 // given).
-func (s *Server) registrationAddress(r *http.Request) string {
+func (s *Server) registrationAddress(r *http.Request) (string, error) {
 	addr := ""
 	if s.cfg.RegistrationAddress != nil {
-		addr = strings.TrimSpace(s.cfg.RegistrationAddress(r))
+		a, err := s.remoteAddress(r)
+		if err != nil {
+			return "", err
+		}
+		addr = strings.TrimSpace(a)
 	}
 	if addr == "" {
 		addr = r.RemoteAddr
@@ -115,14 +125,14 @@ func (s *Server) registrationAddress(r *http.Request) string {
 	}
 	ip, err := netip.ParseAddr(addr)
 	if err != nil {
-		return addr
+		return addr, nil
 	}
 	ip = ip.WithZone("").Unmap()
 	if ip.Is6() {
 		p, _ := ip.Prefix(64)
-		return p.String()
+		return p.String(), nil
 	}
-	return ip.String()
+	return ip.String(), nil
 }
 
 // clientFromRegistration validates registration metadata.

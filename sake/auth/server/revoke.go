@@ -86,7 +86,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		family = rec.Family
 	}
 	if family != "" {
-		if err := s.store.RevokeFamily(ctx, family); err != nil {
+		if err := s.revokeFamily(ctx, family); err != nil {
 			writeError(w, r, s.storeError(err))
 			return
 		}
@@ -121,7 +121,12 @@ func (s *Server) introspect(w http.ResponseWriter, r *http.Request) {
 	inactive := map[string]any{"active": false}
 	if claims, rec, ok := s.ownAccessRecord(ctx, tok); ok {
 		if sub := rec.Grant.Subject; sub != "" {
-			if subj, err := s.login.Lookup(ctx, sub); err != nil || subj == nil || !subj.Active {
+			subj, err := s.lookup(ctx, sub)
+			if errors.Is(err, errHookPanicked) {
+				writeError(w, r, oerr(ErrServerError, "the account cannot be checked now"))
+				return
+			}
+			if err != nil || subj == nil || !subj.Active {
 				writeJSON(w, http.StatusOK, inactive)
 				return
 			}

@@ -343,23 +343,25 @@ func (s *Server) Mount(r chi.Router) {
 		r.Get(issPath+"/.well-known/openid-configuration", oidc)
 	}
 	b := s.base
-	r.Get(b+pathAuthorize, s.authorize)
-	r.Post(b+pathAuthorize, s.authorize)
-	r.Get(b+pathConsent, s.consentPage)
-	r.Post(b+pathConsent, s.consentDecision)
-	r.Post(b+pathToken, s.token)
+	page := func(h http.HandlerFunc) http.HandlerFunc { return s.guard(answerPage, h) }
+	api := func(h http.HandlerFunc) http.HandlerFunc { return s.guard(answerJSON, h) }
+	r.Get(b+pathAuthorize, page(s.authorize))
+	r.Post(b+pathAuthorize, page(s.authorize))
+	r.Get(b+pathConsent, page(s.consentPage))
+	r.Post(b+pathConsent, page(s.consentDecision))
+	r.Post(b+pathToken, api(s.token))
 	if !s.cfg.DisableRegistration {
-		r.Post(b+pathRegister, s.register)
+		r.Post(b+pathRegister, api(s.register))
 	}
-	r.Post(b+pathRevoke, s.revoke)
-	r.Post(b+pathIntrospect, s.introspect)
-	r.Get(b+pathJWKS, s.jwks)
-	r.Post(b+pathPAR, s.par)
-	r.Post(b+pathDeviceAuthorization, s.deviceAuthorization)
-	r.Get(b+pathDevice, s.devicePage)
-	r.Post(b+pathDevice, s.deviceDecision)
-	r.Get(b+pathUserinfo, s.userinfo)
-	r.Post(b+pathUserinfo, s.userinfo)
+	r.Post(b+pathRevoke, api(s.revoke))
+	r.Post(b+pathIntrospect, api(s.introspect))
+	r.Get(b+pathJWKS, api(s.jwks))
+	r.Post(b+pathPAR, api(s.par))
+	r.Post(b+pathDeviceAuthorization, api(s.deviceAuthorization))
+	r.Get(b+pathDevice, page(s.devicePage))
+	r.Post(b+pathDevice, page(s.deviceDecision))
+	r.Get(b+pathUserinfo, api(s.userinfo))
+	r.Post(b+pathUserinfo, api(s.userinfo))
 }
 
 // Handler returns the server's routes on a router of their own, to serve

@@ -103,7 +103,7 @@ func (s *Server) codeGrant(w http.ResponseWriter, r *http.Request, client *Clien
 	g := &cred.Grant
 	if cred.Used || cred.Revoked {
 		// A replayed code: revoke everything it issued (OAuth 2.1 §4.1.3).
-		_ = s.store.RevokeFamily(ctx, cred.Family)
+		_ = s.revokeFamily(ctx, cred.Family)
 		return oerr(ErrInvalidGrant, "the code was already used; the tokens it issued are revoked")
 	}
 	switch {
@@ -153,9 +153,12 @@ func (s *Server) active(ctx context.Context, subject, family string) *oauthError
 	if subject == "" {
 		return nil
 	}
-	subj, err := s.login.Lookup(ctx, subject)
+	subj, err := s.lookup(ctx, subject)
+	if errors.Is(err, errHookPanicked) {
+		return oerr(ErrServerError, "the account cannot be checked now")
+	}
 	if err != nil || subj == nil || !subj.Active {
-		_ = s.store.RevokeFamily(ctx, family)
+		_ = s.revokeFamily(ctx, family)
 		return oerr(ErrInvalidGrant, "the account may no longer authorize this application")
 	}
 	return nil
@@ -188,12 +191,12 @@ func (s *Server) refreshGrant(w http.ResponseWriter, r *http.Request, client *Cl
 		return oerr(ErrInvalidGrant, "the refresh token was revoked")
 	}
 	if cred.Used {
-		_ = s.store.RevokeFamily(ctx, cred.Family)
+		_ = s.revokeFamily(ctx, cred.Family)
 		s.log.Warn("authserver: refresh token replayed; its family is revoked", "client_id", client.ID)
 		return oerr(ErrInvalidGrant, "the refresh token was already used; every token of this authorization is revoked")
 	}
 	if !g.Created.IsZero() && !s.now().Before(g.Created.Add(s.cfg.GrantLifetime)) {
-		_ = s.store.RevokeFamily(ctx, cred.Family)
+		_ = s.revokeFamily(ctx, cred.Family)
 		return oerr(ErrInvalidGrant, "this authorization has reached its maximum lifetime: authorize again")
 	}
 	if g.JKT != "" && g.JKT != jkt {
@@ -213,6 +216,15 @@ func (s *Server) refreshGrant(w http.ResponseWriter, r *http.Request, client *Cl
 	}
 	issued.Resource = res
 	if e := s.active(ctx, g.Subject, cred.Family); e != nil {
+		if e.Code == ErrServerError {
+			// The login failed, not the client: the refresh token is
+			// not spent, or its next use would revoke the authorization
+			// as a replay.
+			cred.Used = false
+			if err := s.store.PutCredential(ctx, cred); err != nil {
+				s.log.Error("authserver: a refresh token cannot be restored", "err", err)
+			}
+		}
 		return e
 	}
 	if issued.JKT == "" {
@@ -269,6 +281,17 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, client *Client,
 func (s *Server) respondRefresh(w http.ResponseWriter, r *http.Request, client *Client, full, issued *Grant, family string) *oauthError {
 	ctx := r.Context()
 	now := s.now()
+	// The ID token's claims are asked for first: a failing Login.Lookup
+	// leaves no token stored.
+	var subj *Subject
+	openid := slices.Contains(issued.Scopes, "openid") && issued.Subject != ""
+	if openid {
+		var err error
+		if subj, err = s.lookup(ctx, issued.Subject); err != nil {
+			s.log.Error("authserver: id token", "err", err)
+			return oerr(ErrServerError, "the ID token cannot be issued")
+		}
+	}
 	at, exp, err := s.accessToken(ctx, issued, family, now)
 	if err != nil {
 		return s.storeError(err)
@@ -295,8 +318,8 @@ func (s *Server) respondRefresh(w http.ResponseWriter, r *http.Request, client *
 		}
 		resp.RefreshToken = rt
 	}
-	if slices.Contains(issued.Scopes, "openid") && issued.Subject != "" {
-		idt, err := s.idToken(ctx, client, issued, at, now)
+	if openid {
+		idt, err := s.idToken(client, issued, subj, at, now)
 		if err != nil {
 			s.log.Error("authserver: id token", "err", err)
 			return oerr(ErrServerError, "the ID token cannot be issued")

@@ -61,10 +61,61 @@ type GrantRecorder interface {
 }
 
 // recordGrant tells a GrantRecorder login about a new authorization.
-func (s *Server) recordGrant(r *http.Request, subject, family string) error {
+func (s *Server) recordGrant(r *http.Request, subject, family string) (err error) {
 	gr, ok := s.login.(GrantRecorder)
 	if !ok || subject == "" {
 		return nil
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = s.recovered("Login.Granted", v)
+		}
+	}()
 	return gr.Granted(r, subject, family)
+}
+
+// GrantRevoker is implemented by a Login that must undo elsewhere what
+// it keeps for an authorization when the authorization is revoked (the
+// upstream login revokes the person's token at the identity provider).
+// Revoking is called before family is revoked (at the revocation
+// endpoint, for a replayed code or refresh token, for a subject no longer
+// active, at the end of the grant's lifetime), while the Store still
+// holds what was kept under it; the function it returns, unless nil, is
+// called once the revocation is stored, and must not block: it starts
+// any call elsewhere in the background. A panic in either is logged and
+// does not stop the revocation.
+type GrantRevoker interface {
+	Revoking(ctx context.Context, family string) (revoked func())
+}
+
+// revokeFamily revokes family in the store, telling a GrantRevoker
+// login before and after.
+func (s *Server) revokeFamily(ctx context.Context, family string) error {
+	gr, ok := s.login.(GrantRevoker)
+	if !ok || family == "" {
+		return s.store.RevokeFamily(ctx, family)
+	}
+	var after func()
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				_ = s.recovered("Login.Revoking", v)
+			}
+		}()
+		after = gr.Revoking(ctx, family)
+	}()
+	if err := s.store.RevokeFamily(ctx, family); err != nil {
+		return err
+	}
+	if after != nil {
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					_ = s.recovered("Login.Revoking's function", v)
+				}
+			}()
+			after()
+		}()
+	}
+	return nil
 }

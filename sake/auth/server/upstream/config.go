@@ -36,6 +36,12 @@ const (
 	DefaultTokenTTL = server.DefaultGrantLifetime
 	// DefaultHTTPTimeout bounds each request to the provider.
 	DefaultHTTPTimeout = 10 * time.Second
+	// DefaultRevocationTimeout bounds the revocation of an upstream
+	// token at the provider, in the background.
+	DefaultRevocationTimeout = 10 * time.Second
+	// DefaultMaxRevocations bounds the revocations at the provider under
+	// way at once.
+	DefaultMaxRevocations = 64
 	// maxBody bounds what is read of a provider's API answer.
 	maxBody = 1 << 20
 )
@@ -78,6 +84,12 @@ type Config struct {
 	// TokensPerSubject bounds the upstream tokens kept per person
 	// (server.DefaultUpstreamTokensPerSubject).
 	TokensPerSubject int
+	// RevocationTimeout bounds each revocation of an upstream token at
+	// the provider (DefaultRevocationTimeout), and MaxRevocations how
+	// many are under way at once (DefaultMaxRevocations): beyond, a
+	// token is left to expire at the provider, and that is logged.
+	RevocationTimeout time.Duration
+	MaxRevocations    int
 	// HTTPClient talks to the provider; default one with
 	// DefaultHTTPTimeout.
 	HTTPClient *http.Client
@@ -111,6 +123,8 @@ type Login struct {
 	now              func() time.Time
 	cache            *lookupCache
 	locks            [64]sync.Mutex // by family: one refresh at a time
+	revoke           revocation
+	revoking         sync.WaitGroup // revocations under way at the provider
 }
 
 // New checks cfg and, for an OpenID provider, fetches its discovery
@@ -152,8 +166,8 @@ func New(ctx context.Context, cfg Config) (*Login, error) {
 		return nil, errors.New("upstream: Config.Secret must be at least 32 bytes")
 	}
 	l.seal = sealer{secret: secret}
-	durations := []*time.Duration{&l.cfg.SessionTTL, &l.cfg.LoginTTL, &l.cfg.LookupTTL, &l.cfg.TokenTTL}
-	defaults := []time.Duration{DefaultSessionTTL, DefaultLoginTTL, DefaultLookupTTL, DefaultTokenTTL}
+	durations := []*time.Duration{&l.cfg.SessionTTL, &l.cfg.LoginTTL, &l.cfg.LookupTTL, &l.cfg.TokenTTL, &l.cfg.RevocationTimeout}
+	defaults := []time.Duration{DefaultSessionTTL, DefaultLoginTTL, DefaultLookupTTL, DefaultTokenTTL, DefaultRevocationTimeout}
 	for i, d := range durations {
 		if *d < 0 {
 			return nil, errors.New("upstream: Config durations must not be negative")
@@ -164,6 +178,9 @@ func New(ctx context.Context, cfg Config) (*Login, error) {
 	}
 	if l.cfg.LookupCacheSize <= 0 {
 		l.cfg.LookupCacheSize = DefaultLookupCacheSize
+	}
+	if l.cfg.MaxRevocations <= 0 {
+		l.cfg.MaxRevocations = DefaultMaxRevocations
 	}
 	if l.cfg.TokensPerSubject <= 0 {
 		l.cfg.TokensPerSubject = server.DefaultUpstreamTokensPerSubject
@@ -179,6 +196,10 @@ func New(ctx context.Context, cfg Config) (*Login, error) {
 	if p.kind == kindGitHub {
 		l.oauth.Endpoint = p.endpoint
 		l.oauth.Scopes = scopes
+		if cfg.ClientSecret != "" {
+			// GitHub deletes an application's token by its API.
+			l.newRevocation(p.apiURL+"/applications/"+url.PathEscape(cfg.ClientID)+"/token", nil)
+		}
 		return l, nil
 	}
 	dctx := oidc.ClientContext(ctx, l.http)
@@ -197,6 +218,10 @@ func New(ctx context.Context, cfg Config) (*Login, error) {
 		Scopes   []string `json:"scopes_supported"`
 		Algs     []string `json:"id_token_signing_alg_values_supported"`
 		IssParam bool     `json:"authorization_response_iss_parameter_supported"`
+		// RFC 8414 §2 (and OpenID's registry): where tokens are revoked.
+		Revocation        string   `json:"revocation_endpoint"`
+		RevocationMethods []string `json:"revocation_endpoint_auth_methods_supported"`
+		TokenMethods      []string `json:"token_endpoint_auth_methods_supported"`
 	}
 	if err := op.Claims(&meta); err != nil {
 		return nil, fmt.Errorf("upstream: discovery document of %s: %w", p.Issuer, err)
@@ -218,6 +243,12 @@ func New(ctx context.Context, cfg Config) (*Login, error) {
 	l.oidc, l.issParam, l.userinfo, l.discoveredIssuer = op, meta.IssParam, op.UserInfoEndpoint(), meta.Issuer
 	l.oauth.Endpoint = op.Endpoint()
 	l.oauth.Scopes = scopes
+	if meta.RevocationMethods == nil {
+		// RFC 7009 §2.1: the client authenticates as at the token
+		// endpoint.
+		meta.RevocationMethods = meta.TokenMethods
+	}
+	l.newRevocation(meta.Revocation, meta.RevocationMethods)
 	l.verifier = op.VerifierContext(oidc.ClientContext(context.Background(), l.http), &oidc.Config{
 		ClientID: cfg.ClientID, SupportedSigningAlgs: l.algs, Now: l.now, SkipIssuerCheck: p.kind == kindEntra})
 	return l, nil

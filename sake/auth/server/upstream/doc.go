@@ -28,7 +28,20 @@
 // tokens move to that authorization: [Login.Token] gives a tool call
 // the person's upstream access token (refreshed when expired), and
 // revoking the authorization forgets it. The tokens never enter Sake's
-// access tokens and are never logged. Lookup asks the provider whether
+// access tokens and are never logged.
+//
+// Revoking an authorization (the revocation endpoint, a replayed code or
+// refresh token, a person no longer active) or signing out also revokes
+// its upstream token at the provider ([Login.Revoking], a
+// server.GrantRevoker): the refresh token, or the access token without
+// one, at the revocation_endpoint of the provider's discovery document
+// (RFC 7009), authenticated as at its token endpoint; for GitHub with a
+// client secret, through its API deleting an application's token. A
+// provider without a revocation endpoint is not asked. It happens in the
+// background once Sake's revocation is stored, each within
+// Config.RevocationTimeout, at most Config.MaxRevocations at a time
+// (beyond, the token is left to expire there); a failure is logged
+// (status and error code, never the token) and changes nothing in Sake. Lookup asks the provider whether
 // the person still has access (userinfo, a refresh, or GitHub's user
 // API), reusing its answer for Config.LookupTTL.
 package upstream

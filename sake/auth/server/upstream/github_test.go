@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,9 +14,18 @@ import (
 
 // fakeGitHub is GitHub's OAuth endpoints and user API, for octocat
 // (id 583231), a member of the "sake" organisation, whose primary
-// address is unverified.
-func fakeGitHub(t *testing.T) *httptest.Server {
+// address is unverified. Requests deleting a token (its JSON body and
+// the Basic credentials) go to deleted, when given.
+func fakeGitHub(t *testing.T, deleted ...chan<- string) *httptest.Server {
 	mux := http.NewServeMux()
+	mux.HandleFunc("DELETE /api/applications/{client}/token", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		id, secret, _ := r.BasicAuth()
+		for _, d := range deleted {
+			d <- r.PathValue("client") + " " + id + ":" + secret + " " + strings.TrimSpace(string(body))
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	mux.HandleFunc("GET /login/oauth/authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		if q.Get("code_challenge") == "" || q.Get("nonce") != "" {

@@ -67,7 +67,14 @@ func (l *lockedBuffer) String() string {
 
 func newHarness(t *testing.T, mod ...func(*Config)) *harness {
 	t.Helper()
-	h := &harness{t: t, op: newTestProvider(t), store: server.NewMemoryStore(), logs: &lockedBuffer{}}
+	return newHarnessAt(t, newTestProvider(t), mod...)
+}
+
+// newHarnessAt is newHarness at op, set up as the test needs before the
+// login reads its discovery document.
+func newHarnessAt(t *testing.T, op *testProvider, mod ...func(*Config)) *harness {
+	t.Helper()
+	h := &harness{t: t, op: op, store: server.NewMemoryStore(), logs: &lockedBuffer{}}
 	h.ts = httptest.NewUnstartedServer(nil)
 	h.issuer = "http://" + h.ts.Listener.Addr().String()
 	h.resource = h.issuer + "/mcp"

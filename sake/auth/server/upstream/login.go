@@ -335,15 +335,21 @@ func (l *Login) Granted(r *http.Request, subject, family string) error {
 	return l.putRecord(ctx, family, &rec, l.now().Add(l.cfg.TokenTTL))
 }
 
-// logout forgets the sign-in: its cookie no longer works, even replayed.
+// logout forgets the sign-in: its cookie no longer works, even replayed,
+// and its upstream token is revoked at the provider (when it says where).
 func (l *Login) logout(w http.ResponseWriter, r *http.Request) {
-	if s, _ := l.currentSession(r); s != nil {
+	if s, stored := l.currentSession(r); s != nil {
+		var rec record
+		opened := l.revoke.url != "" && l.seal.open(sealToken, stored.Key, stored.Sealed, &rec) == nil
 		if err := l.tokens.DeleteUpstreamToken(r.Context(), sessionKey(s.ID)); err != nil {
 			l.log.Error("upstream: signing out", "err", err)
 			l.page(w, http.StatusServiceUnavailable, "You cannot be signed out now", "Try again in a moment.")
 			return
 		}
 		l.cache.forget(s.Subject)
+		if opened {
+			l.revokeUpstream(rec.Token)
+		}
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: l.secure,
 		SameSite: http.SameSiteLaxMode})

@@ -42,6 +42,25 @@ type testProvider struct {
 	refreshed   int
 	expiresIn   int  // of access tokens; default an hour
 	omitIss     bool // advertise iss in responses (RFC 9207) but leave it out
+
+	// Revocation (RFC 7009): noRevocation leaves revocation_endpoint out
+	// of discovery, revokeMethods are its advertised client
+	// authentication methods; each request is sent on revocations;
+	// revokeHang, when not nil, holds the answer until it is closed, and
+	// revokeStatus replaces 200.
+	noRevocation  bool
+	revokeMethods []string
+	tokenMethods  []string // token_endpoint_auth_methods_supported
+	revocations   chan revokeRequest
+	revokeHang    chan struct{}
+	revokeStatus  int
+}
+
+// revokeRequest is a revocation request the provider saw.
+type revokeRequest struct {
+	form                 url.Values
+	basic                bool
+	basicID, basicSecret string
 }
 
 func newTestProvider(t *testing.T) *testProvider {
@@ -50,7 +69,7 @@ func newTestProvider(t *testing.T) *testProvider {
 		t.Fatal(err)
 	}
 	p := &testProvider{t: t, key: key, clientID: "sake-app", secret: "app-secret", codes: map[string]url.Values{},
-		refreshes: map[string]bool{}, access: map[string]bool{}, sendIss: true,
+		refreshes: map[string]bool{}, access: map[string]bool{}, sendIss: true, revocations: make(chan revokeRequest, 16),
 		claims: map[string]any{"sub": "alice-1", "email": "alice@example.com", "email_verified": true, "name": "Alice",
 			"acr": "urn:mfa", "amr": []string{"pwd", "otp"}}}
 	mux := http.NewServeMux()
@@ -60,6 +79,7 @@ func newTestProvider(t *testing.T) *testProvider {
 	mux.HandleFunc("POST /token", p.token)
 	mux.HandleFunc("GET /userinfo", p.userinfo)
 	mux.HandleFunc("GET /jwks", p.jwks)
+	mux.HandleFunc("POST /revoke", p.revoke)
 	p.srv = httptest.NewServer(mux)
 	t.Cleanup(p.srv.Close)
 	return p
@@ -76,10 +96,63 @@ func (p *testProvider) discovery(w http.ResponseWriter, r *http.Request) {
 			named = iss + "/{tenantid}/v2.0"
 		}
 	}
-	writeJSON(w, map[string]any{"issuer": named, "authorization_endpoint": iss + "/authorize", "token_endpoint": iss + "/token",
+	doc := map[string]any{"issuer": named, "authorization_endpoint": iss + "/authorize", "token_endpoint": iss + "/token",
 		"userinfo_endpoint": iss + "/userinfo", "jwks_uri": iss + "/jwks", "response_types_supported": []string{"code"},
 		"id_token_signing_alg_values_supported": []string{"RS256"}, "scopes_supported": []string{"openid", "email", "profile", "offline_access"},
-		"authorization_response_iss_parameter_supported": p.sendIss && r.PathValue("tenant") == ""})
+		"authorization_response_iss_parameter_supported": p.sendIss && r.PathValue("tenant") == ""}
+	p.mu.Lock()
+	if !p.noRevocation {
+		doc["revocation_endpoint"] = iss + "/revoke"
+		if p.revokeMethods != nil {
+			doc["revocation_endpoint_auth_methods_supported"] = p.revokeMethods
+		}
+	}
+	if p.tokenMethods != nil {
+		doc["token_endpoint_auth_methods_supported"] = p.tokenMethods
+	}
+	p.mu.Unlock()
+	writeJSON(w, doc)
+}
+
+func (p *testProvider) revoke(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	rr := revokeRequest{form: r.PostForm}
+	rr.basicID, rr.basicSecret, rr.basic = r.BasicAuth()
+	rr.basicID, _ = url.QueryUnescape(rr.basicID)
+	rr.basicSecret, _ = url.QueryUnescape(rr.basicSecret)
+	p.mu.Lock()
+	hang, status := p.revokeHang, p.revokeStatus
+	p.mu.Unlock()
+	select {
+	case p.revocations <- rr:
+	default:
+		p.t.Error("more revocations than the test expects")
+	}
+	if hang != nil {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+		return
+	}
+	if status != 0 {
+		w.WriteHeader(status)
+		writeJSON(w, map[string]any{"error": "temporarily_unavailable"})
+	}
+}
+
+// liveRefreshToken is the one refresh token the provider issued and
+// that is still valid.
+func (p *testProvider) liveRefreshToken() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.refreshes) != 1 {
+		p.t.Fatalf("the provider has %d refresh tokens, want 1", len(p.refreshes))
+	}
+	for rt := range p.refreshes {
+		return rt
+	}
+	return ""
 }
 
 func (p *testProvider) authorize(w http.ResponseWriter, r *http.Request) {

@@ -36,6 +36,11 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	// Every httptest.Server.Close closes the idle connections of
+	// http.DefaultTransport, which would break a request of a parallel
+	// test that has just picked one: the remotes' default client gets a
+	// transport of its own.
+	http.DefaultClient.Transport = http.DefaultTransport.(*http.Transport).Clone()
 	os.Exit(m.Run())
 }
 

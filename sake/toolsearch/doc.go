@@ -1,0 +1,2 @@
+// Package toolsearch replaces a large tool catalog with search.
+package toolsearch

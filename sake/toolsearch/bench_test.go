@@ -1,9 +1,13 @@
 package toolsearch
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
 )
 
 // thousandDocs is the real catalog repeated under further namespaces up
@@ -53,5 +57,51 @@ func BenchmarkIndex1000(b *testing.B) {
 			docs[j] = DocFromEntry(e)
 		}
 		NewIndex(docs)
+	}
+}
+
+// BenchmarkSearchToolsCall1000 is a whole search_tools call, message in
+// and answer out, on a server of 1,000 real tool definitions.
+func BenchmarkSearchToolsCall1000(b *testing.B) {
+	entries, queries := thousandDocs(b)
+	s, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := sake.MustNew(nil, sake.Use(s.Middleware()))
+	for _, e := range entries {
+		var d struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if err := json.Unmarshal(e, &d); err != nil {
+			b.Fatal(err)
+		}
+		def := sake.NewTool(d.Name, func(*sake.Context, map[string]any) (string, error) { return "", nil }).
+			Description(d.Description).InputSchema(d.InputSchema)
+		if err := srv.AddTool(def); err != nil {
+			b.Fatal(err)
+		}
+	}
+	msgs := make([][]byte, len(queries))
+	for i, q := range queries {
+		args, _ := json.Marshal(map[string]string{"query": q.Query})
+		msgs[i] = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"search_tools","arguments":` + string(args) + `}}`)
+	}
+	ctx := context.Background()
+	in := &sake.Inbound{}
+	if r := srv.Handle(ctx, msgs[0], in); r.ErrorCode != 0 || !bytes.Contains(r.Body, []byte(`"inputSchema"`)) {
+		b.Fatalf("search_tools: %s", r.Body)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if r := srv.Handle(ctx, msgs[i%len(msgs)], in); r.ErrorCode != 0 {
+			b.Fatal(string(r.Body))
+		}
+	}
+	if s.builds.Load() != 1 {
+		b.Fatalf("the index was built %d times, want once", s.builds.Load())
 	}
 }

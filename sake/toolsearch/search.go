@@ -57,8 +57,9 @@ type Search struct {
 	pinned  map[string]bool
 	entries [2]json.RawMessage // the list entries of the two tools
 
-	built atomic.Pointer[built]
-	mu    sync.Mutex // one rebuild at a time
+	built  atomic.Pointer[built]
+	mu     sync.Mutex   // one rebuild at a time
+	builds atomic.Int64 // indexes built, for tests
 }
 
 // built is the index of one server's catalog.
@@ -155,6 +156,7 @@ func (s *Search) index(srv *sake.Server) *built {
 		s.built.Store(&nb)
 		return &nb
 	}
+	s.builds.Add(1)
 	b := &built{srv: srv, cat: cat}
 	docs := make([]Doc, 0, cat.Len())
 	for i := range cat.Len() {

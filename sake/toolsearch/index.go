@@ -77,22 +77,33 @@ type Index struct {
 // NewIndex builds the index of docs; Hit.Doc is a position in docs. Its
 // cost is linear in the text of the docs.
 func NewIndex(docs []Doc) *Index {
-	type fieldTF [numFields]float64
-	tf := make([]map[string]*fieldTF, len(docs))
-	var lens = make([][numFields]float64, len(docs))
+	// What each document holds: its terms with their counts per field,
+	// one run of terms per document in one slice.
+	type termTF struct {
+		term string
+		tf   [numFields]float32
+	}
+	var terms []termTF
+	starts := make([]int, len(docs)+1)
+	lens := make([][numFields]float64, len(docs))
 	var total [numFields]float64
 	df := map[string]int{}
+	stems := map[string]string{}
+	slot := map[string]int{} // term → its place in terms, for the document being read
 	for i := range docs {
 		d := &docs[i]
-		m := map[string]*fieldTF{}
+		starts[i] = len(terms)
+		clear(slot)
 		add := func(f int, text string) {
-			tokens(text, func(term string) {
-				x := m[term]
-				if x == nil {
-					x = new(fieldTF)
-					m[term] = x
+			tokens(text, stems, func(term string) {
+				j, ok := slot[term]
+				if !ok {
+					j = len(terms)
+					slot[term] = j
+					terms = append(terms, termTF{term: term})
+					df[term]++
 				}
-				x[f]++
+				terms[j].tf[f]++
 				lens[i][f]++
 			})
 		}
@@ -103,14 +114,11 @@ func NewIndex(docs []Doc) *Index {
 			add(fieldArgName, a.Name)
 			add(fieldArgDesc, a.Description)
 		}
-		for term := range m {
-			df[term]++
-		}
 		for f := range numFields {
 			total[f] += lens[i][f]
 		}
-		tf[i] = m
 	}
+	starts[len(docs)] = len(terms)
 	var avg [numFields]float64
 	for f := range numFields {
 		avg[f] = 1
@@ -120,18 +128,24 @@ func NewIndex(docs []Doc) *Index {
 	}
 	ix := &Index{postings: make(map[string][]posting, len(df)), n: len(docs)}
 	n := float64(len(docs))
-	for i, m := range tf {
-		for term, x := range m {
+	idf := make(map[string]float64, len(df))
+	for term, k := range df {
+		idf[term] = math.Log(1 + (n-float64(k)+0.5)/(float64(k)+0.5))
+		ix.postings[term] = make([]posting, 0, k)
+	}
+	for i := range docs {
+		var norm [numFields]float64
+		for f := range numFields {
+			norm[f] = 1 - fields[f].b + fields[f].b*lens[i][f]/avg[f]
+		}
+		for _, x := range terms[starts[i]:starts[i+1]] {
 			var w float64
 			for f := range numFields {
-				if x[f] == 0 {
-					continue
+				if x.tf[f] != 0 {
+					w += fields[f].weight * float64(x.tf[f]) / norm[f]
 				}
-				norm := 1 - fields[f].b + fields[f].b*lens[i][f]/avg[f]
-				w += fields[f].weight * x[f] / norm
 			}
-			idf := math.Log(1 + (n-float64(df[term])+0.5)/(float64(df[term])+0.5))
-			ix.postings[term] = append(ix.postings[term], posting{doc: int32(i), weight: float32(idf * w / (k1 + w))})
+			ix.postings[x.term] = append(ix.postings[x.term], posting{doc: int32(i), weight: float32(idf[x.term] * w / (k1 + w))})
 		}
 	}
 	ix.scores.New = func() any { s := make([]float32, ix.n); return &s }
@@ -217,7 +231,7 @@ func queryTerms(query string) []queryTerm {
 		seen[term] = len(out)
 		out = append(out, queryTerm{term: term, weight: w})
 	}
-	tokens(query, func(term string) {
+	tokens(query, nil, func(term string) {
 		add(term, 1)
 		for _, s := range synonyms[term] {
 			add(s, synonymWeight)

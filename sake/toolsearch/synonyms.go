@@ -44,7 +44,7 @@ func init() {
 	for _, g := range synonymGroups {
 		var stems []string
 		for _, w := range g {
-			tokens(w, func(t string) { stems = append(stems, t) })
+			tokens(w, nil, func(t string) { stems = append(stems, t) })
 		}
 		for _, a := range stems {
 			for _, b := range stems {

@@ -13,7 +13,9 @@ const maxTokenBytes = 64
 // letter-digit boundaries meet ("listPullRequests" and
 // "list_pull_requests" give the same terms), lower-cased, without
 // common English words, each reduced to its stem. fn receives each term.
-func tokens(text string, fn func(term string)) {
+// stems, when not nil, keeps the stem of each word seen, so that a word
+// met again costs no allocation.
+func tokens(text string, stems map[string]string, fn func(term string)) {
 	var buf [maxTokenBytes]byte
 	start := -1
 	var prev rune
@@ -31,11 +33,19 @@ func tokens(text string, fn func(term string)) {
 			}
 			n += utf8.EncodeRune(buf[n:], r)
 		}
-		w := string(buf[:n])
-		if stopWords[w] {
+		if stopWords[string(buf[:n])] {
 			return
 		}
-		fn(stem(w))
+		if st, ok := stems[string(buf[:n])]; ok {
+			fn(st)
+			return
+		}
+		w := string(buf[:n])
+		st := stem(w)
+		if stems != nil {
+			stems[w] = st
+		}
+		fn(st)
 	}
 	for i, r := range text {
 		isWord := unicode.IsLetter(r) || unicode.IsDigit(r)

@@ -27,8 +27,10 @@
 // search, so every check of the tool applies with the errors a direct
 // call gets: a missing scope (and its step-up challenge), arguments that
 // do not fit the schema, an unknown or disabled tool, a tool the
-// predicate refuses. A tool that runs as a task or asks the user
-// questions does so through call_tool as it would directly.
+// predicate refuses. A tool that asks the user questions or reports
+// progress does so through call_tool as it would directly; a task tool
+// becomes a task in the 2026-07-28 era, and in the 2025-11-25 era when
+// the client sends params.task with the call_tool call.
 //
 // # Ranking
 //

@@ -1,6 +1,8 @@
 package toolsearch
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -49,5 +51,46 @@ func TestIndexBuiltOncePerToolChange(t *testing.T) {
 	search()
 	if n := s.builds.Load(); n != 2 {
 		t.Fatalf("built %d times after one change of the tools, want 2", n)
+	}
+}
+
+// TestSearchWhileToolsChange searches from several callers while tools
+// are added: every search answers, and the last finds every tool.
+func TestSearchWhileToolsChange(t *testing.T) {
+	t.Parallel()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := sake.MustNew(nil, sake.Use(s.Middleware()))
+	const n = 40
+	done := make(chan error, 4)
+	for range 4 {
+		c := saketest.Connect(t, srv)
+		go func() {
+			for range n {
+				if _, err := c.CallTool("search_tools", map[string]any{"query": "widget", "limit": MaxResults}); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for i := range n {
+		name := fmt.Sprintf("widget_%d", i)
+		if err := srv.AddTool(sake.NewTool(name, func(*sake.Context, struct{}) (string, error) { return "", nil }).Description("Makes a widget.")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := saketest.Connect(t, srv)
+	res, err := c.CallTool("search_tools", map[string]any{"query": "widget", "limit": MaxResults})
+	if err != nil || strings.Count(res.Text(), `"name":"widget_`) != n {
+		t.Fatalf("after the changes: %v, %v", res, err)
 	}
 }

@@ -3,6 +3,7 @@ package toolsearch_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -348,4 +349,37 @@ func TestNewRefusesBadOptions(t *testing.T) {
 			t.Errorf("New(%+v) accepted", o)
 		}
 	}
+}
+
+// TestListPages checks a long list is read whole from the server and
+// paged again: every tool the search leaves listed is listed once.
+func TestListPages(t *testing.T) {
+	t.Parallel()
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
+		s, err := toolsearch.New(toolsearch.Options{Covers: toolsearch.Namespace("hidden")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := sake.MustNew(nil, sake.Use(s.Middleware()))
+		var defs []*sake.ToolDef
+		for i := range 1500 {
+			name := fmt.Sprintf("tool_%04d", i)
+			if i%3 == 0 {
+				name = fmt.Sprintf("hidden_%04d", i)
+			}
+			defs = append(defs, sake.NewTool(name, func(*sake.Context, struct{}) (string, error) { return "", nil }))
+		}
+		if err := srv.AddTool(defs...); err != nil {
+			t.Fatal(err)
+		}
+		c := saketest.Connect(t, srv, opts...)
+		first, err := c.ListToolsPage("")
+		if err != nil || first.NextCursor == "" {
+			t.Fatalf("first page: %d tools, cursor %q, %v", len(first.Items), first.NextCursor, err)
+		}
+		got := listed(t, c)
+		if len(got) != 1000+2 || got[len(got)-1] != "call_tool" || slices.ContainsFunc(got, func(n string) bool { return strings.HasPrefix(n, "hidden_") }) {
+			t.Fatalf("listed %d tools, last %s", len(got), got[len(got)-1])
+		}
+	})
 }

@@ -48,8 +48,9 @@
 // real tool definitions of 16 MCP servers (testdata/catalog.json) and 60
 // requests written from what the tools do (testdata/queries.json), the
 // intended tool is first for 58% and among the first five for 87% of the
-// requests, against 57% and 77% for plain BM25. A search over 1,000
-// tools takes about 0.1 ms.
+// requests, against 57% and 77% for plain BM25; on 40 held-out requests,
+// 52% and 78% against 45% and 75%. A search over 1,000 tools takes less
+// than 0.1 ms.
 //
 // The index is built at the first search and again only when the
 // server's tools change (an added, removed, disabled, transformed or

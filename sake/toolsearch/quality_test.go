@@ -28,6 +28,13 @@ type benchQuery struct {
 // loadCatalog returns the catalog's tools as list entries renamed with
 // their namespace, and the queries.
 func loadCatalog(t testing.TB) (names []string, entries []json.RawMessage, queries []benchQuery) {
+	names, entries = loadTools(t)
+	return names, entries, loadQueries(t, "testdata/queries.json")
+}
+
+// loadTools returns the catalog's tools as list entries renamed with
+// their namespace.
+func loadTools(t testing.TB) (names []string, entries []json.RawMessage) {
 	t.Helper()
 	raw, err := os.ReadFile("testdata/catalog.json")
 	if err != nil {
@@ -49,7 +56,13 @@ func loadCatalog(t testing.TB) (names []string, entries []json.RawMessage, queri
 			entries = append(entries, b)
 		}
 	}
-	raw, err = os.ReadFile("testdata/queries.json")
+	return names, entries
+}
+
+// loadQueries reads a file of queries.
+func loadQueries(t testing.TB, file string) []benchQuery {
+	t.Helper()
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +72,7 @@ func loadCatalog(t testing.TB) (names []string, entries []json.RawMessage, queri
 	if err := json.Unmarshal(raw, &q); err != nil {
 		t.Fatal(err)
 	}
-	return names, entries, q.Queries
+	return q.Queries
 }
 
 // hitRates runs every query through search and returns the share whose
@@ -122,7 +135,25 @@ func TestRankingQuality(t *testing.T) {
 	if top5 < minHitAt5 {
 		t.Errorf("hit rate at 5 is %.2f, below %.2f", top5, minHitAt5)
 	}
+	held := loadQueries(t, "testdata/heldout.json")
+	h1, h5 := hitRates(t, names, held, func(q string) []int {
+		var out []int
+		for _, h := range ix.Search(q, 5, nil) {
+			out = append(out, h.Doc)
+		}
+		return out
+	})
+	hb1, hb5 := hitRates(t, names, held, base.search)
+	t.Logf("held out, %d queries: toolsearch hit@1 %.0f%%, hit@5 %.0f%%; plain BM25 hit@1 %.0f%%, hit@5 %.0f%%",
+		len(held), 100*h1, 100*h5, 100*hb1, 100*hb5)
+	if h5 < minHeldOutHitAt5 {
+		t.Errorf("hit rate at 5 on the held-out queries is %.2f, below %.2f", h5, minHeldOutHitAt5)
+	}
 }
+
+// minHeldOutHitAt5 is the hit rate at 5 the search keeps on the held-out
+// queries.
+const minHeldOutHitAt5 = 0.75
 
 // minHitAt5 is the hit rate at 5 the search keeps on the catalog.
 const minHitAt5 = 0.85

@@ -147,6 +147,9 @@ func TestCallbackRefusals(t *testing.T) {
 		{"unverified email in the allowed domain", spoilClaims(func(c map[string]any) {
 			c["email"], c["email_verified"] = "alice@corp.example", false
 		}), func(c *Config) { c.Allow = []Rule{AllowDomains("corp.example")} }, http.StatusForbidden},
+		{"hd from a provider that is not Google", spoilClaims(func(c map[string]any) {
+			c["hd"], c["email"], c["email_verified"] = "corp.example", "mallory@elsewhere.example", true
+		}), func(c *Config) { c.Allow = []Rule{AllowDomains("corp.example")} }, http.StatusForbidden},
 		{"a rule that panics", nil, func(c *Config) {
 			c.Allow = []Rule{func(context.Context, *Person) error { panic("boom") }}
 		}, http.StatusForbidden},

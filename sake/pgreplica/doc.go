@@ -26,6 +26,9 @@
 // each write of a record (a log level, subscriptions, the end of the
 // session) announces itself over LISTEN/NOTIFY in the statement that makes
 // it, so every replica replaces or drops its copy as the notice arrives.
+// A deleted session stays deleted: a change of it saved after its DELETE
+// committed (by a request that read it before) is dropped, not stored as
+// a new session.
 // A change made on one replica therefore holds on another once its notice
 // has been delivered there (the replica that made it answers its client
 // only after its own notice has come back, by which time PostgreSQL has

@@ -37,7 +37,9 @@
 // replica LISTEN on one connection they share, so a NOTIFY wakes one
 // PostgreSQL backend per replica. A replica that loses its LISTEN
 // connection drops every record it keeps, and reads them again until it
-// listens again.
+// listens again; a connection that silently stops delivering counts as
+// lost once it leaves a round trip unanswered (one is asked after each
+// second without a notice, and given 2 s).
 //
 // The record also names the replica holding the session's own stream (its
 // GET; see backend.SessionStreamStore), so a message for that stream is

@@ -1,6 +1,7 @@
 package sake_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,5 +78,33 @@ func TestConcurrentInitializesAtTheCapEvictIdleSessions(t *testing.T) {
 	if sess != nil || !r.Busy || !errors.Is(r.Cause, sake.ErrTooManySessions) ||
 		body.Error.Code != sake.CodeServerBusy || body.Error.Message != sake.TooManySessionsMessage {
 		t.Fatalf("initialize with nothing idle: session %v, busy %v, cause %v, body %s", sess != nil, r.Busy, r.Cause, r.Body)
+	}
+}
+
+// A shared session whose record another replica deleted (its notice
+// raced a request that adopted a copy here) is not kept here: the first
+// message that finds no record is answered as an unknown session, and the
+// copy is closed, so it holds no room under Limits.MaxSessions.
+func TestSharedSessionCopyWithoutRecordIsDropped(t *testing.T) {
+	t.Parallel()
+	store := &memStore{}
+	s := sake.MustNew(newNotes(), sake.SessionStore(store), sake.WithLimits(sake.Limits{MaxSessions: 1}))
+	sess, r := openFrom(t, s, "192.0.2.1")
+	if sess == nil {
+		t.Fatalf("initialize: %s", r.Body)
+	}
+	if err := store.DeleteSession(context.Background(), sess.ID()); err != nil { // another replica's DELETE
+		t.Fatal(err)
+	}
+	ping := s.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`),
+		&sake.Inbound{SessionID: sess.ID(), RemoteAddr: "192.0.2.1"})
+	if !ping.SessionNotFound {
+		t.Fatalf("a message of a session without a record: %s, want an unknown session", ping.Body)
+	}
+	if !sess.Closed() {
+		t.Fatal("the copy of a session without a record is still open here")
+	}
+	if other, r := openFrom(t, s, "192.0.2.2"); other == nil {
+		t.Fatalf("the copy still holds the only room: %s", r.Body)
 	}
 }

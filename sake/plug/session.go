@@ -403,13 +403,17 @@ func (h *Handler) add(sess *sake.Session) (*entry, error) {
 // used idle session to evict should the handler still be full. The scan
 // is linear, at the limit only, as the server's own.
 func (h *Handler) makeRoom() (victim *entry, ended []*entry) {
-	var oldest time.Time
 	for id, e := range h.sessions {
 		if e.sess.Closed() {
 			delete(h.sessions, id)
 			ended = append(ended, e)
-			continue
 		}
+	}
+	if len(h.sessions) < h.cfg.maxSessions {
+		return nil, ended
+	}
+	var oldest time.Time
+	for _, e := range h.sessions {
 		if e.busy.Load() != 0 || !transport.Idle(e.sess) {
 			continue
 		}

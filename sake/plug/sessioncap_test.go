@@ -184,3 +184,33 @@ func TestEvictedSessionDoesNotHoldTheHandlersCap(t *testing.T) {
 	close(release)
 	<-evicting
 }
+
+// BenchmarkInitializeAtTheHandlerCap measures an initialize that finds
+// the handler at its cap of idle sessions (the least recently used one
+// makes room), beside one at the server's cap and one without a cap,
+// holding as many.
+func BenchmarkInitializeAtTheHandlerCap(b *testing.B) {
+	const sessions = 2000
+	for _, tc := range []struct {
+		name           string
+		cap, serverCap int
+	}{{"at the handler cap", sessions, -1}, {"at the server cap", 0, sessions}, {"no cap", 0, -1}} {
+		b.Run(tc.name, func(b *testing.B) {
+			srv := sake.MustNew(echo{}, sake.Logger(quiet), sake.WithLimits(sake.Limits{MaxSessions: tc.serverCap, MaxSessionsPerOwner: -1}))
+			h := plug.New(srv, plug.Logger(quiet), plug.MaxSessions(tc.cap))
+			b.Cleanup(h.Close)
+			for range sessions {
+				if rec := initializeFrom(h, "192.0.2.1:1"); rec.Code != http.StatusOK {
+					b.Fatalf("filling: %d %s", rec.Code, rec.Body)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if rec := initializeFrom(h, "192.0.2.1:1"); rec.Code != http.StatusOK {
+					b.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}

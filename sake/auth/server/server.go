@@ -92,7 +92,9 @@ type Config struct {
 	GrantLifetime time.Duration
 	// Registration decides on a dynamic client registration (RFC 7591):
 	// return an error to refuse it (its text is sent as
-	// error_description). Nil accepts every well-formed one.
+	// error_description). Nil accepts every well-formed one, except one
+	// asking for the client credentials grant (see
+	// DynamicClientCredentials).
 	Registration func(ctx context.Context, r *http.Request, c *Client) error
 	// DynamicClientCredentials lets a dynamically registered client use
 	// the client credentials grant. Off by default: registration is open

@@ -34,6 +34,7 @@ func init() {
 		CloseHere:  func(sess any) { sess.(*Session).closeHere() },
 		Shared:     func(sess any) bool { return sess.(*Session).shared },
 		LastUsed:   func(sess any) time.Time { return sess.(*Session).lastUsedAt() },
+		Idle:       func(sess any) bool { return sess.(*Session).idle() },
 		AfterClose: func(sess any, f func()) { sess.(*Session).afterClosed(f) },
 		Send:       func(sess any, msg []byte) error { return sess.(*Session).sendMessage(msg) },
 	})

@@ -19,7 +19,8 @@ type Limits struct {
 	// least recently used idle session; when the owner has none idle,
 	// that of the owner holding the most sessions, if it holds more than
 	// one beyond the newcomer; otherwise it is refused with
-	// CodeServerBusy (HTTP 503, Reply.Cause ErrTooManySessions).
+	// CodeServerBusy and TooManySessionsMessage (HTTP 503, Reply.Cause
+	// ErrTooManySessions).
 	MaxSessions int
 
 	// MaxSessionsPerOwner caps the legacy sessions of one owner (default

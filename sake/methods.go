@@ -112,7 +112,7 @@ func (s *Server) initialize(ctx context.Context, req *Request, reg *registry) (a
 	}
 	sess.shared = s.share.store != nil
 	if !s.admit(sess) {
-		return nil, protocol.ServerBusy("Server busy: too many sessions open; close idle ones (DELETE) or retry later", ErrTooManySessions)
+		return nil, protocol.ServerBusy(TooManySessionsMessage, ErrTooManySessions)
 	}
 	if s.share.store != nil {
 		if err := s.shareSession(ctx, sess); err != nil {

@@ -47,6 +47,14 @@ var (
 	ErrSessionStore = errors.New("sake: the session store failed")
 )
 
+// TooManySessionsMessage is the message of the CodeServerBusy error (HTTP
+// 503 with Retry-After) that refuses an initialize when there is no room
+// for another legacy session: every session within Limits.MaxSessions or
+// Limits.MaxSessionsPerOwner, or within a transport's own cap (such as
+// plug.MaxSessions), is in use, so none could be evicted. One condition,
+// one message, whichever bound was met.
+const TooManySessionsMessage = "Server busy: too many sessions open and none idle; close idle ones (DELETE) or retry later"
+
 // storeError is err, from the session store, marked as ErrSessionStore.
 func storeError(err error) error { return fmt.Errorf("%w: %w", ErrSessionStore, err) }
 

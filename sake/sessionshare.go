@@ -126,7 +126,16 @@ func (s *Server) sharedSession(id, owner string) (*Session, error) {
 		s.logger.Error("sake: reading a shared session", "session", id, "err", err)
 		return nil, storeError(err)
 	}
-	if rec == nil || rec.Owner != owner {
+	if rec == nil {
+		// Ended elsewhere: a copy adopted here by a request that read
+		// the record before the end (its notice found no copy to close)
+		// goes now, and holds no room.
+		if v, ok := s.sessions.Load(id); ok {
+			v.(*Session).closeHere()
+		}
+		return nil, nil
+	}
+	if rec.Owner != owner {
 		return nil, nil
 	}
 	s.share.adopt.Lock()

@@ -60,7 +60,12 @@ type OAuth struct {
 	// ClientID and ClientSecret are the gateway's credentials there.
 	ClientID     string `json:"clientId"`
 	ClientSecret string `json:"clientSecret"`
-	// Issuer, when set, is the only authorization server they are sent to.
+	// Issuer, when set, is the only authorization server the gateway
+	// signs in at: a server whose authorization server is another (by
+	// exact issuer) is not connected, with an error naming the issuer, and
+	// the gateway neither registers there nor sends its credentials. Set
+	// it whenever the server's metadata is not trusted to name the
+	// authorization server.
 	Issuer string `json:"issuer,omitempty"`
 	// Scopes are asked for beside those the server challenges for.
 	Scopes []string `json:"scopes,omitempty"`

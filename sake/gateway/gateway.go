@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"sort"
@@ -273,8 +274,16 @@ func (g *Gateway) transport(e Entry) client.Transport {
 		hopts = append(hopts, client.Header(k, v))
 	}
 	if o := e.OAuth; o != nil {
-		hopts = append(hopts, client.WithAuthorizer(client.OAuth(client.OAuthConfig{ClientCredentials: true,
-			ClientID: o.ClientID, ClientSecret: o.ClientSecret, Issuer: o.Issuer, Scopes: o.Scopes})))
+		cfg := client.OAuthConfig{ClientCredentials: true,
+			ClientID: o.ClientID, ClientSecret: o.ClientSecret, Issuer: o.Issuer, Scopes: o.Scopes}
+		if o.Issuer != "" {
+			var base http.RoundTripper
+			if g.o.httpClient != nil {
+				base = g.o.httpClient.Transport
+			}
+			cfg.HTTPClient = newPinnedIssuer(o.Issuer, base).client()
+		}
+		hopts = append(hopts, client.WithAuthorizer(client.OAuth(cfg)))
 	}
 	return client.HTTP(e.URL, g.o.httpClient, hopts...)
 }

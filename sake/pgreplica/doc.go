@@ -26,6 +26,9 @@
 // each write of a record (a log level, subscriptions, the end of the
 // session) announces itself over LISTEN/NOTIFY in the statement that makes
 // it, so every replica replaces or drops its copy as the notice arrives.
+// A deleted session stays deleted: a change of it saved after its DELETE
+// committed (by a request that read it before) is dropped, not stored as
+// a new session.
 // A change made on one replica therefore holds on another once its notice
 // has been delivered there (the replica that made it answers its client
 // only after its own notice has come back, by which time PostgreSQL has
@@ -34,7 +37,9 @@
 // replica LISTEN on one connection they share, so a NOTIFY wakes one
 // PostgreSQL backend per replica. A replica that loses its LISTEN
 // connection drops every record it keeps, and reads them again until it
-// listens again.
+// listens again; a connection that silently stops delivering counts as
+// lost once it leaves a round trip unanswered (one is asked after each
+// second without a notice, and given 2 s).
 //
 // The record also names the replica holding the session's own stream (its
 // GET; see backend.SessionStreamStore), so a message for that stream is

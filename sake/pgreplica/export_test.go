@@ -1,5 +1,11 @@
 package pgreplica
 
+import (
+	"context"
+
+	"github.com/sakemcp/sake-go/sake/backend"
+)
+
 // OnRelayHeard has fn called after each relay from another replica has
 // been acted on (the record changed or ended, the message delivered). Set
 // it before the server is built.
@@ -18,4 +24,15 @@ func SetSessionCacheOff(r *Replica) {
 	c.limit = -1
 	clear(c.records)
 	c.mu.Unlock()
+}
+
+// SaveSessionRecord saves rec through r's session store, as the server
+// does when a session's state changes.
+func SaveSessionRecord(r *Replica, rec *backend.SessionRecord) error {
+	return r.sessions.SaveSession(context.Background(), rec)
+}
+
+// LoadSessionRecord reads session id's record from the table.
+func LoadSessionRecord(r *Replica, id string) (*backend.SessionRecord, error) {
+	return r.sessions.LoadSession(context.Background(), id)
 }

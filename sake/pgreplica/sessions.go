@@ -54,7 +54,19 @@ var sessionMigrations = []string{
 	// stream_holder is the replica holding the session's own stream, ''
 	// for none: messages for it are relayed only while one does.
 	`ALTER TABLE sake_sessions ADD COLUMN stream_holder text NOT NULL DEFAULT ''`,
+	// sake_session_ends remembers the sessions deleted lately, so that a
+	// change saved by a request that read the session before its DELETE
+	// committed does not create it again.
+	`CREATE TABLE sake_session_ends (
+		id       text PRIMARY KEY,
+		ended_at timestamptz NOT NULL DEFAULT now()
+	);
+	CREATE INDEX sake_session_ends_by_time ON sake_session_ends (ended_at);`,
 }
+
+// endsKept is how long a deleted session's id is remembered: longer than
+// any request that read the session before its end takes to save a change.
+const endsKept = "1 hour"
 
 // sessionStore is a backend.SessionStore on PostgreSQL. While it listens
 // (ListenRelays) it keeps the records it has read or been told of in
@@ -158,7 +170,12 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// SaveSession stores rec and announces it, in one statement. This
+// SaveSession stores rec and announces it in the statement that writes
+// it. A change of an existing session is an update, which a concurrent
+// DELETE wins; only a session the table has never had is inserted, and
+// one deleted lately (sake_session_ends) is not: a change that a request
+// which read the session before its DELETE committed saves afterwards is
+// dropped, rather than bringing the session back on every replica. This
 // replica's copy is dropped: it takes the new record from its own notice
 // or the table, in the order the changes committed.
 func (st *sessionStore) SaveSession(ctx context.Context, rec *backend.SessionRecord) error {
@@ -179,20 +196,34 @@ func (st *sessionStore) SaveSession(ctx context.Context, rec *backend.SessionRec
 	}
 	st.cache.drop(rec.ID)
 	echo, wait := st.echoes.Expect()
-	_, err = st.pool.Exec(ctx, `WITH saved AS (
-			INSERT INTO sake_sessions (id, owner, quota_key, version, capabilities,
-				client_info, offers, initialized, log_level, subscriptions)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-			ON CONFLICT (id) DO UPDATE SET initialized = excluded.initialized,
-				log_level = excluded.log_level, subscriptions = excluded.subscriptions, last_used = now()
-			RETURNING stream_holder)
-		SELECT pg_notify($11, `+withHolder("$12")+`) FROM saved`,
-		rec.ID, rec.Owner, rec.Key, rec.Version, caps, info, offers, rec.Initialized, rec.LogLevel, subs,
-		st.channel, st.changeNotice(rec, echo))
+	notice := st.changeNotice(rec, echo)
+	tag, err := st.pool.Exec(ctx, `WITH saved AS (
+			UPDATE sake_sessions SET initialized = $2, log_level = $3, subscriptions = $4, last_used = now()
+			WHERE id = $1 RETURNING stream_holder)
+		SELECT pg_notify($5, `+withHolder("$6")+`) FROM saved`,
+		rec.ID, rec.Initialized, rec.LogLevel, subs, st.channel, notice)
+	if err == nil && tag.RowsAffected() == 0 {
+		// A new session, in a statement of its own: it sees a DELETE
+		// that committed while the update waited for the row.
+		tag, err = st.pool.Exec(ctx, `WITH saved AS (
+				INSERT INTO sake_sessions (id, owner, quota_key, version, capabilities,
+					client_info, offers, initialized, log_level, subscriptions)
+				SELECT $1::text, $2::text, $3::text, $4::text, $5::bytea, $6::bytea, $7::text[], $8::boolean, $9::integer, $10::text[]
+				WHERE NOT EXISTS (SELECT 1 FROM sake_session_ends WHERE id = $1)
+				ON CONFLICT (id) DO NOTHING
+				RETURNING stream_holder)
+			SELECT pg_notify($11, `+withHolder("$12")+`) FROM saved`,
+			rec.ID, rec.Owner, rec.Key, rec.Version, caps, info, offers, rec.Initialized, rec.LogLevel, subs,
+			st.channel, notice)
+	}
 	st.cache.drop(rec.ID) // a read racing the write may have filled it
 	if err != nil {
 		st.echoes.Forget(echo)
 		return fmt.Errorf("pgreplica: storing session: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		st.echoes.Forget(echo) // deleted meanwhile: nothing to save
+		return nil
 	}
 	wait(ctx)
 	return nil
@@ -251,12 +282,16 @@ func (st *sessionStore) SessionStreamHeld(ctx context.Context, id string, held b
 	return nil
 }
 
-// DeleteSession deletes the record and announces it, in one statement.
+// DeleteSession deletes the record and announces it, in one statement
+// that also remembers the end (see SaveSession) and forgets the ends older
+// than endsKept.
 func (st *sessionStore) DeleteSession(ctx context.Context, id string) error {
 	st.cache.drop(id)
 	echo, wait := st.echoes.Expect()
 	payload, _ := json.Marshal(relayWire{Origin: st.replica, Session: id, Kind: backend.RelayClosed, Echo: echo})
-	tag, err := st.pool.Exec(ctx, `WITH gone AS (DELETE FROM sake_sessions WHERE id = $1 RETURNING 1)
+	tag, err := st.pool.Exec(ctx, `WITH gone AS (DELETE FROM sake_sessions WHERE id = $1 RETURNING id),
+			ended AS (INSERT INTO sake_session_ends (id) SELECT id FROM gone ON CONFLICT (id) DO UPDATE SET ended_at = now()),
+			forgotten AS (DELETE FROM sake_session_ends WHERE ended_at < now() - interval '`+endsKept+`')
 		SELECT pg_notify($2, $3) FROM gone`, id, st.channel, string(payload))
 	st.cache.drop(id)
 	if err != nil || tag.RowsAffected() == 0 {

@@ -63,7 +63,7 @@
 //	finished streams kept per session  16             (fixed)
 //	a dropped stream's questions       30 s           ResumeGrace
 //	Retry-After of a 503               5 s            DefaultRetryAfter
-//	legacy sessions kept by a handler  10000          MaxSessions (503)
+//	legacy sessions kept by a handler  10000          MaxSessions (idle LRU evicted, else 503)
 //
 // Replay events beyond a bound are dropped oldest first; a GET resuming
 // from before a dropped event gets 410 and sends its request again. The
@@ -87,7 +87,7 @@
 //	notification or JSON-RPC response accepted      202, no body
 //	request answered                                200, application/json (or per the error code, below)
 //	a notification came before the reply            200, text/event-stream
-//	initialize with no room for a session           503, Retry-After (-32000 "too many sessions")
+//	initialize with no room for a session           503, Retry-After (-32000, sake.TooManySessionsMessage)
 //	session store down (read or write)              503, Retry-After (-32000 "session store")
 //	initialize while the server shuts down          503, Retry-After
 //	GET or DELETE without Mcp-Session-Id            405, Allow: POST

@@ -169,12 +169,15 @@ func ResumeGrace(d time.Duration) Option {
 }
 
 // MaxSessions caps the number of live legacy sessions this handler keeps
-// streams for. An initialize beyond the cap gets 503 with Retry-After and
-// a JSON-RPC error, and the client may try again later. The server's own
-// limits (sake.Limits.MaxSessions, sake.Limits.MaxSessionsPerOwner) come
-// first and make room by evicting the owner's least recently used idle
-// session; a session the server ends, however, leaves this count at once.
-// The default is 10000; n <= 0 removes the cap.
+// streams for. At the cap an initialize makes room as at the server's own
+// limits (sake.Limits.MaxSessions, sake.Limits.MaxSessionsPerOwner, which
+// come first): the least recently used idle session (no request running,
+// no stream open) is closed; when none is idle the initialize gets 503
+// with Retry-After and the JSON-RPC error sake.CodeServerBusy with
+// sake.TooManySessionsMessage, the server's own refusal, and the client
+// may try again later. This holds for initializes arriving together as
+// for one at a time, and a session the server ends leaves this count at
+// once. The default is 10000; n <= 0 removes the cap.
 func MaxSessions(n int) Option {
 	return func(c *config) { c.maxSessions = n }
 }

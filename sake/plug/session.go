@@ -347,36 +347,93 @@ func (h *Handler) entryOf(sess *sake.Session) *entry {
 	return e
 }
 
-// add keeps the streams of a session initialize created. It fails when the
-// handler is closed or at its session limit; the caller then closes the
-// session. The entry lives as long as the session: whoever ends it (the
-// client's DELETE, the janitor, the server evicting it to make room,
-// another replica), the handler forgets it at once.
+// add keeps the streams of a session initialize created. At the
+// handler's session limit the least recently used idle session makes room
+// (the server's rule, see makeRoom); it fails when none is idle or the
+// handler is closed, and the caller then closes the session. The entry
+// lives as long as the session: whoever ends it (the client's DELETE, the
+// janitor, the server evicting it to make room, another replica), the
+// handler forgets it at once.
 func (h *Handler) add(sess *sake.Session) (*entry, error) {
-	h.mu.Lock()
-	if h.closed {
+	for {
+		h.mu.Lock()
+		if h.closed {
+			h.mu.Unlock()
+			return nil, errClosed
+		}
+		if e := h.sessions[sess.ID()]; e != nil && e.sess == sess {
+			h.mu.Unlock()
+			return e, nil
+		}
+		if h.cfg.maxSessions > 0 && len(h.sessions) >= h.cfg.maxSessions {
+			victim, ended := h.makeRoom()
+			full := len(h.sessions) >= h.cfg.maxSessions
+			h.mu.Unlock()
+			for _, e := range ended {
+				e.ended()
+			}
+			if !full {
+				continue
+			}
+			if victim == nil {
+				return nil, errTooMany
+			}
+			h.cfg.logger.Debug("plug: closing the least recently used idle session to make room")
+			h.evict(victim)
+			continue
+		}
+		e := &entry{sess: sess, closed: make(chan struct{}), replay: h.cfg.replay,
+			budget: &h.replay, maxReplayBytes: h.cfg.replaySessionBytes}
+		h.sessions[sess.ID()] = e
+		if !h.janitorOn && h.cfg.idleTimeout > 0 {
+			h.janitorOn = true
+			h.wg.Add(1)
+			go h.janitor()
+		}
 		h.mu.Unlock()
-		return nil, errClosed
-	}
-	if e := h.sessions[sess.ID()]; e != nil && e.sess == sess {
-		h.mu.Unlock()
+		transport.AfterClose(sess, func() { h.forget(e) })
 		return e, nil
 	}
-	if h.cfg.maxSessions > 0 && len(h.sessions) >= h.cfg.maxSessions {
-		h.mu.Unlock()
-		return nil, errTooMany
+}
+
+// makeRoom is add's work at the session limit, with h.mu held: it drops
+// the entries of sessions already ended (the server evicts a session and
+// admits the next initialize before the session's AfterClose reaches the
+// handler), returned for their ended call, and picks the least recently
+// used idle session to evict should the handler still be full. The scan
+// is linear, at the limit only, as the server's own.
+func (h *Handler) makeRoom() (victim *entry, ended []*entry) {
+	for id, e := range h.sessions {
+		if e.sess.Closed() {
+			delete(h.sessions, id)
+			ended = append(ended, e)
+		}
 	}
-	e := &entry{sess: sess, closed: make(chan struct{}), replay: h.cfg.replay,
-		budget: &h.replay, maxReplayBytes: h.cfg.replaySessionBytes}
-	h.sessions[sess.ID()] = e
-	if !h.janitorOn && h.cfg.idleTimeout > 0 {
-		h.janitorOn = true
-		h.wg.Add(1)
-		go h.janitor()
+	if len(h.sessions) < h.cfg.maxSessions {
+		return nil, ended
 	}
-	h.mu.Unlock()
-	transport.AfterClose(sess, func() { h.forget(e) })
-	return e, nil
+	var oldest time.Time
+	for _, e := range h.sessions {
+		if e.busy.Load() != 0 || !transport.Idle(e.sess) {
+			continue
+		}
+		if used := transport.LastUsed(e.sess); victim == nil || used.Before(oldest) {
+			victim, oldest = e, used
+		}
+	}
+	return victim, ended
+}
+
+// evict ends a session to make room for another: a session of this
+// handler ends; a copy of a session shared with other replicas is only
+// dropped here, and the session lives on in its store.
+func (h *Handler) evict(e *entry) {
+	if transport.Shared(e.sess) {
+		transport.CloseHere(e.sess)
+	} else {
+		e.sess.Close()
+	}
+	h.forget(e)
 }
 
 var (

@@ -70,7 +70,7 @@ var (
 	bodyTooLarge        = errorBody(sake.CodeInvalidRequest, "Request body too large")
 	bodyUnreadable      = errorBody(sake.CodeParseError, "Parse error: the request body could not be read")
 	bodySessionNotFound = errorBody(sake.CodeInvalidRequest, "Session not found: it ended or never existed; send initialize to start a new one")
-	bodyTooMany         = errorBody(sake.CodeServerBusy, "Too many sessions: the server is at its limit of legacy sessions; try again later")
+	bodyTooMany         = errorBody(sake.CodeServerBusy, sake.TooManySessionsMessage)
 	bodyStoreDown       = errorBody(sake.CodeServerBusy, "Service unavailable: the session store cannot be read right now; retry later, the session is kept")
 	bodyNoRoom          = errorBody(sake.CodeServerBusy, "Server busy: this server has no room for the session right now; retry later, the session is kept")
 	bodyShutdown        = errorBody(sake.CodeInternalError, "Service unavailable: the MCP endpoint is shutting down")

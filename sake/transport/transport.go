@@ -183,6 +183,15 @@ func LastUsed(sess *sake.Session) time.Time {
 	return bridge.Root().LastUsed(sess)
 }
 
+// Idle reports whether sess is idle as the server judges it when it
+// evicts a session to make room: no request running, no stream open for
+// messages outside requests, no Hold. A transport with a cap of its own
+// on sessions evicts by the same rule: the least recently used (LastUsed)
+// idle session makes room.
+func Idle(sess *sake.Session) bool {
+	return bridge.Root().Idle(sess)
+}
+
 // CloseIdle ends sess, found idle for timeout by the transport. A session
 // shared with other replicas may be in use there: its copy here is
 // dropped, and the session itself ends only when the store too says it

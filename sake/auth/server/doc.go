@@ -100,6 +100,10 @@
 // 24 hours) for a client never authorized. The address is the host of
 // the request's RemoteAddr; behind a reverse proxy set
 // Config.RegistrationAddress to read the header the proxy sets.
+// A dynamically registered client may not use the client credentials
+// grant (no person consents to a machine client's token) unless
+// Config.DynamicClientCredentials allows it, with Config.Registration
+// deciding each one.
 // Bodies are read up to DefaultMaxBody (registrations up to 16 KiB), and
 // error descriptions keep to RFC 6749's characters and 300 bytes.
 // NewMemoryStore bounds what it keeps (MemoryLimits).

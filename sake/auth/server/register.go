@@ -166,6 +166,9 @@ func (s *Server) clientFromRegistration(reg *registration) (*Client, *oauthError
 		switch g {
 		case "authorization_code", "refresh_token", grantDevice:
 		case "client_credentials":
+			if !s.cfg.DynamicClientCredentials {
+				return nil, oerr(ErrInvalidClientMetadata, "this server does not let dynamically registered clients use the client_credentials grant; ask its operator for a pre-registered client")
+			}
 			if c.AuthMethod == AuthNone {
 				return nil, oerr(ErrInvalidClientMetadata, "client_credentials needs a confidential client")
 			}

@@ -92,8 +92,20 @@ type Config struct {
 	GrantLifetime time.Duration
 	// Registration decides on a dynamic client registration (RFC 7591):
 	// return an error to refuse it (its text is sent as
-	// error_description). Nil accepts every well-formed one.
+	// error_description). Nil accepts every well-formed one, except one
+	// asking for the client credentials grant (see
+	// DynamicClientCredentials).
 	Registration func(ctx context.Context, r *http.Request, c *Client) error
+	// DynamicClientCredentials lets a dynamically registered client use
+	// the client credentials grant. Off by default: registration is open
+	// to anyone, and a machine client acts for itself, with any scope the
+	// server has and no person to consent, so such a registration is
+	// refused (400 invalid_client_metadata) and a dynamic client stored
+	// with the grant gets no token (400 unauthorized_client). Turning it
+	// on needs Registration, which sees the grant in Client.GrantTypes and
+	// decides who may register such a client. Pre-registered clients
+	// (Clients) are not concerned.
+	DynamicClientCredentials bool
 	// DisableRegistration turns the registration endpoint off.
 	DisableRegistration bool
 	// MaxDynamicClients bounds dynamically registered clients (default
@@ -186,6 +198,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("authserver: Config.Login is required: it says who is signed in")
 	case len(cfg.Resources) == 0:
 		return nil, errors.New("authserver: Config.Resources needs the canonical URL of at least one MCP server")
+	case cfg.DynamicClientCredentials && cfg.Registration == nil:
+		return nil, errors.New("authserver: Config.DynamicClientCredentials needs Config.Registration to decide who may register a machine client")
 	}
 	s := &Server{cfg: cfg, issuer: cfg.Issuer, store: cfg.Store, login: cfg.Login, log: cfg.Logger, now: cfg.Now}
 	if s.store == nil {

@@ -244,6 +244,9 @@ func (s *Server) clientCredentials(w http.ResponseWriter, r *http.Request, clien
 	if !client.allows("client_credentials") {
 		return oerr(ErrUnauthorizedClient, "this client may not use the client credentials grant")
 	}
+	if client.Dynamic && !s.cfg.DynamicClientCredentials {
+		return oerr(ErrUnauthorizedClient, "dynamically registered clients may not use the client credentials grant on this server")
+	}
 	f := r.PostForm
 	scopes, e := s.scopesFor(f.Get("scope"), f.Has("scope"), client)
 	if e != nil {

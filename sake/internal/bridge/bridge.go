@@ -22,8 +22,8 @@ type Funcs struct {
 	// FindSession looks up the legacy session id of *sake.Server srv for
 	// *sake.Identity who: a *sake.Session, or nil.
 	FindSession func(srv any, id string, who any) (any, error)
-	// SetSender, Hold, Unhold, CloseIdle, Shared, LastUsed and AfterClose
-	// act on a *sake.Session. Unhold ends one Hold.
+	// SetSender, Hold, Unhold, CloseIdle, Shared, LastUsed, Idle and
+	// AfterClose act on a *sake.Session. Unhold ends one Hold.
 	SetSender  func(sess any, send func(msg []byte) error)
 	Hold       func(sess any)
 	Unhold     func(sess any)
@@ -31,6 +31,7 @@ type Funcs struct {
 	CloseHere  func(sess any)
 	Shared     func(sess any) bool
 	LastUsed   func(sess any) time.Time
+	Idle       func(sess any) bool
 	AfterClose func(sess any, f func())
 	Send       func(sess any, msg []byte) error
 }

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -24,6 +25,20 @@ import (
 const (
 	minBackoff = 100 * time.Millisecond
 	maxBackoff = 5 * time.Second
+)
+
+// A connection that stops delivering without failing (a network path
+// that drops packets, a stalled proxy) would otherwise be taken for a
+// quiet one for as long as TCP takes to give up, minutes, while the
+// members trust what they learnt from it. So after pingEvery without a
+// notification the connection is asked a round trip, and one not
+// answered within pingTimeout is lost (OnLost): a dead connection is
+// noticed within pingEvery+pingTimeout.
+const (
+	pingEvery   = time.Second
+	pingTimeout = 2 * time.Second
+	// execTimeout bounds a LISTEN or UNLISTEN.
+	execTimeout = 10 * time.Second
 )
 
 // Config says what to listen to and what to do.
@@ -238,7 +253,10 @@ func (h *hub) session() (listened bool, err error) {
 			h.mu.Lock()
 			kicked := h.kicked
 			h.mu.Unlock()
-			n, err := conn.WaitForNotification(kicked)
+			wait, cancel := context.WithTimeout(kicked, pingEvery)
+			n, err := conn.WaitForNotification(wait)
+			quiet := kicked.Err() == nil && errors.Is(wait.Err(), context.DeadlineExceeded)
+			cancel()
 			if n != nil {
 				for _, s := range h.active[n.Channel] {
 					s.c.Notify(n.Payload)
@@ -247,12 +265,39 @@ func (h *hub) session() (listened bool, err error) {
 			if err == nil {
 				continue
 			}
+			if quiet && !conn.IsClosed() {
+				if err := ping(conn); err != nil {
+					return listened, err
+				}
+				continue
+			}
 			if kicked.Err() == nil || conn.IsClosed() {
 				return listened, err
 			}
 			break // the members changed: sync
 		}
 	}
+}
+
+// ping makes sure conn still answers (see pingEvery). Notifications that
+// arrive meanwhile are kept by conn for the next wait.
+func ping(conn *pgx.Conn) error {
+	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+	defer cancel()
+	if err := conn.Ping(ctx); err != nil {
+		return fmt.Errorf("pglisten: the listening connection did not answer within %s: %w", pingTimeout, err)
+	}
+	return nil
+}
+
+// exec runs a LISTEN or UNLISTEN on conn, failing (the connection is then
+// lost) when it is not answered within execTimeout: a dead connection
+// must not hold the goroutine.
+func exec(conn *pgx.Conn, sql string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
+	defer cancel()
+	_, err := conn.Exec(ctx, sql)
+	return err
 }
 
 // refresh returns a fresh kicked context, before the goroutine looks at
@@ -298,7 +343,7 @@ func (h *hub) sync(conn *pgx.Conn) (empty bool, err error) {
 			ch := s.c.Channel
 			if conn != nil && len(h.active[ch]) == 0 && h.listened[ch] && err == nil {
 				delete(h.listened, ch)
-				_, err = conn.Exec(context.Background(), "UNLISTEN "+pgx.Identifier{ch}.Sanitize())
+				err = exec(conn, "UNLISTEN "+pgx.Identifier{ch}.Sanitize())
 			}
 		}
 		s.readyOnce()
@@ -310,7 +355,7 @@ func (h *hub) sync(conn *pgx.Conn) (empty bool, err error) {
 	for _, s := range joined {
 		ch := s.c.Channel
 		if !h.listened[ch] {
-			if _, err := conn.Exec(context.Background(), "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
+			if err := exec(conn, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
 				return false, err
 			}
 			h.listened[ch] = true

@@ -118,7 +118,7 @@ func fill(p *Person, c map[string]any) {
 	if p.Username == "" {
 		p.Username = str("preferred_username")
 	}
-	if p.HostedDomain == "" {
+	if p.HostedDomain == "" && isGoogle(p.Issuer) {
 		p.HostedDomain = str("hd")
 	}
 	if org := str("org_id"); org != "" && !slices.Contains(p.Organizations, org) {

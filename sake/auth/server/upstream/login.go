@@ -213,6 +213,7 @@ func (l *Login) callback(w http.ResponseWriter, r *http.Request) {
 		l.page(w, http.StatusBadGateway, "The sign-in at "+l.provider.Name+" could not be completed", "Start again from the application.")
 		return
 	}
+	l.stamp(tok)
 	person, err := l.identify(hctx, tok, &pl)
 	if err != nil {
 		l.log.Warn("upstream: the sign-in answer was refused", "provider", l.provider.Name, "err", err)

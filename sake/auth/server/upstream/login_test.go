@@ -14,7 +14,8 @@ import (
 )
 
 func TestSignInAndUpstreamToken(t *testing.T) {
-	h := newHarness(t)
+	clk := newTestClock()
+	h := newHarness(t, func(c *Config) { c.Now = clk.now })
 	_, q := authorizeParams()
 	at := h.toProvider(q)
 	p := at.Query()
@@ -55,17 +56,19 @@ func TestSignInAndUpstreamToken(t *testing.T) {
 
 	t.Run("refreshed when expired", func(t *testing.T) {
 		h.op.mu.Lock()
-		h.op.expiresIn = 1 // x/oauth2 treats it as expired at once
+		h.op.expiresIn = 1
 		h.op.mu.Unlock()
 		first := h.tokens()
 		id, err := h.identity(first["access_token"].(string))
 		if err != nil {
 			t.Fatal(err)
 		}
+		clk.advance(time.Second)
 		a, err := h.login.Token(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
+		clk.advance(time.Second)
 		b, err := h.login.Token(context.Background(), id)
 		if err != nil || a.AccessToken == b.AccessToken {
 			t.Fatalf("an expired upstream token was not refreshed: %v %v %v", a, b, err)
@@ -146,6 +149,9 @@ func TestCallbackRefusals(t *testing.T) {
 		{"outside the allowed domain", nil, func(c *Config) { c.Allow = []Rule{AllowDomains("corp.example")} }, http.StatusForbidden},
 		{"unverified email in the allowed domain", spoilClaims(func(c map[string]any) {
 			c["email"], c["email_verified"] = "alice@corp.example", false
+		}), func(c *Config) { c.Allow = []Rule{AllowDomains("corp.example")} }, http.StatusForbidden},
+		{"hd from a provider that is not Google", spoilClaims(func(c map[string]any) {
+			c["hd"], c["email"], c["email_verified"] = "corp.example", "mallory@elsewhere.example", true
 		}), func(c *Config) { c.Allow = []Rule{AllowDomains("corp.example")} }, http.StatusForbidden},
 		{"a rule that panics", nil, func(c *Config) {
 			c.Allow = []Rule{func(context.Context, *Person) error { panic("boom") }}

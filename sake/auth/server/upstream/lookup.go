@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/oauth2"
+
 	"github.com/sakemcp/sake-go/sake/auth/server"
 )
 
@@ -103,9 +105,11 @@ func (l *Login) check(ctx context.Context, key string, rec *record) (*server.Sub
 	mu := &l.locks[lockIndex(key)]
 	mu.Lock()
 	defer mu.Unlock()
-	ts := l.tokenSource(ctx, rec.Token)
 	p := *rec.Person
-	err := l.stillThere(l.httpContext(ctx), ts, &p)
+	tok, _, err := l.current(ctx, rec.Token)
+	if err == nil {
+		err = l.stillThere(l.httpContext(ctx), oauth2.StaticTokenSource(tok), &p)
+	}
 	if revokedUpstream(err) {
 		return &server.Subject{Active: false}, nil
 	}
@@ -113,7 +117,7 @@ func (l *Login) check(ctx context.Context, key string, rec *record) (*server.Sub
 		l.log.Warn("upstream: asking the provider about a person", "provider", l.provider.Name, "err", oauthErrorCode(err))
 		return nil, errors.New("upstream: the provider cannot be asked now")
 	}
-	if err := l.saveRefreshed(ctx, key, rec, ts, &p); err != nil {
+	if err := l.saveRefreshed(ctx, key, rec, tok, &p); err != nil {
 		l.log.Warn("upstream: storing a refreshed token", "err", err)
 	}
 	if allowed(ctx, l.cfg.Allow, &p) != nil {

@@ -25,7 +25,9 @@ type Person struct {
 	// if verified).
 	Email         string `json:"email,omitempty"`
 	EmailVerified bool   `json:"email_verified,omitempty"`
-	// HostedDomain is Google's hd claim: the Workspace domain.
+	// HostedDomain is Google's hd claim: the Workspace domain. It is
+	// read from Google's ID tokens only (another provider's hd means
+	// nothing defined).
 	HostedDomain string `json:"hd,omitempty"`
 	// Name and Username (preferred_username, GitHub's login).
 	Name     string `json:"name,omitempty"`
@@ -51,13 +53,20 @@ type Rule func(ctx context.Context, p *Person) error
 // ErrNotAllowed is what the preset rules refuse with.
 var ErrNotAllowed = errors.New("upstream: this account may not sign in here")
 
-// AllowDomains lets in people whose verified email address is in one of
-// domains (or, at Google, whose Workspace domain is).
+// AllowDomains lets in people whose email address is in one of domains
+// and verified by the provider (email_verified true), or, at Google,
+// whose Workspace domain (the hd claim) is. Only Google defines hd as the
+// hosted domain: another provider's hd claim is ignored, and its people
+// are judged by their verified email address alone.
 func AllowDomains(domains ...string) Rule {
 	return func(_ context.Context, p *Person) error {
+		hosted := ""
+		if isGoogle(p.Issuer) {
+			hosted = p.HostedDomain
+		}
 		for _, d := range domains {
 			d = strings.ToLower(strings.TrimPrefix(d, "@"))
-			if p.HostedDomain != "" && strings.EqualFold(p.HostedDomain, d) {
+			if hosted != "" && strings.EqualFold(hosted, d) {
 				return nil
 			}
 			if p.EmailVerified && strings.HasSuffix(strings.ToLower(p.Email), "@"+d) {
@@ -122,4 +131,14 @@ func (p *Person) claims() map[string]any {
 		c["preferred_username"] = p.Username
 	}
 	return c
+}
+
+// googleIssuer is Google's issuer; its ID tokens carry it with or
+// without the scheme.
+const googleIssuer = "https://accounts.google.com"
+
+// isGoogle reports whether issuer is Google's, whose hd claim names the
+// person's Workspace domain.
+func isGoogle(issuer string) bool {
+	return issuer == googleIssuer || issuer == strings.TrimPrefix(googleIssuer, "https://")
 }

@@ -45,10 +45,11 @@ func OIDC(issuer string) Provider {
 }
 
 // Google is Google accounts (Workspace or not): restrict who may sign in
-// with AllowDomains, which also checks Google's hd claim. A refresh token
+// with AllowDomains, which at Google also accepts the hd claim (the
+// Workspace domain). A refresh token
 // is asked for (access_type=offline).
 func Google() Provider {
-	p := OIDC("https://accounts.google.com")
+	p := OIDC(googleIssuer)
 	p.Name = "Google"
 	p.AuthParams = map[string]string{"access_type": "offline"}
 	return p

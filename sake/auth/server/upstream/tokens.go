@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 
@@ -62,8 +63,7 @@ func (l *Login) Token(ctx context.Context, id *sake.Identity) (*oauth2.Token, er
 	if rec.Person.Subject != id.Subject {
 		return nil, ErrNoToken
 	}
-	ts := l.tokenSource(ctx, rec.Token)
-	tok, err := ts.Token()
+	tok, refreshed, err := l.current(ctx, rec.Token)
 	if revokedUpstream(err) || (err != nil && rec.Token.RefreshToken == "") {
 		return nil, ErrSignInAgain
 	}
@@ -71,8 +71,10 @@ func (l *Login) Token(ctx context.Context, id *sake.Identity) (*oauth2.Token, er
 		l.log.Warn("upstream: refreshing an upstream token", "provider", l.provider.Name, "err", oauthErrorCode(err))
 		return nil, errors.New("upstream: the identity provider cannot be reached to refresh the token")
 	}
-	if err := l.saveRefreshed(ctx, key, rec, ts, rec.Person); err != nil {
-		l.log.Warn("upstream: storing a refreshed token", "err", err)
+	if refreshed {
+		if err := l.saveRefreshed(ctx, key, rec, tok, rec.Person); err != nil {
+			l.log.Warn("upstream: storing a refreshed token", "err", err)
+		}
 	}
 	return tok, nil
 }
@@ -93,27 +95,72 @@ func (l *Login) httpContext(ctx context.Context) context.Context {
 	return context.WithValue(ctx, oauth2.HTTPClient, l.http)
 }
 
-// tokenSource refreshes tok when it expired.
-func (l *Login) tokenSource(ctx context.Context, tok *oauth2.Token) oauth2.TokenSource {
-	return l.oauth.TokenSource(l.httpContext(ctx), tok)
+// earlyRefresh is how long before its expiry an upstream access token
+// is refreshed, at most: half its lifetime when that is shorter, so that
+// a token is refreshed once per lifetime however short it lives.
+const earlyRefresh = 10 * time.Second
+
+// stale reports whether tok must be refreshed before it is used, by the
+// login's clock: it has no access token, or it expires within
+// earlyRefresh (or half its lifetime, when shorter). A token without an
+// expiry never goes stale.
+func (l *Login) stale(tok *oauth2.Token) bool {
+	if tok.AccessToken == "" {
+		return true
+	}
+	if tok.Expiry.IsZero() {
+		return false
+	}
+	margin := earlyRefresh
+	if life := time.Duration(tok.ExpiresIn) * time.Second; life > 0 && life/2 < margin {
+		margin = life / 2
+	}
+	return !l.now().Before(tok.Expiry.Add(-margin))
 }
 
-// saveRefreshed stores rec again when ts refreshed its token (or p
-// changed), sealed as before.
-func (l *Login) saveRefreshed(ctx context.Context, key string, rec *record, ts oauth2.TokenSource, p *Person) error {
-	tok, err := ts.Token()
-	if err != nil {
-		return nil
+// errNoRefreshToken is a stale token the provider gave no refresh token
+// with.
+var errNoRefreshToken = errors.New("upstream: the token expired and the provider gave no refresh token")
+
+// current returns tok, or when it is stale a token refreshed at the
+// provider, once (refreshed true).
+func (l *Login) current(ctx context.Context, tok *oauth2.Token) (cur *oauth2.Token, refreshed bool, err error) {
+	if !l.stale(tok) {
+		return tok, false, nil
 	}
+	if tok.RefreshToken == "" {
+		return nil, false, errNoRefreshToken
+	}
+	// A token without an access token is always refreshed by x/oauth2,
+	// whatever its clock says: the decision is ours, made above.
+	fresh, err := l.oauth.TokenSource(l.httpContext(ctx), &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
+	if err != nil {
+		return nil, false, err
+	}
+	if fresh.RefreshToken == "" {
+		fresh.RefreshToken = tok.RefreshToken
+	}
+	l.stamp(fresh)
+	return fresh, true, nil
+}
+
+// stamp dates tok's expiry by the login's clock (x/oauth2 dates it by
+// time.Now), from the lifetime the provider gave.
+func (l *Login) stamp(tok *oauth2.Token) {
+	if tok.ExpiresIn > 0 {
+		tok.Expiry = l.now().Add(time.Duration(tok.ExpiresIn) * time.Second)
+	}
+}
+
+// saveRefreshed stores rec again with tok when tok is another token than
+// rec's (or p changed), sealed as before.
+func (l *Login) saveRefreshed(ctx context.Context, key string, rec *record, tok *oauth2.Token, p *Person) error {
 	if tok.AccessToken == rec.Token.AccessToken && reflect.DeepEqual(p, rec.Person) {
 		return nil
 	}
 	stored, err := l.tokens.UpstreamToken(ctx, key)
 	if err != nil {
 		return nil // forgotten meanwhile (revoked, signed out): keep it so
-	}
-	if tok.RefreshToken == "" {
-		tok.RefreshToken = rec.Token.RefreshToken
 	}
 	next := &record{Token: tok, Person: p}
 	sealed, err := l.seal.seal(sealToken, key, next)

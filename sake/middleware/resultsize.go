@@ -23,9 +23,13 @@ type ResultCap struct {
 	MaxBytes int
 	// Truncate keeps the start of an oversized result instead of refusing
 	// it: its content blocks up to the cap, the last text block cut to
-	// fit, then a text block that says the result was cut. A result whose
-	// structured content alone is over the cap is refused all the same
-	// (JSON cannot be cut and stay valid).
+	// fit (on a UTF-8 boundary), then a text block that says the result
+	// was cut. The note counts against the cap, so the answer is never
+	// over it: the note is a sentence with the sizes when that leaves the
+	// result at least as many bytes as the note takes, "[Result
+	// truncated.]" under a smaller cap, and none under a cap smaller than
+	// that. A result whose structured content alone is over the cap is
+	// refused all the same (JSON cannot be cut and stay valid).
 	Truncate bool
 	// Tools, when set, are the only tools capped.
 	Tools []string
@@ -106,12 +110,28 @@ func contentSize(c sake.Content) int {
 	return 0
 }
 
-// truncated keeps the start of r within max bytes, and says so.
+// shortTruncationNote is the note of a result cut under a cap too small
+// for the full one.
+const shortTruncationNote = "[Result truncated.]"
+
+// truncated keeps the longest start of r that fits within max bytes with
+// the note that says it was cut: the note counts against the cap. The
+// full note is used when it leaves at least as many bytes to the result
+// as it takes, the short one otherwise; under a cap smaller than the
+// short note, the result is cut to the cap with no note.
 func truncated(r *sake.ToolResult, size, max int) *sake.ToolResult {
 	note := "[Result truncated: it was " + strconv.Itoa(size) + " bytes, over this server's limit of " + strconv.Itoa(max) +
 		" bytes. Ask for less, or for the next part, to see the rest.]"
 	_, structured := resultSize(r)
-	budget := max - structured - len(note)
+	room := max - structured
+	switch {
+	case room-len(note) >= len(note):
+	case room >= len(shortTruncationNote):
+		note = shortTruncationNote
+	default:
+		note = ""
+	}
+	budget := room - len(note)
 	out := &sake.ToolResult{StructuredContent: r.StructuredContent, IsError: r.IsError, Meta: r.Meta}
 	for _, c := range r.Content {
 		n := contentSize(c)
@@ -122,12 +142,15 @@ func truncated(r *sake.ToolResult, size, max int) *sake.ToolResult {
 		}
 		if t, ok := c.(*sake.TextContent); ok && budget > 0 {
 			cut := *t
-			cut.Text = cutRunes(t.Text, budget)
-			out.Content = append(out.Content, &cut)
+			if cut.Text = cutRunes(t.Text, budget); cut.Text != "" {
+				out.Content = append(out.Content, &cut)
+			}
 		}
 		break
 	}
-	out.Content = append(out.Content, sake.Text(note))
+	if note != "" {
+		out.Content = append(out.Content, sake.Text(note))
+	}
 	return out
 }
 

@@ -93,7 +93,9 @@
 // A timeout ends the call's context; it cannot stop code that ignores its
 // context, and such a call keeps its slot until it returns. The time a
 // legacy call spends waiting for the client's answers counts towards its
-// timeout. A call that becomes a task is not limited once it is one.
+// timeout. A call that becomes a task is not limited once it is one; its
+// final result is masked (MaskErrors) and capped (ResultCap) as a result
+// answered in the request is, before the task manager stores it.
 //
 // # What the access log records
 //

@@ -37,7 +37,9 @@ type ResultCap struct {
 
 // Middleware returns the cap as sake middleware. A result over the cap
 // becomes an isError result for the model that says how large it was and
-// to ask for less (or, with Truncate, is cut as described there).
+// to ask for less (or, with Truncate, is cut as described there). The
+// final result of a call that runs as a task is capped the same way
+// before it is stored (sake.WithTaskResult).
 func (rc ResultCap) Middleware() sake.Middleware {
 	max := rc.MaxBytes
 	if max <= 0 {
@@ -48,26 +50,34 @@ func (rc ResultCap) Middleware() sake.Middleware {
 		only = set(rc.Tools)
 	}
 	truncate := rc.Truncate
+	capped := func(_ context.Context, req *sake.Request, r *sake.ToolResult) *sake.ToolResult {
+		if r == nil || (only != nil && !only[req.Params.Name]) {
+			return r
+		}
+		size, structured := resultSize(r)
+		if size <= max {
+			return r
+		}
+		if truncate && structured <= max {
+			return truncated(r, size, max)
+		}
+		return sake.ErrorResult("The result of tool %s was %d bytes, over this server's limit of %d bytes. Ask for less: a narrower query, fewer items, or one page at a time.",
+			req.Params.Name, size, max)
+	}
 	return func(next sake.Handler) sake.Handler {
 		return func(ctx context.Context, req *sake.Request) (any, error) {
+			if req.MayBecomeTask() && (only == nil || only[req.Params.Name]) {
+				ctx = sake.WithTaskResult(ctx, capped)
+			}
 			res, err := next(ctx, req)
-			if err != nil || req.Method != "tools/call" || (only != nil && !only[req.Params.Name]) {
+			if err != nil || req.Method != "tools/call" {
 				return res, err
 			}
 			r, ok := res.(*sake.ToolResult)
 			if !ok || r == nil {
 				return res, err
 			}
-			size, structured := resultSize(r)
-			if size <= max {
-				return res, nil
-			}
-			name := req.Params.Name
-			if truncate && structured <= max {
-				return truncated(r, size, max), nil
-			}
-			return sake.ErrorResult("The result of tool %s was %d bytes, over this server's limit of %d bytes. Ask for less: a narrower query, fewer items, or one page at a time.",
-				name, size, max), nil
+			return capped(ctx, req, r), nil
 		}
 	}
 }

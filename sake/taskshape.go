@@ -61,12 +61,15 @@ func (r *Request) MayBecomeTask() bool {
 	if r.Method != "tools/call" || s == nil || s.opts.tasks == nil || r.Params == nil {
 		return false
 	}
-	t := s.comps.current().toolsByName[r.Params.Name]
-	if t == nil || t.task == TaskNever {
+	// What the caller sent first: it rules out most calls without a
+	// look at the tool.
+	if r.Era == EraModern {
+		if !r.ClientCapabilities.HasExtension(protocol.TaskExtension) {
+			return false
+		}
+	} else if len(r.Params.Task) == 0 || string(r.Params.Task) == "null" {
 		return false
 	}
-	if r.Era == EraModern {
-		return r.ClientCapabilities.HasExtension(protocol.TaskExtension)
-	}
-	return len(r.Params.Task) > 0 && string(r.Params.Task) != "null"
+	t := s.comps.current().toolsByName[r.Params.Name]
+	return t != nil && t.task != TaskNever
 }

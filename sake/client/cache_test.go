@@ -3,7 +3,9 @@ package client_test
 import (
 	"context"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -489,5 +491,44 @@ func TestCachePrivateEntriesPerCredentialOfTheTransport(t *testing.T) {
 	list(ann2)
 	if n := g.count("tools/list"); n != 2 {
 		t.Fatalf("a second client with ann's credential did not share her entry: %d lists", n)
+	}
+}
+
+// A cookie jar's cookies are a credential too: clients whose jars hold
+// different sessions never share private entries.
+func TestCachePrivateEntriesPerCookieJar(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	h := plug.New(newShelf(t, g, sake.CacheHints(time.Minute, time.Minute, "private")))
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	u, err := url.Parse(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := client.NewCache()
+	list := func(session string) {
+		t.Helper()
+		jar, err := cookiejar.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jar.SetCookies(u, []*http.Cookie{{Name: "session", Value: session}})
+		hc := &http.Client{Transport: ts.Client().Transport, Jar: jar}
+		c, err := client.Connect(t.Context(), client.HTTP(ts.URL, hc), client.WithCache(cache))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for range 2 {
+			if _, err := c.ListTools(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	list("ann")
+	list("bob")
+	if n := g.count("tools/list"); n != 2 {
+		t.Fatalf("tools/list reached the server %d times, want 2 (one per session, each list's second call from the cache)", n)
 	}
 }

@@ -118,3 +118,43 @@ func TestResultMiddlewareShapesTasks(t *testing.T) {
 		checkShapedTasks(t, c, c, len(opts) > 0)
 	})
 }
+
+// Request.MayBecomeTask is true for the calls that can become tasks
+// (which middleware then pays WithTaskResult for), and false for the
+// others: a tool that never runs as one, a client of the 2025-11-25 era
+// that did not ask for a task, a modern client without the extension.
+func TestMayBecomeTask(t *testing.T) {
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
+		m := tasks.New()
+		t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+		seen := make(chan bool, 1)
+		probe := func(next sake.Handler) sake.Handler {
+			return func(ctx context.Context, req *sake.Request) (any, error) {
+				if req.Method == "tools/call" {
+					seen <- req.MayBecomeTask()
+				}
+				return next(ctx, req)
+			}
+		}
+		srv := sake.MustNew(struct {
+			jobs
+			tools
+		}{}, sake.Tasks(m), sake.Logger(quiet), sake.Use(probe))
+		legacy := len(opts) > 0
+		c := saketest.Connect(t, srv, as(opts, "alice")...)
+		if _, err := c.CallTool("echo", map[string]any{"text": "hi"}); err != nil || <-seen {
+			t.Errorf("a tool that never runs as a task: %v", err)
+		}
+		if _, _, err := c.CallToolAsync("export", map[string]any{"n": 1}); err != nil || !<-seen {
+			t.Errorf("a task tool the client asks to run as a task: %v", err)
+		}
+		if legacy {
+			return
+		}
+		bare := saketest.Connect(t, srv, append(as(opts, "alice"), saketest.WithoutTasks())...)
+		_, _ = bare.CallTool("rebuild", map[string]any{"n": 1})
+		if <-seen {
+			t.Error("a modern client without the tasks extension")
+		}
+	})
+}

@@ -57,6 +57,27 @@ func printProductionRatios(sums []summary, results map[string][]runResult, paths
 		fmt.Printf(" %.2f |", a/b)
 	}
 	fmt.Println()
+	// Throughput swings with whatever else the machine runs; the server's
+	// own CPU time per call is steadier: bare ÷ production is the share of
+	// the bare server's throughput a server bound by its CPU keeps.
+	cpu := func(srv, path string) float64 {
+		for _, s := range sums {
+			if s.cfg.srv.name == srv && s.cfg.path.name == path {
+				return float64(s.cpuPerCall)
+			}
+		}
+		return 0
+	}
+	fmt.Print("| production/bare by server CPU per call (bare ÷ production) |")
+	for _, p := range paths {
+		a, b := cpu(productionServer.name, p.name), cpu(productionBareServer.name, p.name)
+		if a == 0 || b == 0 {
+			fmt.Print(" n/a |")
+			continue
+		}
+		fmt.Printf(" %.2f |", b/a)
+	}
+	fmt.Println()
 	if o.reps < 2 {
 		return
 	}

@@ -19,7 +19,11 @@ type CacheHint struct {
 
 // CacheHint reports whether the result of req may be kept and served again
 // by a server-side cache, and how: it is true for a tools/call of a tool
-// marked ReadOnly that cannot run as a task, and for a resources/read of a
+// marked ReadOnly that cannot run as a task and whose arguments the
+// caller's determine (not for a tool whose Transform computes a hidden
+// argument per call with ArgTransform.ValueFunc: its result depends on
+// what the function reads of the request, which no key of the caller's
+// arguments covers), and for a resources/read of a
 // resource or template (skill files are in memory already), when the request carries no answers to
 // earlier questions and the caller meets the component's requirement. It
 // checks the requirement as the handler would, so that a cache which asks
@@ -34,7 +38,7 @@ func (s *Server) CacheHint(req *Request) (CacheHint, bool) {
 	switch req.Method {
 	case "tools/call":
 		t := reg.toolsByName[p.Name]
-		if t == nil || !t.readOnly || t.task != TaskNever || s.authorize(t.require, req) != nil || !s.allows(req, t.info()) {
+		if t == nil || !t.readOnly || t.task != TaskNever || t.computesArgs() || s.authorize(t.require, req) != nil || !s.allows(req, t.info()) {
 			return CacheHint{}, false
 		}
 		return CacheHint{Kind: "tool"}, true

@@ -17,6 +17,9 @@ type taskRun struct {
 	ctl  backend.TaskControl
 	task *backend.Task
 	done func(TaskDone) // from Hooks.Task
+	// shape is what middleware does to a result answered in the
+	// request, applied to the task's (WithTaskResult).
+	shape *taskShaper
 }
 
 // observeTask calls the Task hook for a call that just became a task.
@@ -137,7 +140,7 @@ func (s *Server) callTask(ctx context.Context, req *Request, t *tool) (res any, 
 		s.watchLegacyTask(req.Session, owner, task.ID, ctl.Context())
 	}
 	d := req.detached()
-	c := &Context{Context: ctl.Context(), req: d, srv: s, task: &taskRun{ctl: ctl, task: task}}
+	c := &Context{Context: ctl.Context(), req: d, srv: s, task: &taskRun{ctl: ctl, task: task, shape: taskShaperOf(ctx)}}
 	s.observeTask(ctx, c)
 	args := d.Params.Arguments
 	go s.runTask(c, t, args)
@@ -188,7 +191,7 @@ func (s *Server) callEscalating(ctx context.Context, req *Request, t *tool, opts
 			context.AfterFunc(ctl.Context(), cancel)
 			c.req = d
 			c.req.in = &Inbound{Identity: d.in.Identity, BaseURL: d.in.BaseURL, OnPanic: d.in.OnPanic, Transport: d.in.Transport}
-			c.task = &taskRun{ctl: ctl, task: task}
+			c.task = &taskRun{ctl: ctl, task: task, shape: taskShaperOf(ctx)}
 			s.observeTask(c.Context, c)
 			started <- task
 		})
@@ -272,6 +275,7 @@ func (s *Server) finishTask(c *Context, t *tool, args json.RawMessage, res *Tool
 		ctl.Fail(e)
 		return
 	}
+	res = c.task.shape.shape(c.Context, c.req, res)
 	b, merr := res.MarshalJSON()
 	if merr != nil {
 		e := &Error{Code: CodeInternalError, Message: "the result could not be encoded: " + merr.Error()}

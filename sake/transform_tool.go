@@ -23,6 +23,20 @@ type toolShape struct {
 	wrap       func(c *Context, args map[string]any, call func(args map[string]any) (*ToolResult, error)) (*ToolResult, error)
 }
 
+// computesArgs says a call of t gets an argument computed from the
+// request (a ValueFunc), so the caller's own arguments do not determine
+// what the tool runs with.
+func (t *tool) computesArgs() bool {
+	for ; t != nil && t.via != nil; t = t.via.src {
+		for _, h := range t.via.hidden {
+			if h.fn != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // argValue is a value the transform gives an argument.
 type argValue struct {
 	name  string // the tool's name of the argument

@@ -135,6 +135,7 @@ var allServers = []serverSpec{
 	{name: "bare", label: "bare", args: plainArgs, note: func(pathSpec) string {
 		return "the ceiling: encoding/json and net/http or a line reader, no framework"
 	}},
+	productionServer, productionBareServer,
 }
 
 // config is one server × path combination.

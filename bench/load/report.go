@@ -169,6 +169,7 @@ func printSummary(sums []summary, cfgs []config, results map[string][]runResult,
 		fmt.Println()
 	}
 
+	printProductionRatios(sums, results, paths, o)
 	printCPU(sums, paths)
 
 	fmt.Println()

@@ -33,8 +33,10 @@ const (
 // request. A result the server marks cacheScope "private" is kept for the
 // credential the client used (the Authorization and other headers of an
 // HTTP transport, the identity of an in-memory one) and served to that
-// credential only; a "public" result is served to every client of the
-// same server. A list's entries are dropped when the server announces
+// credential only: when the *http.Client adds headers itself (an oauth2
+// Transport, a cookie jar), the headers its last request actually went
+// out with (http.Response.Request); a "public" result is served to
+// every client of the same server. A list's entries are dropped when the server announces
 // that the list changed (notifications/tools/list_changed and its
 // siblings; resources/list_changed drops resource reads too), a
 // resource's when it announces notifications/resources/updated for it or

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 )
 
 // cacheOwner is a transport whose results a Cache can keep: it names the
@@ -33,8 +34,18 @@ func (h *httpTransport) cacheServer() string { return "http " + h.url }
 
 // cacheIdentity digests the headers a request to the endpoint carries:
 // those given with Header and what the Authorizer sets (a DPoP proof,
-// new for every request, left out: its token is in Authorization).
+// new for every request, left out: its token is in Authorization). When
+// the *http.Client adds headers of its own (see addsHeaders), those are
+// seen only once a request is sent: the identity is then the digest of
+// the headers the last request went with, as they reached the network
+// (http.Response.Request), and unknown (no cache) before the first.
 func (h *httpTransport) cacheIdentity(ctx context.Context) (string, bool) {
+	if h.opaque {
+		if sent := h.sent.Load(); sent != nil {
+			return *sent, true
+		}
+		return "", false
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, nil)
 	if err != nil {
 		return "", false
@@ -47,19 +58,60 @@ func (h *httpTransport) cacheIdentity(ctx context.Context) (string, bool) {
 			return "", false
 		}
 	}
-	req.Header.Del("DPoP")
-	keys := make([]string, 0, len(req.Header))
-	for k := range req.Header {
+	return digestHeaders(req.Header), true
+}
+
+// noteSent keeps the digest of the headers a request was sent with, as
+// the innermost transport saw them; without them the credential is
+// unknown again.
+func (h *httpTransport) noteSent(resp *http.Response) {
+	if resp.Request == nil {
+		h.sent.Store(nil)
+		return
+	}
+	d := digestHeaders(resp.Request.Header)
+	h.sent.Store(&d)
+}
+
+// perMessageHeaders are the headers the transport sets for each message,
+// or that tracing sets for each request: they say nothing about who asks.
+var perMessageHeaders = map[string]bool{
+	"Accept": true, "Accept-Encoding": true, "Content-Type": true, "Content-Length": true, "User-Agent": true,
+	"Dpop": true, "Last-Event-Id": true, "Mcp-Protocol-Version": true, "Mcp-Session-Id": true, "Mcp-Method": true, "Mcp-Name": true,
+	"Traceparent": true, "Tracestate": true, "Baggage": true, "Sentry-Trace": true, "Uber-Trace-Id": true, "X-Request-Id": true, "X-Amzn-Trace-Id": true,
+}
+
+// digestHeaders digests the headers that may carry a credential: all but
+// the per-message ones (and the Mcp-Param-* and B3 tracing families).
+func digestHeaders(hdr http.Header) string {
+	keys := make([]string, 0, len(hdr))
+	for k := range hdr {
+		ck := http.CanonicalHeaderKey(k)
+		if perMessageHeaders[ck] || strings.HasPrefix(ck, "Mcp-Param-") || strings.HasPrefix(ck, "X-B3-") {
+			continue
+		}
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	d := sha256.New()
 	for _, k := range keys {
-		for _, v := range req.Header[k] {
-			fmt.Fprintf(d, "%s\x00%s\x00", k, v)
+		for _, v := range hdr[k] {
+			fmt.Fprintf(d, "%s\x00%s\x00", http.CanonicalHeaderKey(k), v)
 		}
 	}
-	return hex.EncodeToString(d.Sum(nil)), true
+	return hex.EncodeToString(d.Sum(nil))
+}
+
+// addsHeaders says the client may add headers to a request the transport
+// cannot see beforehand: a RoundTripper other than *http.Transport (such
+// as golang.org/x/oauth2's, which sets Authorization), or a cookie jar.
+func addsHeaders(hc *http.Client) bool {
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	_, std := rt.(*http.Transport)
+	return !std || hc.Jar != nil
 }
 
 // CacheKeyer is implemented by an Endpoint whose results a Cache may

@@ -3,7 +3,9 @@ package client_test
 import (
 	"context"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -433,5 +435,100 @@ func TestCacheDoesNotKeepAcrossACredentialChange(t *testing.T) {
 	}
 	if n := g.count("tools/list"); n != 2 || cache.Len() != 0 {
 		t.Fatalf("tools/list reached the server %d times (want 2), cache holds %d", n, cache.Len())
+	}
+}
+
+// bearerTransport sets Authorization as it sends, the way
+// golang.org/x/oauth2's Transport does: on a clone of the request.
+type bearerTransport struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+// A credential the *http.Client's transport adds keys private entries as
+// the credential the client gave itself does: the second person's list is
+// never the first one's, a client with the same credential shares its
+// entries, and a client's own second list is served from the cache.
+func TestCachePrivateEntriesPerCredentialOfTheTransport(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	h := plug.New(newShelf(t, g, sake.CacheHints(time.Minute, time.Minute, "private")))
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	cache := client.NewCache()
+	connect := func(token string) *client.Client {
+		t.Helper()
+		hc := &http.Client{Transport: &bearerTransport{token: token, base: ts.Client().Transport}}
+		c, err := client.Connect(t.Context(), client.HTTP(ts.URL, hc), client.WithCache(cache))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	list := func(c *client.Client) {
+		t.Helper()
+		if _, err := c.ListTools(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ann, bob, ann2 := connect("ann"), connect("bob"), connect("ann")
+	list(ann)
+	list(ann)
+	if n := g.count("tools/list"); n != 1 {
+		t.Fatalf("ann's second list reached the server: %d lists", n)
+	}
+	list(bob)
+	if n := g.count("tools/list"); n != 2 {
+		t.Fatalf("bob got ann's private list from the cache: %d lists reached the server, want 2", n)
+	}
+	list(ann2)
+	if n := g.count("tools/list"); n != 2 {
+		t.Fatalf("a second client with ann's credential did not share her entry: %d lists", n)
+	}
+}
+
+// A cookie jar's cookies are a credential too: clients whose jars hold
+// different sessions never share private entries.
+func TestCachePrivateEntriesPerCookieJar(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	h := plug.New(newShelf(t, g, sake.CacheHints(time.Minute, time.Minute, "private")))
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	u, err := url.Parse(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := client.NewCache()
+	list := func(session string) {
+		t.Helper()
+		jar, err := cookiejar.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jar.SetCookies(u, []*http.Cookie{{Name: "session", Value: session}})
+		hc := &http.Client{Transport: ts.Client().Transport, Jar: jar}
+		c, err := client.Connect(t.Context(), client.HTTP(ts.URL, hc), client.WithCache(cache))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for range 2 {
+			if _, err := c.ListTools(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	list("ann")
+	list("bob")
+	if n := g.count("tools/list"); n != 2 {
+		t.Fatalf("tools/list reached the server %d times, want 2 (one per session, each list's second call from the cache)", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
@@ -71,7 +72,7 @@ func HTTP(url string, hc *http.Client, opts ...HTTPOption) Transport {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	h := &httpTransport{url: url, hc: noRedirects(hc), header: http.Header{}, pending: map[string]chan []byte{}}
+	h := &httpTransport{url: url, hc: noRedirects(hc), header: http.Header{}, pending: map[string]chan []byte{}, opaque: addsHeaders(hc)}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -83,6 +84,13 @@ type httpTransport struct {
 	hc     *http.Client
 	header http.Header
 	auth   Authorizer
+
+	// opaque says the *http.Client may add headers of its own (a
+	// RoundTripper such as golang.org/x/oauth2's Transport, a cookie
+	// jar): the credential a request goes with is then known only once
+	// it is sent, and sent holds the digest of the last one.
+	opaque bool
+	sent   atomic.Pointer[string]
 
 	incoming func(context.Context, []byte)
 	max      int64
@@ -182,6 +190,9 @@ func (h *httpTransport) do(ctx context.Context, method string, m *message, edit 
 				return nil, ctx.Err()
 			}
 			return nil, fmt.Errorf("client: %s %s: %w", method, h.url, err)
+		}
+		if h.opaque {
+			h.noteSent(resp)
 		}
 		if resp.StatusCode/100 == 3 {
 			return nil, redirectError(resp)

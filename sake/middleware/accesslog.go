@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -61,6 +62,9 @@ func (al AccessLog) Option() sake.Option {
 		l.record = set(al.RecordArguments)
 	}
 	l.sink, _ = l.logger.Handler().(*JSONSink)
+	if l.sink != nil {
+		l.heads = newEntryHeads(l.sink, l.level)
+	}
 	l.pool.New = func() any {
 		r := &pending{log: l}
 		r.done = r.finish
@@ -72,6 +76,7 @@ func (al AccessLog) Option() sake.Option {
 type accessLog struct {
 	logger *slog.Logger
 	sink   *JSONSink // the logger's handler, when it is one: records skip slog
+	heads  entryHeads
 	level  slog.Level
 	record map[string]bool
 	now    func() time.Time
@@ -200,49 +205,109 @@ func (l *accessLog) writeEntry(e *entry) {
 	l.sink.core.writeWith(func(b []byte) []byte { return l.appendEntry(b, e) })
 }
 
-// appendEntry appends a record as a line of JSON.
+// appendEntry appends a record as a line of JSON. What the server writes
+// the same way in every record (the level and message with their keys,
+// the attributes of the sink's WithAttrs, the keys around the era and the
+// outcome) was encoded once, in heads; the rest is appended in place,
+// after the buffer has grown once to hold a record.
 func (l *accessLog) appendEntry(b []byte, e *entry) []byte {
-	b = l.sink.appendHead(b, e.end, e.level, e.msg)
-	str := func(key, v string) {
-		if v != "" {
-			b = append(b, key...)
-			b = appendJSONString(b, v)
-			b = append(b, ',')
-		}
+	b = slices.Grow(b, 320+len(e.method)+len(e.component)+len(e.subject.ID)+len(e.clientID)+len(e.ver)+len(e.transport)+len(e.arguments))
+	if head := l.heads.of(e); head != "" && !e.end.IsZero() {
+		b = append(b, `{"time":"`...)
+		b = appendTime(b, e.end)
+		b = append(b, head...)
+	} else {
+		b = l.sink.appendHead(b, e.end, e.level, e.msg)
 	}
-	num := func(key string, n int64) {
-		b = append(b, key...)
-		b = strconv.AppendInt(b, n, 10)
-		b = append(b, ',')
-	}
-	str(`"method":`, e.method)
-	str(`"component":`, e.component)
+	b = appendMember(b, `"method":`, e.method)
+	b = appendMember(b, `"component":`, e.component)
 	b = append(b, `"subject":"`...)
 	b = append(b, e.subject.prefix()...)
 	b = appendEscaped(b, e.subject.ID)
 	b = append(b, `",`...)
+	b = appendMember(b, `"client_id":`, e.clientID)
 	// The era and the outcome are the server's own words: they need no
 	// escaping.
-	raw := func(key, v string) {
-		if v != "" {
-			b = append(b, key...)
-			b = append(b, v...)
-			b = append(b, `",`...)
+	if e.era != "" {
+		b = append(b, `"era":"`...)
+		b = append(b, e.era...)
+		b = append(b, `",`...)
+	}
+	b = appendMember(b, `"protocol_version":`, e.ver)
+	b = appendMember(b, `"transport":`, e.transport)
+	b = append(b, `"duration":`...)
+	b = strconv.AppendInt(b, int64(e.duration), 10)
+	b = append(b, `,"outcome":"`...)
+	b = append(b, e.outcome...)
+	b = append(b, `",`...)
+	if e.code != 0 {
+		b = append(b, `"code":`...)
+		b = strconv.AppendInt(b, int64(e.code), 10)
+		b = append(b, ',')
+	}
+	b = append(b, `"bytes_in":`...)
+	b = strconv.AppendInt(b, int64(e.in), 10)
+	b = append(b, `,"bytes_out":`...)
+	b = strconv.AppendInt(b, int64(e.out), 10)
+	b = append(b, ',')
+	b = appendMember(b, `"arguments":`, e.arguments)
+	return l.sink.appendTail(b)
+}
+
+// appendMember appends key, the JSON string v and a comma, unless v is
+// empty.
+func appendMember(b []byte, key, v string) []byte {
+	if v == "" {
+		return b
+	}
+	b = append(b, key...)
+	b = appendJSONString(b, v)
+	return append(b, ',')
+}
+
+// entryHeads are the parts of a record between its time and its first
+// attribute, encoded once: for a request and a notification, at the
+// access log's level and at the level of errors.
+type entryHeads struct {
+	level slog.Level
+	texts [2][2]string // [error][notification]
+}
+
+// newEntryHeads encodes the heads of records written to sink at level
+// (and level+4 for errors).
+func newEntryHeads(sink *JSONSink, level slog.Level) entryHeads {
+	h := entryHeads{level: level}
+	for i, lvl := range []slog.Level{level, level + 4} {
+		for j, msg := range []string{"mcp request", "mcp notification"} {
+			b := append([]byte(nil), `","level":`...)
+			b = appendJSONString(b, lvl.String())
+			b = append(b, `,"msg":`...)
+			b = appendJSONString(b, msg)
+			b = append(b, ',')
+			h.texts[i][j] = string(append(b, sink.pre...))
 		}
 	}
-	str(`"client_id":`, e.clientID)
-	raw(`"era":"`, e.era)
-	str(`"protocol_version":`, e.ver)
-	str(`"transport":`, e.transport)
-	num(`"duration":`, int64(e.duration))
-	raw(`"outcome":"`, e.outcome)
-	if e.code != 0 {
-		num(`"code":`, int64(e.code))
+	return h
+}
+
+// of is the head of e, or "" when e is not one of the four.
+func (h *entryHeads) of(e *entry) string {
+	i, j := 0, 0
+	switch e.level {
+	case h.level:
+	case h.level + 4:
+		i = 1
+	default:
+		return ""
 	}
-	num(`"bytes_in":`, int64(e.in))
-	num(`"bytes_out":`, int64(e.out))
-	str(`"arguments":`, e.arguments)
-	return l.sink.appendTail(b)
+	switch e.msg {
+	case "mcp request":
+	case "mcp notification":
+		j = 1
+	default:
+		return ""
+	}
+	return h.texts[i][j]
 }
 
 // component is what a request is about: a tool, a prompt or a URI.

@@ -44,8 +44,10 @@ type BucketStore interface {
 // forget. At the bound, the least recently used bucket is dropped, and its
 // caller starts again with a full bucket.
 type MemoryBuckets struct {
-	seed   maphash.Seed
-	perMap int
+	seed maphash.Seed
+	// used is how many shards hold buckets: fewer than shardCount when
+	// the bound is smaller, so that every shard used holds one at least.
+	used   uint64
 	shards [shardCount]bucketShard
 }
 
@@ -58,6 +60,7 @@ type bucketShard struct {
 	mu    sync.Mutex
 	m     map[uint64]*bucket
 	n     int // buckets, chained ones included
+	limit int // the most buckets the shard holds
 	epoch time.Time
 	set   bool
 	lru   bucket // sentinel: lru.next is the most recently used
@@ -77,11 +80,18 @@ func NewMemoryBuckets(maxKeys int) *MemoryBuckets {
 	if maxKeys <= 0 {
 		maxKeys = DefaultMaxKeys
 	}
-	s := &MemoryBuckets{seed: maphash.MakeSeed(), perMap: max(1, (maxKeys+shardCount-1)/shardCount)}
-	for i := range s.shards {
+	used := min(maxKeys, shardCount)
+	s := &MemoryBuckets{seed: maphash.MakeSeed(), used: uint64(used)}
+	// The bound is shared out among the shards used, the remainder one
+	// each to the first ones: their limits add up to maxKeys exactly.
+	for i := range used {
 		sh := &s.shards[i]
 		sh.m = make(map[uint64]*bucket)
 		sh.lru.next, sh.lru.prev = &sh.lru, &sh.lru
+		sh.limit = maxKeys / used
+		if i < maxKeys%used {
+			sh.limit++
+		}
 	}
 	return s
 }
@@ -107,13 +117,13 @@ func (s *MemoryBuckets) hash(k BucketKey) uint64 {
 // Take implements BucketStore.
 func (s *MemoryBuckets) Take(_ context.Context, key BucketKey, r Rate, now time.Time) (time.Duration, error) {
 	h := s.hash(key)
-	sh := &s.shards[h%shardCount]
+	sh := &s.shards[h%s.used]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	t := sh.clock(now)
 	b := sh.find(h, key)
 	if b == nil {
-		b = sh.insert(h, key, s.perMap)
+		b = sh.insert(h, key, sh.limit)
 		b.full = t
 	} else {
 		sh.touch(b)
@@ -131,7 +141,7 @@ func (s *MemoryBuckets) Take(_ context.Context, key BucketKey, r Rate, now time.
 // Return implements BucketStore.
 func (s *MemoryBuckets) Return(_ context.Context, key BucketKey, r Rate, now time.Time) error {
 	h := s.hash(key)
-	sh := &s.shards[h%shardCount]
+	sh := &s.shards[h%s.used]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if b := sh.find(h, key); b != nil {

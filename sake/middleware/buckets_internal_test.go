@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -94,5 +95,29 @@ func TestMonotonicClockFollowsNow(t *testing.T) {
 	}
 	if got.Round(0) == got {
 		t.Fatal("no monotonic reading")
+	}
+}
+
+// The bound holds at every size, below the number of shards and between
+// multiples of it, and the newest caller keeps its bucket.
+func TestMemoryBucketsBoundAtEverySize(t *testing.T) {
+	t.Parallel()
+	r := Rate{Interval: time.Hour, Burst: 1}
+	now := time.Now()
+	for _, maxKeys := range []int{1, 2, 5, shardCount - 1, shardCount + 1, 3*shardCount + 7, 1000} {
+		s := NewMemoryBuckets(maxKeys)
+		var last BucketKey
+		for i := range 10*maxKeys + 4*shardCount {
+			last = BucketKey{Limit: "l", Subject: Subject{Kind: SubjectUser, ID: strconv.Itoa(i)}}
+			if wait, _ := s.Take(t.Context(), last, r, now); wait != 0 {
+				t.Fatalf("maxKeys %d, key %d: a new caller waits %v", maxKeys, i, wait)
+			}
+		}
+		if n := s.Len(); n > maxKeys {
+			t.Errorf("maxKeys %d: %d buckets", maxKeys, n)
+		}
+		if wait, _ := s.Take(t.Context(), last, r, now); wait == 0 {
+			t.Errorf("maxKeys %d: the newest caller lost its bucket", maxKeys)
+		}
 	}
 }

@@ -30,7 +30,9 @@ const (
 // form (object keys sorted, so their order does not matter) and, when it
 // is private, who asked (Key). Errors and isError results are never kept,
 // nor the interim answers of a call that asks the client something or
-// becomes a task.
+// becomes a task, nor the results of a tool whose transform computes a
+// hidden argument from the request (sake.ArgTransform.ValueFunc): what it
+// ran with is not in the key.
 //
 // Whether a result is private follows the component: a resource has the
 // server's cacheScope (sake.CacheHints; "public" unless the server says

@@ -31,7 +31,10 @@
 // private unless a CacheRule says otherwise; a resource's follow the
 // server's cacheScope (sake.CacheHints). The component's requirement is
 // checked before every hit (sake.Server.CacheHint), so a cached result is
-// never served to a caller the tool or resource would refuse. Errors and
+// never served to a caller the tool or resource would refuse. A tool whose
+// transform computes a hidden argument from the request
+// (sake.ArgTransform.ValueFunc, a tenant from the token) is not cached: the
+// caller's arguments do not say what it ran with. Errors and
 // isError results are not kept. A resource update drops the resource's
 // results, a tools or resources list_changed all results of that kind;
 // with a broker (sake.Broker, sake/pgbroker) the changes raised on any
@@ -90,7 +93,9 @@
 // A timeout ends the call's context; it cannot stop code that ignores its
 // context, and such a call keeps its slot until it returns. The time a
 // legacy call spends waiting for the client's answers counts towards its
-// timeout. A call that becomes a task is not limited once it is one.
+// timeout. A call that becomes a task is not limited once it is one; its
+// final result is masked (MaskErrors) and capped (ResultCap) as a result
+// answered in the request is, before the task manager stores it.
 //
 // # What the access log records
 //

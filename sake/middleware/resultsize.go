@@ -23,9 +23,13 @@ type ResultCap struct {
 	MaxBytes int
 	// Truncate keeps the start of an oversized result instead of refusing
 	// it: its content blocks up to the cap, the last text block cut to
-	// fit, then a text block that says the result was cut. A result whose
-	// structured content alone is over the cap is refused all the same
-	// (JSON cannot be cut and stay valid).
+	// fit (on a UTF-8 boundary), then a text block that says the result
+	// was cut. The note counts against the cap, so the answer is never
+	// over it: the note is a sentence with the sizes when that leaves the
+	// result at least as many bytes as the note takes, "[Result
+	// truncated.]" under a smaller cap, and none under a cap smaller than
+	// that. A result whose structured content alone is over the cap is
+	// refused all the same (JSON cannot be cut and stay valid).
 	Truncate bool
 	// Tools, when set, are the only tools capped.
 	Tools []string
@@ -33,7 +37,9 @@ type ResultCap struct {
 
 // Middleware returns the cap as sake middleware. A result over the cap
 // becomes an isError result for the model that says how large it was and
-// to ask for less (or, with Truncate, is cut as described there).
+// to ask for less (or, with Truncate, is cut as described there). The
+// final result of a call that runs as a task is capped the same way
+// before it is stored (sake.WithTaskResult).
 func (rc ResultCap) Middleware() sake.Middleware {
 	max := rc.MaxBytes
 	if max <= 0 {
@@ -44,26 +50,34 @@ func (rc ResultCap) Middleware() sake.Middleware {
 		only = set(rc.Tools)
 	}
 	truncate := rc.Truncate
+	capped := func(_ context.Context, req *sake.Request, r *sake.ToolResult) *sake.ToolResult {
+		if r == nil || (only != nil && !only[req.Params.Name]) {
+			return r
+		}
+		size, structured := resultSize(r)
+		if size <= max {
+			return r
+		}
+		if truncate && structured <= max {
+			return truncated(r, size, max)
+		}
+		return sake.ErrorResult("The result of tool %s was %d bytes, over this server's limit of %d bytes. Ask for less: a narrower query, fewer items, or one page at a time.",
+			req.Params.Name, size, max)
+	}
 	return func(next sake.Handler) sake.Handler {
 		return func(ctx context.Context, req *sake.Request) (any, error) {
+			if req.MayBecomeTask() && (only == nil || only[req.Params.Name]) {
+				ctx = sake.WithTaskResult(ctx, capped)
+			}
 			res, err := next(ctx, req)
-			if err != nil || req.Method != "tools/call" || (only != nil && !only[req.Params.Name]) {
+			if err != nil || req.Method != "tools/call" {
 				return res, err
 			}
 			r, ok := res.(*sake.ToolResult)
 			if !ok || r == nil {
 				return res, err
 			}
-			size, structured := resultSize(r)
-			if size <= max {
-				return res, nil
-			}
-			name := req.Params.Name
-			if truncate && structured <= max {
-				return truncated(r, size, max), nil
-			}
-			return sake.ErrorResult("The result of tool %s was %d bytes, over this server's limit of %d bytes. Ask for less: a narrower query, fewer items, or one page at a time.",
-				name, size, max), nil
+			return capped(ctx, req, r), nil
 		}
 	}
 }
@@ -106,12 +120,28 @@ func contentSize(c sake.Content) int {
 	return 0
 }
 
-// truncated keeps the start of r within max bytes, and says so.
+// shortTruncationNote is the note of a result cut under a cap too small
+// for the full one.
+const shortTruncationNote = "[Result truncated.]"
+
+// truncated keeps the longest start of r that fits within max bytes with
+// the note that says it was cut: the note counts against the cap. The
+// full note is used when it leaves at least as many bytes to the result
+// as it takes, the short one otherwise; under a cap smaller than the
+// short note, the result is cut to the cap with no note.
 func truncated(r *sake.ToolResult, size, max int) *sake.ToolResult {
 	note := "[Result truncated: it was " + strconv.Itoa(size) + " bytes, over this server's limit of " + strconv.Itoa(max) +
 		" bytes. Ask for less, or for the next part, to see the rest.]"
 	_, structured := resultSize(r)
-	budget := max - structured - len(note)
+	room := max - structured
+	switch {
+	case room-len(note) >= len(note):
+	case room >= len(shortTruncationNote):
+		note = shortTruncationNote
+	default:
+		note = ""
+	}
+	budget := room - len(note)
 	out := &sake.ToolResult{StructuredContent: r.StructuredContent, IsError: r.IsError, Meta: r.Meta}
 	for _, c := range r.Content {
 		n := contentSize(c)
@@ -122,12 +152,15 @@ func truncated(r *sake.ToolResult, size, max int) *sake.ToolResult {
 		}
 		if t, ok := c.(*sake.TextContent); ok && budget > 0 {
 			cut := *t
-			cut.Text = cutRunes(t.Text, budget)
-			out.Content = append(out.Content, &cut)
+			if cut.Text = cutRunes(t.Text, budget); cut.Text != "" {
+				out.Content = append(out.Content, &cut)
+			}
 		}
 		break
 	}
-	out.Content = append(out.Content, sake.Text(note))
+	if note != "" {
+		out.Content = append(out.Content, sake.Text(note))
+	}
 	return out
 }
 

@@ -122,3 +122,40 @@ func TestResultCapOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// Under any cap, small ones too, a truncated answer fits the cap with its
+// note, and keeps the longest start of the text that fits, cut on a rune
+// boundary.
+func TestResultCapTruncateSmallCaps(t *testing.T) {
+	t.Parallel()
+	for _, max := range []int{1, 2, 10, 19, 20, 21, 60, 100, 250, 300, 1000} {
+		c := saketest.Connect(t, capped(t, middleware.ResultCap{MaxBytes: max, Truncate: true}))
+		res, err := c.CallTool("text", map[string]any{"n": 4000})
+		if err != nil {
+			t.Fatalf("cap %d: %v", max, err)
+		}
+		total, kept, note := 0, "", ""
+		for i, b := range res.Content {
+			text := b.(*sake.TextContent).Text
+			total += len(text)
+			if i == 0 && !strings.HasPrefix(text, "[") {
+				kept = text
+			} else {
+				note = text
+			}
+		}
+		if total > max {
+			t.Errorf("cap %d: the answer is %d bytes", max, total)
+		}
+		if strings.Trim(kept, "é") != "" {
+			t.Errorf("cap %d: kept %q, not a start of the text", max, kept)
+		}
+		// é is two bytes: the longest start that fits leaves at most one.
+		if left := max - len(note) - len(kept); left > 1 {
+			t.Errorf("cap %d: kept %d bytes and a note of %d, %d bytes unused", max, len(kept), len(note), left)
+		}
+		if max >= 20 && note == "" {
+			t.Errorf("cap %d: no note says the result was cut", max)
+		}
+	}
+}

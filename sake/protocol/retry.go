@@ -1,6 +1,10 @@
 package protocol
 
-import "time"
+import (
+	"encoding/json"
+	"math"
+	"time"
+)
 
 // CodeRateLimited refuses a request because its caller went over a rate
 // limit or a per-caller concurrency limit. The error's data says when to try
@@ -43,10 +47,51 @@ func retryMillis(d time.Duration) int64 {
 }
 
 // RetryAfter is how long the client should wait before retrying, as the
-// error's RetryData says (0 without it).
+// error's data.retryAfterMs says (0 without it). It reads the data in
+// every form it takes: a *RetryData as the server builds it, and the
+// decoded JSON a client receives (json.RawMessage, or the map
+// encoding/json makes of an object).
 func (e *Error) RetryAfter() time.Duration {
-	if d, ok := e.Data.(*RetryData); ok && d != nil {
-		return d.RetryAfter()
+	var ms int64
+	switch d := e.Data.(type) {
+	case *RetryData:
+		if d == nil {
+			return 0
+		}
+		ms = d.RetryAfterMs
+	case RetryData:
+		ms = d.RetryAfterMs
+	case json.RawMessage:
+		ms = rawRetryMs(d)
+	case []byte:
+		ms = rawRetryMs(d)
+	case map[string]any:
+		switch v := d["retryAfterMs"].(type) {
+		case float64:
+			if v > 0 && v < float64(math.MaxInt64/int64(time.Millisecond)) {
+				ms = int64(v)
+			}
+		case json.Number:
+			ms, _ = v.Int64()
+		case int64:
+			ms = v
+		case int:
+			ms = int64(v)
+		}
 	}
-	return 0
+	if ms <= 0 || ms > math.MaxInt64/int64(time.Millisecond) {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// rawRetryMs is the retryAfterMs of an error's data as JSON, or 0.
+func rawRetryMs(b []byte) int64 {
+	var d struct {
+		RetryAfterMs int64 `json:"retryAfterMs"`
+	}
+	if json.Unmarshal(b, &d) != nil {
+		return 0
+	}
+	return d.RetryAfterMs
 }

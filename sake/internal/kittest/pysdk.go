@@ -103,7 +103,8 @@ func (w *PyWire) Transport(t *testing.T, srv *sake.Server) client.Transport {
 				_ = json.Unmarshal(m.Params["protocolVersion"], &v)
 				if !slices.Contains(pyVersions, v) {
 					m.Params["protocolVersion"], _ = json.Marshal(pyVersions[0])
-					line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "method": m.Method, "params": m.Params})
+					params, _ := json.Marshal(m.Params)
+					line = protocol.AppendRequest(nil, m.ID, m.Method, params)
 				}
 				initID <- string(m.ID)
 			}
@@ -134,7 +135,8 @@ func (w *PyWire) Transport(t *testing.T, srv *sake.Server) client.Transport {
 			if pending != "" && json.Unmarshal(line, &m) == nil && string(m.ID) == pending && m.Result != nil {
 				pending = ""
 				m.Result["capabilities"] = w.capabilities(m.Result["capabilities"])
-				line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": m.Result})
+				result, _ := json.Marshal(m.Result)
+				line = protocol.AppendResult(nil, m.ID, result)
 			}
 			write(line)
 		}
@@ -187,7 +189,9 @@ func (w *PyWire) capabilities(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
+// PyError is the JSON-RPC error response the Python SDK sends: its data
+// is an empty string.
 func PyError(id json.RawMessage, code int, msg string) []byte {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg, "data": ""}})
+	b, _ := protocol.AppendError(nil, id, &protocol.Error{Code: code, Message: msg, Data: ""})
 	return b
 }

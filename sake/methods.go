@@ -328,6 +328,9 @@ func (s *Server) complete(ctx context.Context, req *Request, reg *registry) (any
 		if pr == nil || !s.allows(req, pr.info()) {
 			return nil, InvalidParams("Unknown prompt: %s", p.Ref.Name)
 		}
+		if err := s.authorize(pr.require, req); err != nil {
+			return nil, err // completing a prompt needs what getting it needs
+		}
 		if !pr.hasArg(p.Argument.Name) && pr.call.argType != mapStringType {
 			return nil, InvalidParams("Prompt %s has no argument %q", pr.name, p.Argument.Name)
 		}
@@ -344,9 +347,15 @@ func (s *Server) complete(ctx context.Context, req *Request, reg *registry) (any
 		}
 		if res == nil {
 			if r := reg.resourcesByURI[p.Ref.URI]; r != nil && s.allows(req, r.info()) {
+				if err := s.authorize(r.require, req); err != nil {
+					return nil, err
+				}
 				return &CompleteResult{Completion: clampCompletion(&Completion{})}, nil
 			}
 			return nil, InvalidParams("Unknown resource template: %s", p.Ref.URI)
+		}
+		if err := s.authorize(res.require, req); err != nil {
+			return nil, err // completing a template needs what reading it needs
 		}
 		if !slices.Contains(res.tmpl.Vars(), p.Argument.Name) {
 			return nil, InvalidParams("Resource template %s has no variable %q", res.uri, p.Argument.Name)

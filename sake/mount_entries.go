@@ -63,7 +63,23 @@ func (m *mount) mountTool(t *tool) (*tool, string, error) {
 	}
 	n.require = m.requirement(t.require)
 	n.call = m.bind(t.call)
+	n.via = m.bindShape(t.via)
 	return &n, n.name, nil
+}
+
+// bindShape copies the child's transform of a tool with the tool it
+// reshapes bound to the child's value: a transformed tool runs its source
+// tool, not its own call.
+func (m *mount) bindShape(sh *toolShape) *toolShape {
+	if sh == nil {
+		return nil
+	}
+	c := *sh
+	src := *sh.src
+	src.call = m.bind(sh.src.call)
+	src.via = m.bindShape(sh.src.via)
+	c.src = &src
+	return &c
 }
 
 func (m *mount) mountPrompt(p *prompt) (*prompt, string, error) {

@@ -57,7 +57,10 @@ type mounted[T comparable] struct{ src, dst T }
 // cancellation, log level and questions; a mounted tool declared as a
 // task runs on s's task manager, owned by the caller. Each keeps its
 // requirement, or child's server-wide one (RequireScopes) when it has
-// none. s's middleware runs; child's does not.
+// none, and child's list policy (PerCallerLists): a caller child would
+// not list a component to does not see it in s's lists, and one child's
+// predicate refuses cannot use it through s. A tool child reshaped with
+// Transform keeps the transform. s's middleware runs; child's does not.
 //
 // The mount is live: a component child adds or removes appears in or
 // leaves s, and s's clients are told the list changed; child's resource

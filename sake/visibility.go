@@ -34,7 +34,8 @@ type ComponentInfo struct {
 // skill's name); its files and directories go with the innermost skill
 // holding them. allow runs for every component of every list
 // request, so keep it cheap; a panic in it refuses the component and is
-// logged.
+// logged. The policy goes with the server's components when the server
+// is mounted into another (Server.Mount).
 func PerCallerLists(allow func(req *Request, c ComponentInfo) bool) Option {
 	return func(o *options) { o.lists = &listPolicy{allow: allow} }
 }

@@ -231,7 +231,7 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 		return nil, InvalidParams("Invalid params: tools/call needs a tool name")
 	}
 	t := reg.toolsByName[p.Name]
-	if t == nil || !s.permits(req, t) {
+	if t == nil || !s.allows(req, t.info()) || !t.gate.allows(req) {
 		return nil, InvalidParams("Unknown tool: %s", p.Name)
 	}
 	if err := s.authorize(t.require, req); err != nil {

@@ -282,3 +282,20 @@ func TestListenRefusesResourcesTheCallerMayNotRead(t *testing.T) {
 		}
 	}
 }
+
+// A listen names at most Limits.MaxSubscriptions resources.
+func TestListenNamesAtMostMaxSubscriptions(t *testing.T) {
+	t.Parallel()
+	s := sake.MustNew(guardedNotes{}, sake.WithLimits(sake.Limits{MaxSubscriptions: 1}))
+	reader := &sake.Identity{Subject: "alice", Scopes: []string{"notes:read"}, FromToken: true}
+	sent := 0
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := s.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["notes://public","notes:/"]},`+modernMeta+`}}`),
+		&sake.Inbound{Identity: reader, Stream: transport.StreamFunc(func([]byte) { sent++; cancel() })})
+	var m map[string]any
+	_ = json.Unmarshal(r.Body, &m)
+	if errCode(m) != sake.CodeInvalidParams || sent != 0 || !strings.Contains(fmt.Sprint(m["error"]), "Limits.MaxSubscriptions") {
+		t.Fatalf("listen to two URIs with a cap of one = %v after %d messages", m, sent)
+	}
+}

@@ -181,3 +181,43 @@ func (f *fatalRecorder) Fatalf(format string, args ...any) {
 	f.msg = fmt.Sprintf(format, args...)
 	panic(f)
 }
+
+// Over HTTP, completing a prompt the caller may not get is the same 403
+// challenge as getting it.
+func TestCompletionOfAScopedPromptIsChallengedOverHTTP(t *testing.T) {
+	t.Parallel()
+	const resource = "http://example.com/mcp"
+	const metadata = "http://example.com/.well-known/oauth-protected-resource/mcp"
+	secret := []byte("a test secret of at least 32 bytes!")
+	iss := &auth.Issuer{Issuer: "https://issuer.test", Secret: secret, Audience: resource}
+	v, err := auth.NewJWTVerifier(auth.JWTConfig{Issuer: iss.Issuer, Audience: []string{resource}, HMACSecret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
+		srv := sake.MustNew(nil)
+		err := srv.AddPrompt(sake.NewPrompt("audit", func(_ *sake.Context, a struct {
+			Ledger string `json:"ledger"`
+		}) (string, error) {
+			return a.Ledger, nil
+		}).Scopes("vault:audit").Complete("ledger", func(*sake.Context, sake.CompleteRequest) ([]string, error) {
+			return []string{"secret-ledger"}, nil
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := plug.New(srv, plug.Authorization(v, metadata))
+		t.Cleanup(h.Close)
+		c := saketest.Connect(t, srv, append(opts, saketest.Handler(h, "/mcp"), saketest.TokenIssuer(iss), saketest.Subject("ana"))...)
+		_, getErr := c.GetPrompt("audit", map[string]string{"ledger": "x"})
+		got, err := c.Complete(protocol.PromptRef("audit"), "ledger", "", nil)
+		var se, getSE *protocol.InsufficientScopeError
+		if !errors.As(err, &se) || !errors.As(getErr, &getSE) || se.ResourceMetadata != metadata || strings.Join(se.Scopes, " ") != "vault:audit" {
+			t.Fatalf("completion = %+v, %#v; prompts/get = %#v; want the same insufficient-scope challenge", got, err, getErr)
+		}
+		var he *saketest.HTTPError
+		if errors.As(err, &he) && he.StatusCode != 403 {
+			t.Errorf("status = %d, want 403", he.StatusCode)
+		}
+	})
+}

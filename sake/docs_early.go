@@ -3,7 +3,6 @@ package sake
 import (
 	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -61,9 +60,9 @@ func forgotten(t reflect.Type) bool {
 // docs registered since) and describes again the servers built during
 // package initialization.
 func redescribeEarly() {
-	earlyServers.Lock()
-	list := slices.Clone(earlyServers.list)
-	earlyServers.Unlock()
+	earlyServers.Lock() // one redescription at a time
+	defer earlyServers.Unlock()
+	list := earlyServers.list
 	if len(list) == 0 {
 		return
 	}

@@ -110,6 +110,15 @@ func TestMountedChildKeepsItsListPolicy(t *testing.T) {
 			if _, err := guest.Complete(protocol.ResourceRef("kid+ledger://{id}"), "id", "", nil); !errors.As(err, &e) || e.Code != sake.CodeInvalidParams {
 				t.Errorf("guest's completion of the template = %v, want unknown", err)
 			}
+			if guest.Session().Era == sake.EraLegacy {
+				_, err := guest.Request("resources/subscribe", map[string]any{"uri": "kid+ledger://all"})
+				if !errors.As(err, &e) || e.Code != sake.CodeInvalidParams {
+					t.Errorf("guest's subscription to kid+ledger://all = %v, want -32602", err)
+				}
+				if _, err := staff.Request("resources/subscribe", map[string]any{"uri": "kid+ledger://all"}); err != nil {
+					t.Errorf("staff's subscription to kid+ledger://all = %v", err)
+				}
+			}
 			var se *protocol.InsufficientScopeError
 			if _, err := guest.CallTool("kid_vip", nil); !errors.As(err, &se) {
 				t.Errorf("guest's kid_vip = %v, want insufficient scope", err)

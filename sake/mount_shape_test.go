@@ -46,3 +46,20 @@ func TestMountedToolKeepsTheChildsTransform(t *testing.T) {
 		}
 	})
 }
+
+// A transform the parent installed for a mounted tool before the mount,
+// that does not fit it, is Mount's error, and nothing is mounted.
+func TestMountReportsAToolItsTransformDoesNotFit(t *testing.T) {
+	t.Parallel()
+	parent := sake.MustNew(nil)
+	if err := parent.Transform(sake.Transform{Tool: "kid_refund", Args: map[string]sake.ArgTransform{"amount": {Value: "ten"}}}); err != nil {
+		t.Fatal(err)
+	}
+	err := parent.Mount("kid", sake.MustNew(newShop()))
+	if err == nil || !strings.Contains(err.Error(), "tool kid_refund does not fit the transform installed for it") || !strings.Contains(err.Error(), `"ten" does not fit`) {
+		t.Fatalf("Mount = %v", err)
+	}
+	if names := shopTools(t, saketest.Connect(t, parent)); len(names) != 0 {
+		t.Fatalf("tools after a refused mount = %v", names)
+	}
+}

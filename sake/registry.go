@@ -145,7 +145,11 @@ func (s *Server) AddTool(defs ...*ToolDef) error {
 		if missing = viewsDeclared(tools, p, base); missing != nil {
 			return
 		}
-		if missing = joinProblems(s.comps.shape.misfits(tools)); missing != nil {
+		misfits := s.comps.shape.misfits(tools)
+		for i := range misfits {
+			misfits[i] = "sake: " + misfits[i]
+		}
+		if missing = joinProblems(misfits); missing != nil {
 			return
 		}
 		for _, t := range tools {

@@ -94,10 +94,10 @@ func (a ArgTransform) hidden() bool { return a.Hide || a.Value != nil || a.Value
 // another component has): then, or when a transform is malformed, none is
 // installed and the error names each problem. A transform for a name the
 // server does not have yet is kept and applies when the component
-// appears; a tool added with AddTool that does not fit it is refused by
-// AddTool with the problem, and one a mount or proxy brings is left out
-// of the server (never published without the transform) and the problem
-// is logged. A component that comes later with
+// appears; a tool added with AddTool, or brought by Mount, that does not
+// fit it is refused by AddTool or Mount with the problem, and one a
+// mounted or proxied server adds later is left out of the server (never
+// published without the transform) and the problem is logged. A component that comes later with
 // a name a rename has claimed is shadowed by the renamed one (and logged).
 // AddTool, RemoveTool and their siblings go on naming components by their
 // own names.

@@ -123,7 +123,7 @@ func (sh *shaping) misfits(tools []*tool) []string {
 	for _, t := range tools {
 		if tr := sh.tools[t.name]; tr != nil {
 			if _, err := shapeTool(t, tr); err != nil {
-				problems = append(problems, fmt.Sprintf("sake: tool %s does not fit the transform installed for it: %v", t.name, err))
+				problems = append(problems, fmt.Sprintf("tool %s does not fit the transform installed for it: %v", t.name, err))
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package saketest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -38,6 +39,7 @@ type options struct {
 	acr             string
 	authTime        time.Time
 	claims          map[string]any
+	claimsErr       error
 	baseURL         string
 
 	handler http.Handler
@@ -187,17 +189,29 @@ func AuthTime(t time.Time) Option { return func(o *options) { o.authTime, o.with
 // claims the other options set (sub, client_id, scope, acr, auth_time)
 // are theirs, and a minted token's registered claims (iss, aud, exp, iat,
 // nbf, jti, cnf) its own: naming one here makes Connect fail. Several Claims options add
-// up; a later value of a claim replaces an earlier one. Through Handler
-// with TokenIssuer, the minted token carries them too.
+// up; a later value of a claim replaces an earlier one. Components see
+// the values as a verified token's JSON gives them (a number is a
+// float64, a struct a map[string]any), in memory as through Handler with
+// TokenIssuer, whose minted token carries them too; a value JSON cannot
+// encode makes Connect fail.
 func Claims(claims map[string]any) Option {
 	return func(o *options) {
-		if o.claims == nil {
-			o.claims = make(map[string]any, len(claims))
+		o.withToken = true
+		var decoded map[string]any
+		b, err := json.Marshal(claims)
+		if err == nil {
+			err = json.Unmarshal(b, &decoded)
 		}
-		for k, v := range claims {
+		if err != nil {
+			o.claimsErr = fmt.Errorf("saketest: Claims: %w", err)
+			return
+		}
+		if o.claims == nil {
+			o.claims = make(map[string]any, len(decoded))
+		}
+		for k, v := range decoded {
 			o.claims[k] = v
 		}
-		o.withToken = true
 	}
 }
 
@@ -207,6 +221,9 @@ var ownClaims = []string{"sub", "client_id", "scope", "acr", "auth_time", "iss",
 
 // checkClaims refuses a claim Claims may not set.
 func (o *options) checkClaims() error {
+	if o.claimsErr != nil {
+		return o.claimsErr
+	}
 	for _, k := range ownClaims {
 		if _, ok := o.claims[k]; ok {
 			return fmt.Errorf("saketest: Claims sets %q, which saketest sets itself: use Subject, ClientID, Scopes, ACR or AuthTime for sub, client_id, scope, acr and auth_time (iss, aud, exp, iat, nbf, jti and cnf are the minted token's)", k)

@@ -221,3 +221,32 @@ func TestCompletionOfAScopedPromptIsChallengedOverHTTP(t *testing.T) {
 		}
 	})
 }
+
+// A claim's value reaches components as a verified token's JSON gives it,
+// in memory as over HTTP.
+func TestClaimsAreJSONValues(t *testing.T) {
+	t.Parallel()
+	var got atomic.Value
+	srv := sake.MustNew(nil)
+	if err := srv.AddTool(sake.NewTool("level", func(ctx *sake.Context) (string, error) {
+		got.Store(ctx.Identity().Claims["level"])
+		return "ok", nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	c := saketest.Connect(t, srv, saketest.Claims(map[string]any{"level": 3}))
+	if _, err := c.CallTool("level", nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Load().(float64); !ok || v != 3 {
+		t.Fatalf("level = %#v, want float64 3 as a token's JSON gives it", got.Load())
+	}
+	ft := &fatalRecorder{T: t}
+	func() {
+		defer func() { _ = recover() }()
+		saketest.Connect(ft, srv, saketest.Claims(map[string]any{"bad": make(chan int)}))
+	}()
+	if !strings.Contains(ft.msg, "saketest: Claims: json: unsupported type") {
+		t.Fatalf("Connect with a claim JSON cannot encode = %q", ft.msg)
+	}
+}

@@ -38,7 +38,7 @@ func (s *Server) CacheHint(req *Request) (CacheHint, bool) {
 	switch req.Method {
 	case "tools/call":
 		t := reg.toolsByName[p.Name]
-		if t == nil || !t.readOnly || t.task != TaskNever || t.computesArgs() || s.authorize(t.require, req) != nil || !s.allows(req, t.info()) {
+		if t == nil || !t.readOnly || t.task != TaskNever || t.computesArgs() || s.authorize(t.require, req) != nil || !s.permits(req, t) {
 			return CacheHint{}, false
 		}
 		return CacheHint{Kind: "tool"}, true
@@ -50,7 +50,7 @@ func (s *Server) CacheHint(req *Request) (CacheHint, bool) {
 		if r == nil {
 			r, _ = reg.matchTemplate(p.URI)
 		}
-		if r == nil || s.authorize(r.require, req) != nil || !s.allows(req, r.info()) {
+		if r == nil || s.authorize(r.require, req) != nil || !s.permits(req, r) {
 			return CacheHint{}, false
 		}
 		return CacheHint{Kind: "resource", TTL: s.opts.readTTL, Scope: s.opts.cacheScope}, true

@@ -23,32 +23,48 @@ type Docs struct {
 
 // RegisterDocs records the documentation of the type T (a pointer type
 // stands for the type it points to). The file `sake gen` writes calls it
-// from an init function; anything else must call it before the first New
-// of a server that uses T, because New reflects each type once and keeps
-// what it found. Package-level variables are initialized before init
-// functions run, so a server built in one (var srv = sake.MustNew(...))
-// misses the registered text: build it in main, a function or a test.
-// RegisterDocs logs a warning (slog.Default) when it comes too late for a
-// type already reflected. A description given by Declare (Description),
-// by a `jsonschema:"description=..."` tag or by a jsonschema_description
-// tag wins over the registered text. Registering T again replaces what was
+// from an init function.
+//
+// Package-level variables are initialized before init functions run, so a
+// server built in one (var srv = sake.MustNew(...)) is built before the
+// text is registered: such a server (any server built during package
+// initialization) is described again when RegisterDocs comes, its
+// components built from its value replaced by described ones (and the
+// servers it is mounted into follow). A server built later, in main, a
+// function or a test, finds the text at once. Outside package
+// initialization, call RegisterDocs before the first New of a server
+// that uses T, since New reflects each type once and keeps what it found;
+// RegisterDocs logs a warning (slog.Default) when it comes too late for
+// such a server. Components added with AddTool and its siblings are
+// described when they are added.
+//
+// A description given by Declare (Description), by a
+// `jsonschema:"description=..."` tag or by a jsonschema_description tag
+// wins over the registered text. Registering T again replaces what was
 // registered for it.
 func RegisterDocs[T any](docs Docs) {
 	t := reflect.TypeFor[T]()
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if reflected(t) {
-		slog.Default().Warn("sake: RegisterDocs["+t.String()+"] comes after a server using "+t.String()+
-			" was built (in a package-level variable?): that type keeps no descriptions from doc comments; build the server in main, a function or a test",
-			"type", t.String())
-	}
+	late := reflected(t) || forgotten(t)
 	registeredDocs.Lock()
-	defer registeredDocs.Unlock()
 	if registeredDocs.m == nil {
 		registeredDocs.m = map[reflect.Type]Docs{}
 	}
 	registeredDocs.m[t] = docs
+	registeredDocs.Unlock()
+	if !late {
+		return
+	}
+	// A server used t before its text came: describe again those built
+	// during package initialization, from fresh reflections.
+	redescribeEarly()
+	if !reflected(t) {
+		slog.Default().Warn("sake: RegisterDocs["+t.String()+"] comes after a server using "+t.String()+
+			" was built: that server keeps no descriptions from doc comments for it; register the docs before New (sake gen's file does, from an init function)",
+			"type", t.String())
+	}
 }
 
 // registeredDocs holds what RegisterDocs recorded, by type.

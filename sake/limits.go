@@ -40,7 +40,7 @@ type Limits struct {
 	// to at once (default 256); negative removes the cap. A
 	// resources/subscribe beyond it is refused with -32602 until the
 	// session unsubscribes from one; subscribing again to a URI it holds
-	// is not.
+	// is not. It caps the URIs one subscriptions/listen names too.
 	MaxSubscriptions int
 
 	// MaxSubscriptionURIBytes caps the length of a URI a legacy session

@@ -50,6 +50,59 @@ func (s *Server) mayHear(req *Request, b Broadcast) bool {
 	return s.authorizeURI(req, b.URI, reg) == nil && !s.refusesURI(req, b.URI, reg)
 }
 
+// checkListenURIs refuses the resource subscriptions of a listen as
+// resources/subscribe refuses one: a URI the server does not serve, or
+// serves but the list policy keeps from the caller, is -32602 naming it;
+// one whose requirement the caller does not meet is the error
+// resources/read gives (insufficient scope, 403 over HTTP). A URI no
+// resource has is taken as a prefix ("notes://" for notes://1,
+// notes://2) when the caller may read a resource or template under it.
+// Nothing is acknowledged unless every URI is.
+func (s *Server) checkListenURIs(req *Request, uris []string, reg *registry) error {
+	if max := s.maxSubscriptions(); max > 0 && len(uris) > max {
+		return InvalidParams("Invalid params: notifications.resourceSubscriptions names %d URIs; the server takes at most %d (Limits.MaxSubscriptions)", len(uris), max)
+	}
+	for _, uri := range uris {
+		if uri == "" {
+			return InvalidParams("Invalid params: notifications.resourceSubscriptions holds an empty URI")
+		}
+		if s.serves(uri, reg) {
+			if err := s.checkSubscription(uri, reg); err != nil {
+				return err
+			}
+			if s.refusesURI(req, uri, reg) {
+				return notSubscribable(uri)
+			}
+			if err := s.authorizeURI(req, uri, reg); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.checkSubscription(uri, nil); err != nil {
+			return err
+		}
+		if !s.readableUnder(req, uri, reg) {
+			return notSubscribable(uri)
+		}
+	}
+	return nil
+}
+
+// readableUnder reports whether the caller may read a resource or
+// template whose URI lies under prefix (as listenFilter.wants matches
+// updates).
+func (s *Server) readableUnder(req *Request, prefix string, reg *registry) bool {
+	dir := strings.TrimSuffix(prefix, "/") + "/"
+	for _, list := range [][]*resource{reg.resources, reg.templates} {
+		for _, r := range list {
+			if strings.HasPrefix(r.uri, dir) && s.permits(req, r) && s.authorize(r.require, req) == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // listen serves subscriptions/listen: an acknowledgement first, then every
 // broadcast the filter asked for, each tagged with the listen request's id,
 // until the client goes away (ctx) or the server shuts down (a final
@@ -67,6 +120,9 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 	}
 	if !reg.offersResources() {
 		f.ResourcesListChanged, f.ResourceSubscriptions = false, nil
+	}
+	if err := s.checkListenURIs(req, f.ResourceSubscriptions, reg); err != nil {
+		return nil, err
 	}
 	if len(f.TaskIDs) > 0 {
 		if s.opts.tasks == nil {

@@ -195,29 +195,34 @@ func (s *Server) page(kind byte, key string, n int, item func(int) []byte, curso
 
 func (s *Server) listTools(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	tools := visibleTo(s, req, reg.toolsFor(req.ClientCapabilities))
+	tools, private := visibleTo(s, req, reg.toolsFor(req.ClientCapabilities))
 	if rev == rev20251125 && s.opts.tasks != nil {
-		return s.perCaller(s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].legacyJSON }, req.Params.Cursor))
+		res, err := s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].legacyJSON }, req.Params.Cursor)
+		return s.perCaller(private, res, err)
 	}
-	return s.perCaller(s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].byRevision[rev] }, req.Params.Cursor))
+	res, err := s.page(kindTools, "tools", len(tools), func(i int) []byte { return tools[i].byRevision[rev] }, req.Params.Cursor)
+	return s.perCaller(private, res, err)
 }
 
 func (s *Server) listResources(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	list := visibleTo(s, req, reg.resources)
-	return s.perCaller(s.page(kindResources, "resources", len(list), func(i int) []byte { return list[i].byRevision[rev] }, req.Params.Cursor))
+	list, private := visibleTo(s, req, reg.resources)
+	res, err := s.page(kindResources, "resources", len(list), func(i int) []byte { return list[i].byRevision[rev] }, req.Params.Cursor)
+	return s.perCaller(private, res, err)
 }
 
 func (s *Server) listTemplates(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	list := visibleTo(s, req, reg.templates)
-	return s.perCaller(s.page(kindTemplates, "resourceTemplates", len(list), func(i int) []byte { return list[i].byRevision[rev] }, req.Params.Cursor))
+	list, private := visibleTo(s, req, reg.templates)
+	res, err := s.page(kindTemplates, "resourceTemplates", len(list), func(i int) []byte { return list[i].byRevision[rev] }, req.Params.Cursor)
+	return s.perCaller(private, res, err)
 }
 
 func (s *Server) listPrompts(_ context.Context, req *Request, reg *registry) (any, error) {
 	rev := revisionOf(req)
-	list := visibleTo(s, req, reg.prompts)
-	return s.perCaller(s.page(kindPrompts, "prompts", len(list), func(i int) []byte { return list[i].byRevision[rev] }, req.Params.Cursor))
+	list, private := visibleTo(s, req, reg.prompts)
+	res, err := s.page(kindPrompts, "prompts", len(list), func(i int) []byte { return list[i].byRevision[rev] }, req.Params.Cursor)
+	return s.perCaller(private, res, err)
 }
 
 func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any, error) {
@@ -226,7 +231,7 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 		return nil, InvalidParams("Invalid params: tools/call needs a tool name")
 	}
 	t := reg.toolsByName[p.Name]
-	if t == nil || !s.allows(req, t.info()) {
+	if t == nil || !s.allows(req, t.info()) || !t.gate.allows(req) {
 		return nil, InvalidParams("Unknown tool: %s", p.Name)
 	}
 	if err := s.authorize(t.require, req); err != nil {
@@ -283,7 +288,7 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 			return &ReadResult{Contents: contents}, nil
 		}
 	}
-	if r == nil || !s.allows(req, r.info()) {
+	if r == nil || !s.permits(req, r) {
 		return nil, resourceNotFound(req.Era, uri)
 	}
 	if err := s.authorize(r.require, req); err != nil {
@@ -302,7 +307,7 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 
 func (s *Server) getPrompt(ctx context.Context, req *Request, reg *registry) (any, error) {
 	p := reg.promptsByName[req.Params.Name]
-	if p == nil || !s.allows(req, p.info()) {
+	if p == nil || !s.permits(req, p) {
 		return nil, InvalidParams("Unknown prompt: %s", req.Params.Name)
 	}
 	if err := s.authorize(p.require, req); err != nil {
@@ -325,8 +330,11 @@ func (s *Server) complete(ctx context.Context, req *Request, reg *registry) (any
 	switch p.Ref.Type {
 	case "ref/prompt":
 		pr := reg.promptsByName[p.Ref.Name]
-		if pr == nil || !s.allows(req, pr.info()) {
+		if pr == nil || !s.permits(req, pr) {
 			return nil, InvalidParams("Unknown prompt: %s", p.Ref.Name)
+		}
+		if err := s.authorize(pr.require, req); err != nil {
+			return nil, err // completing a prompt needs what getting it needs
 		}
 		if !pr.hasArg(p.Argument.Name) && pr.call.argType != mapStringType {
 			return nil, InvalidParams("Prompt %s has no argument %q", pr.name, p.Argument.Name)
@@ -339,14 +347,20 @@ func (s *Server) complete(ctx context.Context, req *Request, reg *registry) (any
 				res = t
 			}
 		}
-		if res != nil && !s.allows(req, res.info()) {
+		if res != nil && !s.permits(req, res) {
 			res = nil
 		}
 		if res == nil {
-			if r := reg.resourcesByURI[p.Ref.URI]; r != nil && s.allows(req, r.info()) {
+			if r := reg.resourcesByURI[p.Ref.URI]; r != nil && s.permits(req, r) {
+				if err := s.authorize(r.require, req); err != nil {
+					return nil, err
+				}
 				return &CompleteResult{Completion: clampCompletion(&Completion{})}, nil
 			}
 			return nil, InvalidParams("Unknown resource template: %s", p.Ref.URI)
+		}
+		if err := s.authorize(res.require, req); err != nil {
+			return nil, err // completing a template needs what reading it needs
 		}
 		if !slices.Contains(res.tmpl.Vars(), p.Argument.Name) {
 			return nil, InvalidParams("Resource template %s has no variable %q", res.uri, p.Argument.Name)

@@ -57,7 +57,10 @@ type mounted[T comparable] struct{ src, dst T }
 // cancellation, log level and questions; a mounted tool declared as a
 // task runs on s's task manager, owned by the caller. Each keeps its
 // requirement, or child's server-wide one (RequireScopes) when it has
-// none. s's middleware runs; child's does not.
+// none, and child's list policy (PerCallerLists): a caller child would
+// not list a component to does not see it in s's lists, and one child's
+// predicate refuses cannot use it through s. A tool child reshaped with
+// Transform keeps the transform. s's middleware runs; child's does not.
 //
 // The mount is live: a component child adds or removes appears in or
 // leaves s, and s's clients are told the list changed; child's resource
@@ -66,8 +69,9 @@ type mounted[T comparable] struct{ src, dst T }
 // and s has none (they stay when child is unmounted).
 //
 // A name that is already s's, or another mount's, is an error naming
-// both sides, and nothing is mounted; a conflicting component child adds
-// later is left out and logged. At most 64 servers are mounted into one.
+// both sides, and nothing is mounted, and so is a tool that does not fit
+// the transform s has for its name (Server.Transform); a conflicting or
+// unfitting component child adds later is left out and logged. At most 64 servers are mounted into one.
 func (s *Server) Mount(namespace string, child *Server) error {
 	if child == nil {
 		return fmt.Errorf("sake: Mount needs a server")
@@ -297,8 +301,20 @@ func want[T comparable](list []T, have map[string]mounted[T], key func(T) string
 func (m *mount) apply(tools map[string]mounted[*tool], prompts map[string]mounted[*prompt], resources, templates map[string]mounted[*resource], dryFail bool) ([]List, []string) {
 	oldTools, oldPrompts, oldResources, oldTemplates := m.tools, m.prompts, m.resources, m.templates
 	var conflicts []conflict
+	var misfits []string
 	var changedTools, changedPrompts, changedResources bool
 	m.parent.comps.edit(func(p *changes, base *registry) {
+		if dryFail {
+			// The first sync is Mount's: a tool that does not fit the
+			// parent's transform for it is Mount's error, as AddTool's.
+			dst := make([]*tool, 0, len(tools))
+			for _, t := range tools {
+				dst = append(dst, t.dst)
+			}
+			if misfits = m.parent.comps.shape.misfits(dst); len(misfits) > 0 {
+				return
+			}
+		}
 		conflicts = append(conflicts, clashes(tools, m.tools, p.tools, base.toolsByName, "tool")...)
 		conflicts = append(conflicts, clashes(prompts, m.prompts, p.prompts, base.promptsByName, "prompt")...)
 		conflicts = append(conflicts, clashes(resources, m.resources, p.resources, base.resourcesByURI, "resource")...)
@@ -311,7 +327,7 @@ func (m *mount) apply(tools map[string]mounted[*tool], prompts map[string]mounte
 		r := place(resources, &m.resources, &p.resources, base.resourcesByURI)
 		changedResources = place(templates, &m.templates, &p.templates, base.templatesByURI) || r
 	})
-	var problems []string
+	problems := misfits
 	for _, c := range conflicts {
 		problems = append(problems, fmt.Sprintf("%s %s of mounted server %q conflicts with %s %s of %s",
 			c.what, c.name, m.child.info.Name, c.what, c.name, m.parent.ownerOf(c.entry)))

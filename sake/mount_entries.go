@@ -31,6 +31,16 @@ func (m *mount) requirement(r Requirement) Requirement {
 	return r
 }
 
+// gate is the child's list policy for its entry x, which goes with the
+// entry into the parent (with the policies x already carries when the
+// child mounted it in turn); nil when no policy applies.
+func (m *mount) gate(x listed) *childGate {
+	if m.child.opts.lists == nil {
+		return x.gated()
+	}
+	return &childGate{srv: m.child, info: x.info(), inner: x.gated()}
+}
+
 // completers copies a completion table with its functions bound to the
 // child's value.
 func (m *mount) completers(ks map[string]*completer) map[string]*completer {
@@ -63,7 +73,24 @@ func (m *mount) mountTool(t *tool) (*tool, string, error) {
 	}
 	n.require = m.requirement(t.require)
 	n.call = m.bind(t.call)
+	n.via = m.bindShape(t.via)
+	n.gate = m.gate(t)
 	return &n, n.name, nil
+}
+
+// bindShape copies the child's transform of a tool with the tool it
+// reshapes bound to the child's value: a transformed tool runs its source
+// tool, not its own call.
+func (m *mount) bindShape(sh *toolShape) *toolShape {
+	if sh == nil {
+		return nil
+	}
+	c := *sh
+	src := *sh.src
+	src.call = m.bind(sh.src.call)
+	src.via = m.bindShape(sh.src.via)
+	c.src = &src
+	return &c
 }
 
 func (m *mount) mountPrompt(p *prompt) (*prompt, string, error) {
@@ -77,6 +104,7 @@ func (m *mount) mountPrompt(p *prompt) (*prompt, string, error) {
 	n.require = m.requirement(p.require)
 	n.call = m.bind(p.call)
 	n.completions = m.completers(p.completions)
+	n.gate = m.gate(p)
 	return &n, n.name, nil
 }
 
@@ -125,6 +153,7 @@ func (m *mount) mountResource(r *resource) (*resource, string, error) {
 	}
 	n.require = m.requirement(r.require)
 	n.completions = m.completers(r.completions)
+	n.gate = m.gate(r)
 	return &n, uri, nil
 }
 

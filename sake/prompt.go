@@ -29,6 +29,7 @@ type prompt struct {
 	byRevision  revisionJSON
 	completions map[string]*completer
 	tags        []string
+	gate        *childGate // the list policy of the server it was mounted from, if any
 }
 
 type promptArg struct {

@@ -120,7 +120,9 @@ func put[T any](m *map[string]T, key string, v T) {
 // AddTool adds tools built with NewTool or NewTypedTool, replacing those
 // of the same names, and tells clients following list changes once. If
 // any definition is wrong, none is added and the error names each wrong
-// one. Adding a tool costs the same however many the server has.
+// one; a tool that does not fit the transform installed for its name
+// (Server.Transform, before the tool came) is wrong too. Adding a tool
+// costs the same however many the server has.
 func (s *Server) AddTool(defs ...*ToolDef) error {
 	tools := make([]*tool, 0, len(defs))
 	var problems []string
@@ -141,6 +143,13 @@ func (s *Server) AddTool(defs ...*ToolDef) error {
 	var missing error
 	s.comps.edit(func(p *changes, base *registry) {
 		if missing = viewsDeclared(tools, p, base); missing != nil {
+			return
+		}
+		misfits := s.comps.shape.misfits(tools)
+		for i := range misfits {
+			misfits[i] = "sake: " + misfits[i]
+		}
+		if missing = joinProblems(misfits); missing != nil {
 			return
 		}
 		for _, t := range tools {

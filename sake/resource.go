@@ -25,6 +25,7 @@ type resource struct {
 	byRevision  revisionJSON
 	completions map[string]*completer
 	tags        []string
+	gate        *childGate // the list policy of the server it was mounted from, if any
 }
 
 func acceptTemplateVars(t reflect.Type) error {

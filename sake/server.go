@@ -44,6 +44,7 @@ type Server struct {
 	share          sharing
 	mounts         mountTable // the servers mounted into this one (Mount)
 	replicaTag     string     // in the ids of server-initiated requests
+	declared       *registry  // the components built from impl, for a server built during package initialization
 }
 
 // blueprint is what reflection learns about a type, computed once per type
@@ -156,6 +157,10 @@ func New(impl any, opts ...Option) (*Server, error) {
 			return nil, bp.err
 		}
 		reg = bp.reg
+		if duringInit() {
+			s.declared = reg
+			earlyServers.add(s)
+		}
 	}
 	s.comps.init(reg)
 	if o.skills != nil {

@@ -456,7 +456,8 @@ func (s *Server) listSkills(_ context.Context, req *Request, _ *registry) (any, 
 			}
 		}
 	}
-	return s.perCaller(s.page(kindSkills, "skills", len(list), func(i int) []byte { return list[i].entry }, req.Params.Cursor))
+	res, err := s.page(kindSkills, "skills", len(list), func(i int) []byte { return list[i].entry }, req.Params.Cursor)
+	return s.perCaller(s.opts.lists != nil, res, err)
 }
 
 func (s *Server) getSkill(_ context.Context, req *Request, _ *registry) (any, error) {

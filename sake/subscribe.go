@@ -43,8 +43,7 @@ func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, 
 		return nil, err
 	}
 	if s.refusesURI(req, uri, reg) {
-		return nil, &Error{Code: CodeInvalidParams, Message: "Invalid params: no resource or resource template matches the uri; subscribe to a URI that resources/list or resources/templates/list names",
-			Data: map[string]string{"uri": uri}}
+		return nil, notSubscribable(uri)
 	}
 	if err := s.authorizeURI(req, uri, reg); err != nil {
 		return nil, err
@@ -70,11 +69,17 @@ func (s *Server) checkSubscription(uri string, reg *registry) error {
 	if !utf8.ValidString(uri) || strings.IndexByte(uri, 0) >= 0 {
 		return InvalidParams("Invalid params: the uri must be valid UTF-8 without NUL characters")
 	}
-	if !s.serves(uri, reg) {
-		return &Error{Code: CodeInvalidParams, Message: "Invalid params: no resource or resource template matches the uri; subscribe to a URI that resources/list or resources/templates/list names",
-			Data: map[string]string{"uri": uri}}
+	if reg != nil && !s.serves(uri, reg) {
+		return notSubscribable(uri)
 	}
 	return nil
+}
+
+// notSubscribable is the answer to a subscription to a URI the server does
+// not serve to the caller.
+func notSubscribable(uri string) *Error {
+	return &Error{Code: CodeInvalidParams, Message: "Invalid params: no resource or resource template matches the uri; subscribe to a URI that resources/list or resources/templates/list names",
+		Data: map[string]string{"uri": uri}}
 }
 
 // authorizeURI checks the requirement of the resource or template serving

@@ -2,7 +2,9 @@ package sake_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -201,7 +203,7 @@ func TestSubscribingNeedsTheResourcesScope(t *testing.T) {
 }
 
 // A modern listen tells a caller of updates only to resources it may read,
-// whether it names the resource or a prefix of it.
+// under a prefix it names.
 func TestListenHearsOnlyReadableResources(t *testing.T) {
 	t.Parallel()
 	s := sake.MustNew(guardedNotes{})
@@ -211,7 +213,7 @@ func TestListenHearsOnlyReadableResources(t *testing.T) {
 	defer cancel()
 	done := make(chan sake.Reply, 1)
 	go func() {
-		done <- s.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["notes://secret","notes:/"]},`+modernMeta+`}}`),
+		done <- s.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["notes:/"]},`+modernMeta+`}}`),
 			&sake.Inbound{Identity: reader, Stream: transport.StreamFunc(func(m []byte) { msgs <- string(m) })})
 	}()
 	if ack := <-msgs; !strings.Contains(ack, "notifications/subscriptions/acknowledged") {
@@ -224,4 +226,76 @@ func TestListenHearsOnlyReadableResources(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// A listen naming a resource the caller may not read is answered as
+// resources/subscribe is, before any acknowledgement: a resource the
+// server does not have, has disabled or keeps from the caller by its list
+// policy is -32602 naming it, one whose scope the caller lacks is the
+// error resources/read gives; nothing is acknowledged or heard.
+func TestListenRefusesResourcesTheCallerMayNotRead(t *testing.T) {
+	t.Parallel()
+	s := sake.MustNew(guardedNotes{}, sake.PerCallerLists(func(req *sake.Request, c sake.ComponentInfo) bool {
+		return c.URI != "notes://hidden"
+	}))
+	read := func(*sake.Context) (string, error) { return "x", nil }
+	if err := s.AddResource(sake.NewResource("notes://hidden", read), sake.NewResource("notes://off", read),
+		sake.NewResource("vault://box/1", read).Scopes("notes:secret")); err != nil {
+		t.Fatal(err)
+	}
+	s.Disable(sake.Components{Resources: []string{"notes://off"}})
+	reader := &sake.Identity{Subject: "alice", Scopes: []string{"notes:read"}, FromToken: true}
+	for _, tc := range []struct {
+		uri  string
+		code int
+	}{
+		{"notes://secret", sake.CodeInsufficientScope},
+		{"notes://hidden", sake.CodeInvalidParams},
+		{"notes://off", sake.CodeInvalidParams},
+		{"notes://absent", sake.CodeInvalidParams},
+		{"vault://box", sake.CodeInvalidParams}, // a prefix of nothing the caller may read
+		{"", sake.CodeInvalidParams},
+	} {
+		sent := 0
+		msg := `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["notes://public",` +
+			strconv.Quote(tc.uri) + `]},` + modernMeta + `}}`
+		// A listen acknowledged is ended at its first message, so that a
+		// wrong answer shows instead of a stream that never ends.
+		ctx, cancel := context.WithCancel(context.Background())
+		r := s.Handle(ctx, []byte(msg), &sake.Inbound{Identity: reader, Stream: transport.StreamFunc(func([]byte) { sent++; cancel() })})
+		cancel()
+		var m map[string]any
+		_ = json.Unmarshal(r.Body, &m)
+		if errCode(m) != tc.code || sent != 0 {
+			t.Errorf("listen to %q = %v after %d messages, want error %d and no acknowledgement", tc.uri, m, sent, tc.code)
+		}
+		if tc.code == sake.CodeInvalidParams && tc.uri != "" {
+			if data, _ := m["error"].(map[string]any)["data"].(map[string]any); data["uri"] != tc.uri {
+				t.Errorf("listen to %q: error data = %v, want the uri", tc.uri, m["error"])
+			}
+		}
+		if tc.code == sake.CodeInsufficientScope {
+			_, readErr := rpc(t, s, `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"notes://secret",`+modernMeta+`}}`, &sake.Inbound{Identity: reader})
+			if errCode(readErr) != tc.code {
+				t.Errorf("resources/read = %v", readErr)
+			}
+		}
+	}
+}
+
+// A listen names at most Limits.MaxSubscriptions resources.
+func TestListenNamesAtMostMaxSubscriptions(t *testing.T) {
+	t.Parallel()
+	s := sake.MustNew(guardedNotes{}, sake.WithLimits(sake.Limits{MaxSubscriptions: 1}))
+	reader := &sake.Identity{Subject: "alice", Scopes: []string{"notes:read"}, FromToken: true}
+	sent := 0
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := s.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["notes://public","notes:/"]},`+modernMeta+`}}`),
+		&sake.Inbound{Identity: reader, Stream: transport.StreamFunc(func([]byte) { sent++; cancel() })})
+	var m map[string]any
+	_ = json.Unmarshal(r.Body, &m)
+	if errCode(m) != sake.CodeInvalidParams || sent != 0 || !strings.Contains(fmt.Sprint(m["error"]), "Limits.MaxSubscriptions") {
+		t.Fatalf("listen to two URIs with a cap of one = %v after %d messages", m, sent)
+	}
 }

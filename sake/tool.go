@@ -38,6 +38,7 @@ type tool struct {
 	readOnly   bool   // annotated readOnlyHint: true
 	tags       []string
 	via        *toolShape // set on a tool reshaped by a Transform that changes its arguments or wraps it
+	gate       *childGate // the list policy of the server it was mounted from, if any
 }
 
 // paramHeader is an argument mirrored in an Mcp-Param-{Name} header.

@@ -61,17 +61,19 @@ type ArgTransform struct {
 	Description string
 	// Default, when not nil, is shown as the argument's default and sent
 	// to the tool when the caller leaves the argument out; the argument is
-	// then optional.
+	// then optional. It must fit the argument's schema.
 	Default any
 
 	// Hide removes the argument from the input schema, so the model never
-	// sees it. A value sent for it is refused as an unknown property
-	// (never silently replaced). The tool receives Value, or what
+	// sees it. A value sent for it, under its name in any case (the tool's
+	// decoding matches names whatever their case), is refused as an
+	// unknown property (never silently replaced). The tool receives Value, or what
 	// ValueFunc computes from the request (the caller's subject, a tenant
 	// from the identity), or, when neither is set, nothing. Setting Value
 	// or ValueFunc hides the argument too.
 	Hide bool
-	// Value is the fixed value a hidden argument gets.
+	// Value is the fixed value a hidden argument gets. It must fit the
+	// argument's schema (Transform and AddTool refuse one that does not).
 	Value any
 	// ValueFunc computes a hidden argument's value for each call; its
 	// error is answered as a tool's error is (a *Error or an authorization
@@ -88,12 +90,14 @@ func (a ArgTransform) hidden() bool { return a.Hide || a.Value != nil || a.Value
 //
 // Each transform is checked at once against the component it names when
 // the server has it (unknown arguments, a hidden required argument without
-// a value, a new name another component has): then, or when a transform is
-// malformed, none is installed and the error names each problem. A
-// transform for a name the server does not have yet is kept and applies
-// when the component appears; if it does not fit that component, the
-// component is left out of the server (never published without the
-// transform) and the problem is logged. A component that comes later with
+// a value, a Value or Default the argument's schema refuses, a new name
+// another component has): then, or when a transform is malformed, none is
+// installed and the error names each problem. A transform for a name the
+// server does not have yet is kept and applies when the component
+// appears; a tool added with AddTool, or brought by Mount, that does not
+// fit it is refused by AddTool or Mount with the problem, and one a
+// mounted or proxied server adds later is left out of the server (never
+// published without the transform) and the problem is logged. A component that comes later with
 // a name a rename has claimed is shadowed by the renamed one (and logged).
 // AddTool, RemoveTool and their siblings go on naming components by their
 // own names.

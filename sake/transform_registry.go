@@ -112,6 +112,24 @@ func (sh *shaping) install(ts []Transform, src *registry) error {
 	return nil
 }
 
+// misfits finds the transforms, installed before their tools came, that
+// do not fit the tools about to be added, so that AddTool reports them
+// instead of the tool being left out when the server next publishes.
+func (sh *shaping) misfits(tools []*tool) []string {
+	if sh == nil {
+		return nil
+	}
+	var problems []string
+	for _, t := range tools {
+		if tr := sh.tools[t.name]; tr != nil {
+			if _, err := shapeTool(t, tr); err != nil {
+				problems = append(problems, fmt.Sprintf("tool %s does not fit the transform installed for it: %v", t.name, err))
+			}
+		}
+	}
+	return problems
+}
+
 // nameConflicts finds the new names two transforms give, and those a
 // component the server has keeps (it is not itself renamed).
 func nameConflicts(kind string, ts map[string]*Transform, exists func(string) bool) []string {

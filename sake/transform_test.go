@@ -381,12 +381,20 @@ func TestTransformAppliesToComponentsAddedLater(t *testing.T) {
 			return string(args), nil
 		}).InputSchema(json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"},"account":{"type":"string"}},"required":["q","account"]}`))
 		misfit := sake.NewTool("misfit", func(*sake.Context) (string, error) { return "ran", nil })
-		if err := srv.AddTool(lookup, misfit); err != nil {
+		// misfit does not fit its transform: AddTool says so and adds
+		// neither.
+		if err := srv.AddTool(lookup, misfit); err == nil || !strings.Contains(err.Error(), "tool misfit does not fit the transform installed for it: the tool has no argument nope") {
+			t.Fatalf("AddTool with a misfit = %v", err)
+		}
+		if names := shopTools(t, c); len(names) != 0 {
+			t.Fatalf("tools after a refused AddTool = %v", names)
+		}
+		if err := srv.AddTool(lookup); err != nil {
 			t.Fatal(err)
 		}
 		saketest.AssertListChanged(t, l, sake.ListTools)
 		if names := shopTools(t, c); !slices.Equal(names, []string{"lookup"}) {
-			t.Fatalf("tools = %v (misfit does not fit its transform and must be left out)", names)
+			t.Fatalf("tools = %v", names)
 		}
 		res, err := c.CallTool("lookup", map[string]any{"q": "x"})
 		if err != nil || res.Text() != `{"q":"x","account":"acct-1"}` {
@@ -403,6 +411,9 @@ func TestTransformAppliesToComponentsAddedLater(t *testing.T) {
 		assertUnknownTool(t, err, "misfit")
 		// Removing the transform restores the tool as it is.
 		if err := srv.Transform(sake.Transform{Tool: "misfit"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.AddTool(misfit); err != nil {
 			t.Fatal(err)
 		}
 		if res, err := c.CallTool("misfit", nil); err != nil || res.Text() != "ran" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
+	"github.com/sakemcp/sake-go/sake/internal/validate"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -179,8 +180,13 @@ func shapeArgs(src *tool, tr *Transform) (*toolShape, []byte, error) {
 			v := argValue{name: name, value: a.Value, fn: a.ValueFunc}
 			if a.Value != nil {
 				b, err := protocol.MarshalNoEscape(a.Value)
+				if err == nil {
+					err = fits(src, name, b)
+				} else {
+					err = fmt.Errorf("cannot be encoded: %v", err)
+				}
 				if err != nil {
-					problems = append(problems, fmt.Sprintf("argument %s: its Value cannot be encoded: %v", name, err))
+					problems = append(problems, fmt.Sprintf("argument %s: its Value %v", name, err))
 				}
 				v.json = b
 			}
@@ -192,8 +198,13 @@ func shapeArgs(src *tool, tr *Transform) (*toolShape, []byte, error) {
 		}
 		if a.Default != nil {
 			b, err := protocol.MarshalNoEscape(a.Default)
+			if err == nil {
+				err = fits(src, name, b)
+			} else {
+				err = fmt.Errorf("cannot be encoded: %v", err)
+			}
 			if err != nil {
-				problems = append(problems, fmt.Sprintf("argument %s: its Default cannot be encoded: %v", name, err))
+				problems = append(problems, fmt.Sprintf("argument %s: its Default %v", name, err))
 			}
 			sh.defaults = append(sh.defaults, argValue{name: name, value: a.Default, json: b})
 		}
@@ -206,6 +217,25 @@ func shapeArgs(src *tool, tr *Transform) (*toolShape, []byte, error) {
 	}
 	raw, err := reshapeSchema(src.input.raw, tr.Args)
 	return sh, raw, err
+}
+
+// fits checks the JSON value a transform gives the tool's argument name
+// against the tool's input schema, as a call that sends it would be
+// checked: a value the schema refuses would make every call fail, naming
+// an argument the model cannot see or fix.
+func fits(src *tool, name string, value []byte) error {
+	schema, err := validate.Compile(withMembers(src.input.raw, []member{{"required", nil}}))
+	if err != nil {
+		return fmt.Errorf("cannot be checked: the tool's input schema: %v", err)
+	}
+	v, err := protocol.DecodeAny(value)
+	if err != nil {
+		return fmt.Errorf("cannot be encoded: %v", err)
+	}
+	if err := schema.Validate(map[string]any{name: v}); err != nil {
+		return fmt.Errorf("%s does not fit the argument's schema: %v", value, err)
+	}
+	return nil
 }
 
 func orNone(names []string) string {
@@ -305,7 +335,7 @@ func (sh *toolShape) invoke(t *tool, c *Context, args json.RawMessage, checked b
 	m, _ := generic.(map[string]any)
 	var refused []string
 	for k := range m {
-		if sh.refused[k] {
+		if sh.refuses(t, k) {
 			refused = append(refused, k+": is not allowed (unknown property)")
 		}
 	}
@@ -363,6 +393,28 @@ func (sh *toolShape) invoke(t *tool, c *Context, args json.RawMessage, checked b
 		first = false
 	}
 	return sh.src.invoke(c, append(out, '}'), true)
+}
+
+// refuses reports whether a caller may not send the argument named k: a
+// hidden argument, or the old name of a renamed one, in any case (the
+// tool's decoding matches names whatever their case, as encoding/json
+// does), unless the reshaped schema itself names k.
+func (sh *toolShape) refuses(t *tool, k string) bool {
+	if sh.refused[k] {
+		return true
+	}
+	if len(sh.refused) == 0 {
+		return false
+	}
+	if _, listed := t.input.props[k]; listed {
+		return false
+	}
+	for name := range sh.refused {
+		if strings.EqualFold(name, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // callerName is the name a caller sends the tool's argument under.

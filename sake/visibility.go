@@ -34,7 +34,8 @@ type ComponentInfo struct {
 // skill's name); its files and directories go with the innermost skill
 // holding them. allow runs for every component of every list
 // request, so keep it cheap; a panic in it refuses the component and is
-// logged.
+// logged. The policy goes with the server's components when the server
+// is mounted into another (Server.Mount).
 func PerCallerLists(allow func(req *Request, c ComponentInfo) bool) Option {
 	return func(o *options) { o.lists = &listPolicy{allow: allow} }
 }
@@ -75,43 +76,104 @@ func (s *Server) allows(req *Request, c ComponentInfo) (ok bool) {
 }
 
 // visibleTo returns the components of list the caller may see, with the
-// list policy; list itself without one.
-func visibleTo[T interface{ info() ComponentInfo }](s *Server, req *Request, list []T) []T {
-	if s.opts.lists == nil {
-		return list
+// list policies (the server's, and those of the servers its mounted
+// components come from), and whether the list is one caller's; list
+// itself when no policy applies.
+func visibleTo[T listed](s *Server, req *Request, list []T) ([]T, bool) {
+	if s.opts.lists == nil && !anyGated(list) {
+		return list, false
 	}
 	out := make([]T, 0, len(list))
 	for _, x := range list {
 		info := x.info()
-		if s.authorize(info.Requirement, req) == nil && s.allows(req, info) {
+		if s.opts.lists != nil && (s.authorize(info.Requirement, req) != nil || !s.allows(req, info)) {
+			continue
+		}
+		if x.gated().shows(req) {
 			out = append(out, x)
 		}
 	}
-	return out
+	return out, true
 }
 
-// perCaller marks a list result private when lists are filtered per
-// caller.
-func (s *Server) perCaller(res any, err error) (any, error) {
-	if l, ok := res.(*listResult); ok && s.opts.lists != nil {
+// listed is a component of a list.
+type listed interface {
+	info() ComponentInfo
+	gated() *childGate
+}
+
+func (t *tool) gated() *childGate     { return t.gate }
+func (p *prompt) gated() *childGate   { return p.gate }
+func (r *resource) gated() *childGate { return r.gate }
+
+func anyGated[T listed](list []T) bool {
+	for _, x := range list {
+		if x.gated() != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// perCaller marks a list result private when it was filtered per caller.
+func (s *Server) perCaller(private bool, res any, err error) (any, error) {
+	if l, ok := res.(*listResult); ok && private {
 		l.private = true
 	}
 	return res, err
 }
 
-// refusesURI reports whether the list policy's predicate refuses the
-// caller the resource or template serving uri.
+// permits reports whether the list policies let the caller use a
+// component: the server's predicate, and those of the servers it was
+// mounted from.
+func (s *Server) permits(req *Request, x listed) bool {
+	return s.allows(req, x.info()) && x.gated().allows(req)
+}
+
+// refusesURI reports whether a list policy's predicate refuses the caller
+// the resource or template serving uri.
 func (s *Server) refusesURI(req *Request, uri string, reg *registry) bool {
-	if s.opts.lists == nil || s.opts.lists.allow == nil {
-		return false
-	}
 	r := reg.resourcesByURI[uri]
 	if r == nil {
 		r, _ = reg.matchTemplate(uri)
 	}
 	if r == nil {
+		if s.opts.lists == nil || s.opts.lists.allow == nil {
+			return false
+		}
 		set := s.skills.Load()
 		return set != nil && set.files[uri] != nil && !s.allowsSkillURI(req, set, uri)
 	}
-	return !s.allows(req, r.info())
+	return !s.permits(req, r)
+}
+
+// childGate is the list policy (PerCallerLists) of a server whose
+// component was mounted into another: it keeps holding for that
+// component in the parent, judged as the child knows the component.
+type childGate struct {
+	srv   *Server       // the child
+	info  ComponentInfo // the component as the child lists it
+	inner *childGate    // the policy of the server the child mounted it from
+}
+
+// allows reports whether the child's predicate lets the caller use the
+// component (a nil gate always does).
+func (g *childGate) allows(req *Request) bool {
+	for ; g != nil; g = g.inner {
+		if !g.srv.allows(req, g.info) {
+			return false
+		}
+	}
+	return true
+}
+
+// shows reports whether the child would list the component to the
+// caller: its requirement met and its predicate passed.
+func (g *childGate) shows(req *Request) bool {
+	for ; g != nil; g = g.inner {
+		if g.srv.opts.lists != nil && (g.srv.authorize(g.info.Requirement, req) != nil || !g.srv.allows(req, g.info)) {
+			return false
+		}
+	}
+	return true
 }

@@ -208,5 +208,25 @@ const (
 	TaskCancelled     = protocol.TaskCancelled
 )
 
-// Identity is who is calling, as the transport established it.
+// Identity is who is calling, as the transport established it: from a
+// verified access token over HTTP (plug.Authorization), from the host over
+// stdio, or simulated by saketest (Scopes, Subject, Claims...). A
+// component reads it with ctx.Identity(); nil is an anonymous caller on
+// an endpoint without authorization. It is protocol.Identity, with these
+// fields:
+//
+//   - Principal: the application's own value for the caller (its user),
+//     resolved from the token's subject or given by the host.
+//   - Subject: the token's sub, the person; empty for a machine client
+//     (client credentials grant).
+//   - ClientID: the OAuth client the token was issued to.
+//   - Scopes: the token's scopes (HasScope reports one).
+//   - ACR and AuthTime: how and when the person signed in (RFC 9470).
+//   - Claims: every claim of the token, for what the fields do not cover
+//     (a role, a tenant).
+//   - FromToken: the identity came from an access token, so components'
+//     Scopes and Authentication requirements apply to it.
+//
+// Owner gives the key that owns what the caller starts (tasks, sessions,
+// request states).
 type Identity = protocol.Identity

@@ -72,6 +72,9 @@ func Connect(t testing.TB, impl any, opts ...Option) *Client {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if err := o.checkClaims(); err != nil {
+		t.Fatal(err)
+	}
 	c := &Client{state: &state{t: t, opts: o}}
 	if !o.noLeakCheck {
 		c.label = nextLabel()

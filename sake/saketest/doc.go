@@ -26,12 +26,14 @@
 // 2025-11-25 client does, so one test body can run in both eras.
 // Handler sends the same client's requests through the host's HTTP stack
 // instead (client.HTTP over an in-process round tripper). What saketest
-// adds is for tests: the simulated caller (Scopes, Subject, Principal),
+// adds is for tests: the simulated caller (a token from Scopes, Subject,
+// ClientID, ACR, AuthTime or Claims; Principal),
 // records of what the server sent and asked, assertions, broadcast
 // listeners, panics reported at the test's line, the goroutine check and
 // the wire trace.
 //
-// BothEras runs one test body in both eras as two parallel subtests:
+// BothEras runs one test body in both eras as two subtests at the same
+// time, and returns when both have finished:
 //
 //	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 //		c := saketest.Connect(t, &Greeter{}, opts...)

@@ -165,3 +165,26 @@ func ExampleListen() {
 	// Output:
 	// tools
 }
+
+// Tenants reads the caller's tenant from a claim of its token.
+type Tenants struct{}
+
+func (Tenants) Tenant(ctx *sake.Context) (string, error) {
+	if id := ctx.Identity(); id != nil && id.Claims["tenant"] != nil {
+		return fmt.Sprint(id.Claims["tenant"]), nil
+	}
+	return "", errors.New("no tenant: sign in with an account that has one")
+}
+
+// Claims puts claims of the application's own in the client's token, as
+// an identity provider would.
+func ExampleClaims() {
+	t := &exampleT{}
+	defer t.end()
+
+	c := saketest.Connect(t, Tenants{}, saketest.Subject("ana"), saketest.Claims(map[string]any{"tenant": "acme"}))
+	res, err := c.CallTool("tenant", nil)
+	fmt.Println(res, err)
+	// Output:
+	// acme <nil>
+}

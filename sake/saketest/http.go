@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/client"
 )
@@ -96,7 +97,29 @@ func mint(o *options, jkt string) (string, error) {
 	if client == "" {
 		client = "sake-test"
 	}
-	return o.issuer.Issue(sub, client, o.scopes, o.acr, o.authTime, jkt)
+	tok, err := o.issuer.Issue(sub, client, o.scopes, o.acr, o.authTime, jkt)
+	if err != nil || len(o.claims) == 0 {
+		return tok, err
+	}
+	return withClaims(tok, o.issuer.Secret, o.claims)
+}
+
+// withClaims re-signs the HS256 token tok with the claims added; those it
+// has (checkClaims keeps the token's own) stay.
+func withClaims(tok string, secret []byte, extra map[string]any) (string, error) {
+	var claims jwt.MapClaims
+	parsed, _, err := jwt.NewParser().ParseUnverified(tok, &claims)
+	if err != nil {
+		return "", err
+	}
+	for k, v := range extra {
+		if _, ok := claims[k]; !ok {
+			claims[k] = v
+		}
+	}
+	t := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
+	t.Header = parsed.Header
+	return t.SignedString(secret)
 }
 
 // AccessToken mints a real access token with iss, for a request through a
@@ -109,6 +132,9 @@ func AccessToken(t testing.TB, iss *auth.Issuer, opts ...Option) string {
 		opt(&o)
 	}
 	o.issuer = iss
+	if err := o.checkClaims(); err != nil {
+		t.Fatal(err)
+	}
 	tok, err := mint(&o, "")
 	if err != nil {
 		t.Fatalf("saketest: AccessToken: %v", err)

@@ -36,7 +36,11 @@ func (c *Client) identity() *sake.Identity {
 	default:
 		id.Subject = "saketest-user"
 	}
-	claims := map[string]any{"sub": id.Subject, "client_id": id.ClientID, "scope": strings.Join(id.Scopes, " ")}
+	claims := make(map[string]any, len(o.claims)+5)
+	for k, v := range o.claims {
+		claims[k] = v
+	}
+	claims["sub"], claims["client_id"], claims["scope"] = id.Subject, id.ClientID, strings.Join(id.Scopes, " ")
 	if id.ACR != "" {
 		claims["acr"] = id.ACR
 	}

@@ -2,6 +2,8 @@ package saketest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -36,6 +38,8 @@ type options struct {
 	clientID        string
 	acr             string
 	authTime        time.Time
+	claims          map[string]any
+	claimsErr       error
 	baseURL         string
 
 	handler http.Handler
@@ -151,27 +155,82 @@ func PrincipalFunc(fn func() any) Option {
 // Scopes gives the client a simulated access token with these scopes:
 // every request then carries it, and components are gated by their scope
 // and authentication requirements as on an endpoint with authorization.
-// Without this option there is no token and no gating.
+// Subject, ClientID, ACR, AuthTime and Claims give the client a token too
+// (without scopes unless Scopes is given). Without any of them there is
+// no token and no gating.
 func Scopes(scopes ...string) Option {
 	return func(o *options) { o.scopes, o.withToken = append([]string{}, scopes...), true }
 }
 
-// Subject sets the token's subject, which owns what the client starts
-// (tasks, request states). The default is derived from the principal, so
-// two clients with different principals are two people; "" makes it a
-// machine client's token (client credentials), owned by its client id.
-func Subject(sub string) Option { return func(o *options) { o.subject = &sub } }
+// Subject gives the client a simulated access token (see Scopes) and sets
+// its subject, which owns what the client starts (tasks, request states).
+// The default is derived from the principal, so two clients with
+// different principals are two people; "" makes it a machine client's
+// token (client credentials), owned by its client id.
+func Subject(sub string) Option { return func(o *options) { o.subject, o.withToken = &sub, true } }
 
-// ClientID sets the token's client. Default "sake-test".
-func ClientID(id string) Option { return func(o *options) { o.clientID = id } }
+// ClientID gives the client a simulated access token (see Scopes) and
+// sets its client. Default "sake-test".
+func ClientID(id string) Option { return func(o *options) { o.clientID, o.withToken = id, true } }
 
-// ACR sets how the token's person signed in (the authentication context
-// class, RFC 9470). Unknown by default, which meets no requirement.
-func ACR(acr string) Option { return func(o *options) { o.acr = acr } }
+// ACR gives the client a simulated access token (see Scopes) and sets how
+// its person signed in (the authentication context class, RFC 9470).
+// Unknown by default, which meets no requirement.
+func ACR(acr string) Option { return func(o *options) { o.acr, o.withToken = acr, true } }
 
-// AuthTime sets when the token's person signed in. Unknown by default,
-// which meets no maximum age.
-func AuthTime(t time.Time) Option { return func(o *options) { o.authTime = t } }
+// AuthTime gives the client a simulated access token (see Scopes) and
+// sets when its person signed in. Unknown by default, which meets no
+// maximum age.
+func AuthTime(t time.Time) Option { return func(o *options) { o.authTime, o.withToken = t, true } }
+
+// Claims gives the client a simulated access token (see Scopes) carrying
+// these claims besides its own, as an identity provider would put a role
+// or a tenant in it: components read them in ctx.Identity().Claims. The
+// claims the other options set (sub, client_id, scope, acr, auth_time)
+// are theirs, and a minted token's registered claims (iss, aud, exp, iat,
+// nbf, jti, cnf) its own: naming one here makes Connect fail. Several Claims options add
+// up; a later value of a claim replaces an earlier one. Components see
+// the values as a verified token's JSON gives them (a number is a
+// float64, a struct a map[string]any), in memory as through Handler with
+// TokenIssuer, whose minted token carries them too; a value JSON cannot
+// encode makes Connect fail.
+func Claims(claims map[string]any) Option {
+	return func(o *options) {
+		o.withToken = true
+		var decoded map[string]any
+		b, err := json.Marshal(claims)
+		if err == nil {
+			err = json.Unmarshal(b, &decoded)
+		}
+		if err != nil {
+			o.claimsErr = fmt.Errorf("saketest: Claims: %w", err)
+			return
+		}
+		if o.claims == nil {
+			o.claims = make(map[string]any, len(decoded))
+		}
+		for k, v := range decoded {
+			o.claims[k] = v
+		}
+	}
+}
+
+// ownClaims are the claims the token options set, and those of a minted
+// token's own, which Claims may not.
+var ownClaims = []string{"sub", "client_id", "scope", "acr", "auth_time", "iss", "aud", "exp", "iat", "nbf", "jti", "cnf"}
+
+// checkClaims refuses a claim Claims may not set.
+func (o *options) checkClaims() error {
+	if o.claimsErr != nil {
+		return o.claimsErr
+	}
+	for _, k := range ownClaims {
+		if _, ok := o.claims[k]; ok {
+			return fmt.Errorf("saketest: Claims sets %q, which saketest sets itself: use Subject, ClientID, Scopes, ACR or AuthTime for sub, client_id, scope, acr and auth_time (iss, aud, exp, iat, nbf, jti and cnf are the minted token's)", k)
+		}
+	}
+	return nil
+}
 
 // Secret sets the key that signs cursors and request states of a server
 // Connect builds (sake.Secret).

@@ -308,3 +308,32 @@ func TestPresetAndInspectAroundCalls(t *testing.T) {
 		t.Fatalf("n = %d, want 43 after one call in each era", n)
 	}
 }
+
+// The same sub in two tenants, through calls in both eras: a value the
+// first tenant's user wrote in a 2026-07-28 call is read back by that user
+// in a 2025-11-25 session and is not found by the other tenant's.
+func TestUserStateAcrossErasIsTenantScoped(t *testing.T) {
+	st := state.MustNew(state.Config{})
+	srv := &notes{st: st}
+	tenant := func(tid string, more ...saketest.Option) []saketest.Option {
+		return append([]saketest.Option{saketest.Subject("same-sub"), saketest.Scopes("notes"),
+			saketest.Claims(map[string]any{"tid": tid})}, more...)
+	}
+	acme := saketest.Connect(t, srv, tenant("acme")...)
+	if _, err := acme.CallTool("remember", map[string]any{"text": "acme's"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := acme.CallTool("recall", nil); err != nil || res.Text() != "acme's" {
+		t.Fatalf("the next modern call = %v, %v", res, err)
+	}
+	legacy := saketest.Connect(t, srv, tenant("acme", saketest.Legacy())...)
+	if res, err := legacy.CallTool("recall", nil); err != nil || res.Text() != "acme's" {
+		t.Fatalf("a 2025-11-25 session of the same user = %v, %v", res, err)
+	}
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
+		globex := saketest.Connect(t, srv, tenant("globex", opts...)...)
+		if res, err := globex.CallTool("recall", nil); err != nil || res.Text() != "(nothing)" {
+			t.Fatalf("the same sub in another tenant = %v, %v", res, err)
+		}
+	})
+}

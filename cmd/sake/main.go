@@ -27,14 +27,22 @@ type env struct {
 	getenv         func(string) string
 	goos           string
 	lookPath       func(string) (string, error)
+	// userConfigDir is where sign-ins are kept (os.UserConfigDir); nil
+	// keeps none.
+	userConfigDir func() (string, error)
+	// openBrowser opens a URL in the user's browser; nil opens none.
+	openBrowser func(url string) error
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], &env{
+	e := &env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv, goos: runtime.GOOS, lookPath: exec.LookPath,
-	})
+		userConfigDir: os.UserConfigDir,
+	}
+	e.openBrowser = systemBrowser(e)
+	code := run(ctx, os.Args[1:], e)
 	stop()
 	os.Exit(code)
 }
@@ -94,13 +102,14 @@ func run(ctx context.Context, args []string, e *env) int {
 		case errors.Is(err, flag.ErrHelp):
 			return exitOK
 		case errors.As(err, &ue):
-			fmt.Fprintf(e.stderr, "sake %s: %s\n", name, ue.msg)
+			fmt.Fprintf(e.stderr, "sake %s: %s\n", name, safeText(ue.msg))
 			fmt.Fprintf(e.stderr, "Run 'sake %s -h' for usage.\n", name)
 			return exitUsage
 		case errors.Is(err, errSilentFail):
 			return exitFail
 		default:
-			fmt.Fprintf(e.stderr, "sake %s: %v\n", name, err)
+			// Errors quote what servers said: shown escaped.
+			fmt.Fprintf(e.stderr, "sake %s: %s\n", name, safeText(err.Error()))
 			return exitFail
 		}
 	}

@@ -59,6 +59,7 @@ func init() {
 	commands = []command{
 		{"inspect", "print a server's tools, resources, templates, prompts and capabilities", runInspect},
 		{"call", "call a tool and print its result", runCall},
+		{"logout", "forget the sign-in kept for a server's URL", runLogout},
 		{"install", "add a server to Claude Desktop, Claude Code, Cursor or VS Code", runInstall},
 		{"snapshot", "write or compare a golden file of a server's surface", runSnapshot},
 		{"new", "create a module with a server, its tests and a main", runNew},

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake/client"
@@ -48,31 +50,56 @@ const maxSignIn = 10 * time.Minute
 // signIn is the authorizer of a connection to one URL: it runs the OAuth
 // flow of sake/client when the server challenges with resource metadata,
 // keeping a person's token in a file.
+//
+// While the client connects, a sign-in that needs a person is put off
+// (errNeedSignIn): the connection's probes have deadlines of their own, so
+// connect runs the sign-in between two attempts, with -timeout stopped.
+// Once connected, a challenge (a step-up) is answered at once.
 type signIn struct {
 	oauth    *client.OAuthAuthorizer
 	pause    func() func() // stops -timeout during a sign-in; returns the resume
 	loopback *client.Loopback
-	note     string // why the token is not kept, said after a sign-in
 	e        *env
+
+	store     client.TokenStore // the person's kept token (nil: none kept)
+	machine   bool              // client credentials: no person to wait for
+	deferring atomic.Bool
+	mu        sync.Mutex
+	note      string // why the token is not kept, said after a sign-in
+	put       *putOff
 }
 
+// putOff is the challenge of a sign-in put off.
+type putOff struct {
+	req     *http.Request
+	resp    *http.Response
+	attempt int
+}
+
+// errNeedSignIn ends a connection attempt that needs a person to sign in.
+var errNeedSignIn = errors.New("a sign-in is needed")
+
 // newSignIn prepares the sign-in for url: its redirect listener on
-// 127.0.0.1 (a free port) listens until ctx of the connection ends.
+// 127.0.0.1 (a free port) listens until Close.
 func newSignIn(e *env, f *signInFlags, url string, pause func() func()) (*signIn, error) {
 	if f.clientSecret != "" && f.clientID == "" {
 		return nil, usagef("-client-secret needs -client-id")
 	}
 	s := &signIn{pause: pause, e: e}
+	s.deferring.Store(true)
 	cfg := client.OAuthConfig{ClientID: f.clientID, ClientSecret: f.clientSecret, ClientName: "sake",
-		Scopes: strings.Fields(f.scope), OfflineAccess: true, HTTPClient: &http.Client{Timeout: 30 * time.Second}}
+		Scopes: strings.Fields(f.scope), HTTPClient: &http.Client{Timeout: 30 * time.Second}}
 	switch {
 	case f.clientSecret != "":
 		// A machine's token is taken again at each run: no person waits
 		// for it, and it is not left on disk.
 		cfg.ClientCredentials = true
+		s.machine = true
 	default:
+		cfg.OfflineAccess = true
 		if dir, err := tokenDir(e); err == nil {
-			cfg.Store = &tokenFile{dir: dir, url: url}
+			s.store = &tokenFile{dir: dir, url: url}
+			cfg.Store = s.store
 		} else {
 			s.note = fmt.Sprintf("the sign-in is not kept (%v): the next command signs in again", err)
 		}
@@ -86,7 +113,7 @@ func newSignIn(e *env, f *signInFlags, url string, pause func() func()) (*signIn
 			}
 			lb.Prompt = s.prompt
 			s.loopback = lb
-			cfg.Browser, cfg.RedirectURL = lb.Browser, lb.RedirectURL()
+			cfg.Browser, cfg.RedirectURL = s.browser, lb.RedirectURL()
 		}
 	}
 	s.oauth = client.OAuth(cfg)
@@ -113,25 +140,77 @@ func (s *signIn) Challenged(ctx context.Context, req *http.Request, resp *http.R
 	if ch.ResourceMetadata == "" && ch.Error != "use_dpop_nonce" {
 		return false, nil
 	}
+	if s.deferring.Load() {
+		if !s.machine && !s.refreshable(ctx, ch, attempt) {
+			// A person must sign in: put off, without asking the
+			// authorization server for anything yet.
+			s.mu.Lock()
+			s.put = &putOff{req: req, resp: resp, attempt: attempt}
+			s.mu.Unlock()
+			return false, errNeedSignIn
+		}
+		retry, err := s.oauth.Challenged(ctx, req, resp, attempt)
+		if errors.Is(err, errNeedSignIn) {
+			s.mu.Lock()
+			s.put = &putOff{req: req, resp: resp, attempt: attempt}
+			s.mu.Unlock()
+		}
+		return retry, err
+	}
+	return s.run(ctx, req, resp, attempt)
+}
+
+// refreshable reports whether a refresh of the kept token may answer the
+// challenge (what the OAuth authorizer tries first).
+func (s *signIn) refreshable(ctx context.Context, ch client.Challenge, attempt int) bool {
+	if s.store == nil || ch.Error != "invalid_token" || attempt != 0 {
+		return false
+	}
+	t, err := s.store.Load(ctx, "")
+	return err == nil && t != nil && t.RefreshToken != ""
+}
+
+// run answers a challenge, signing in if need be, with -timeout stopped.
+func (s *signIn) run(ctx context.Context, req *http.Request, resp *http.Response, attempt int) (bool, error) {
 	resume := s.pause()
 	defer resume()
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), maxSignIn)
+	ctx, cancel := context.WithTimeout(ctx, maxSignIn)
 	defer cancel()
-	stop := context.AfterFunc(ctx, func() {
-		if !errors.Is(context.Cause(ctx), errTimedOut) {
-			cancel() // interrupted, not timed out
-		}
-	})
-	defer stop()
-	retry, err := s.oauth.Challenged(sctx, req, resp, attempt)
+	retry, err := s.oauth.Challenged(ctx, req, resp, attempt)
 	if err != nil {
 		return false, fmt.Errorf("signing in: %w", err)
 	}
+	s.mu.Lock()
 	if retry && s.note != "" {
 		fmt.Fprintln(s.e.stderr, s.note)
 		s.note = ""
 	}
+	s.mu.Unlock()
 	return retry, nil
+}
+
+// signInNow runs the sign-in a connection attempt put off, and answers
+// later challenges at once. It reports whether there was one to run.
+func (s *signIn) signInNow(ctx context.Context) (bool, error) {
+	s.deferring.Store(false)
+	s.mu.Lock()
+	p := s.put
+	s.put = nil
+	s.mu.Unlock()
+	if p == nil {
+		return false, nil
+	}
+	_, err := s.run(ctx, p.req, p.resp, p.attempt)
+	return true, err
+}
+
+// browser is the code flow's Browser: put off while connecting, else the
+// loopback's.
+func (s *signIn) browser(ctx context.Context, authURL string) (*url.URL, error) {
+	if s.deferring.Load() {
+		return nil, errNeedSignIn
+	}
+	return s.loopback.Browser(ctx, authURL)
 }
 
 // prompt shows the sign-in page's URL, and opens it in the browser where
@@ -145,8 +224,12 @@ func (s *signIn) prompt(url string) {
 	fmt.Fprintf(s.e.stderr, "%s:\n\n\t%s\n\nWaiting for the sign-in (Ctrl-C to stop)...\n", how, safeText(url))
 }
 
-// showCode shows the device flow's page and code.
+// showCode shows the device flow's page and code (put off while
+// connecting).
 func (s *signIn) showCode(_ context.Context, c client.DeviceCode) error {
+	if s.deferring.Load() {
+		return errNeedSignIn
+	}
 	fmt.Fprintf(s.e.stderr, "To sign in, open this page on any device:\n\n\t%s\n\nand type the code %s", safeText(c.VerificationURI), safeText(c.UserCode))
 	if c.VerificationURIComplete != "" {
 		fmt.Fprintf(s.e.stderr, " (or open %s)", safeText(c.VerificationURIComplete))

@@ -125,11 +125,12 @@ func (c *connFlags) connect(ctx context.Context, e *env, target []string, extra 
 	opts = append(opts, extra...)
 	var t client.Transport
 	var tail *tailBuffer
+	var signIn *signIn
+	var hopts []client.HTTPOption
 	if isURL(target[0]) {
 		if len(target) > 1 {
 			return nil, usagef("a URL takes no arguments after it (got %q)", target[1:])
 		}
-		var hopts []client.HTTPOption
 		authorization := false
 		for _, h := range c.headers {
 			hopts = append(hopts, client.Header(h[0], h[1]))
@@ -141,6 +142,7 @@ func (c *connFlags) connect(ctx context.Context, e *env, target []string, extra 
 				return nil, err
 			}
 			context.AfterFunc(ctx, s.Close)
+			signIn = s
 			hopts = append(hopts, client.WithAuthorizer(s))
 		} else if c.signIn != (signInFlags{}) {
 			return nil, usagef("-header Authorization and the sign-in flags (-client-id, -client-secret, -scope, -device) exclude each other")
@@ -167,6 +169,16 @@ func (c *connFlags) connect(ctx context.Context, e *env, target []string, extra 
 		t = client.Command(cmd)
 	}
 	cl, err := client.Connect(ctx, t, opts...)
+	if signIn != nil && errors.Is(err, errNeedSignIn) {
+		// The sign-in, between two attempts: the probes of the first have
+		// deadlines a person would not meet.
+		if _, err := signIn.signInNow(ctx); err != nil {
+			return nil, fmt.Errorf("cannot connect: %w", err)
+		}
+		cl, err = client.Connect(ctx, client.HTTP(target[0], nil, hopts...), opts...)
+	} else if signIn != nil {
+		_, _ = signIn.signInNow(ctx) // answer later challenges at once
+	}
 	if err != nil {
 		if tail != nil {
 			if s := strings.TrimSpace(tail.String()); s != "" {

@@ -125,8 +125,8 @@ func runDev(ctx context.Context, e *env, args []string) error {
 // devServer is the server dev builds and runs.
 type devServer struct {
 	e          *env
-	dir        string // where the go commands run ("" for the current directory)
-	pkg        string // the package, in dir
+	dir        string   // where the go commands run ("" for the current directory)
+	pkg        string   // the package, in dir
 	addr       string   // where dev serves
 	args       []string // the server's own arguments
 	httpFlag   string   // the server's flag for its address

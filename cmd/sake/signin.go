@@ -137,7 +137,7 @@ func (s *signIn) Authorize(ctx context.Context, req *http.Request) error {
 // sign-in, which -timeout does not count.
 func (s *signIn) Challenged(ctx context.Context, req *http.Request, resp *http.Response, attempt int) (bool, error) {
 	ch := client.ParseChallenge(resp.Header.Get("WWW-Authenticate"))
-	if ch.ResourceMetadata == "" && ch.Error != "use_dpop_nonce" {
+	if ch.ResourceMetadata == "" {
 		return false, nil
 	}
 	if s.deferring.Load() {

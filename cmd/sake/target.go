@@ -21,7 +21,8 @@ stdio (the command's standard error is shown with -v), or the URL of a
 Streamable HTTP endpoint (http:// or https://). Both protocol eras are
 spoken: by default the client asks the server with server/discover and uses
 2026-07-28 when offered, else the initialize handshake; -era pins one.
-`
+
+` + signInUsage
 
 // connFlags are the flags of the subcommands that connect to a server.
 type connFlags struct {

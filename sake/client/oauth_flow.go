@@ -295,11 +295,6 @@ func (a *OAuthAuthorizer) refresh(ctx context.Context, t *Token) (*Token, error)
 	a.mu.Lock()
 	cl := a.clients[t.Issuer]
 	a.mu.Unlock()
-	if cl == nil && a.cfg.ClientID != "" && a.cfg.ClientID == t.ClientID && (a.cfg.Issuer == "" || a.cfg.Issuer == t.Issuer) {
-		// A token kept by an earlier run, of the configured client.
-		cl = &registration{clientID: a.cfg.ClientID, secret: a.cfg.ClientSecret,
-			authMethod: pickAuthMethod(as.tokenAuthMethods, a.cfg.ClientSecret != "", a.cfg.PrivateKey != nil)}
-	}
 	if cl == nil {
 		cl = &registration{clientID: t.ClientID, authMethod: "none"}
 	}

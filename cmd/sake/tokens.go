@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -128,7 +129,7 @@ func (f *tokenFile) Delete(context.Context, string) error {
 
 // limitedReader fails past n bytes (io.LimitReader would cut silently).
 type limitedReader struct {
-	r interface{ Read([]byte) (int, error) }
+	r io.Reader
 	n int64
 }
 

@@ -50,10 +50,10 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	}
 	ctx, cancel := cf.withTimeout(ctx)
 	defer cancel()
-	ask := &terminal{in: newLineReader(e.stdin), out: e.stderr}
+	ask := &terminal{in: newLineReader(e.stdin), out: safe(e.stderr)}
 	c, err := cf.connect(ctx, e, target,
 		client.OnElicit(ask.elicit),
-		client.OnProgress(func(p client.Progress) { printProgress(e.stderr, p) }))
+		client.OnProgress(func(p client.Progress) { printProgress(safe(e.stderr), p) }))
 	if err != nil {
 		return err
 	}
@@ -66,8 +66,8 @@ func runCall(ctx context.Context, e *env, args []string) error {
 		if *asJSON {
 			_ = printJSON(e.stdout, te.Result)
 		}
-		fmt.Fprintf(e.stderr, "sake call: the tool %s failed:\n", tool)
-		printResult(e.stderr, te.Result)
+		fmt.Fprintf(e.stderr, "sake call: the tool %s failed:\n", safeText(tool))
+		printResult(safe(e.stderr), te.Result)
 		return errSilentFail
 	case errors.As(err, &rpc):
 		if unknown := unknownTool(ctx, c, tool); unknown != nil {
@@ -80,7 +80,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return printJSON(e.stdout, res)
 	}
-	printResult(e.stdout, res)
+	printResult(safe(e.stdout), res)
 	return nil
 }
 

@@ -133,6 +133,21 @@ func TestDevRebuildsOnChange(t *testing.T) {
 	if got := greet(); got != "Hello, Rui!\n" {
 		t.Errorf("after the fix: %q", got)
 	}
+	// A build whose server exits before it listens (an error in its
+	// construction) is shown; the last good build keeps serving, and no
+	// hint about -http-flag misleads.
+	edit(string(src) + "\nfunc init() { panic(\"the server cannot be built\") }\n")
+	out.await(t, "the new server exited before it listened (its standard error is above); the previous build keeps serving")
+	if got := greet(); got != "Hello, Rui!\n" {
+		t.Errorf("after a change whose server exits: %q", got)
+	}
+	if strings.Contains(out.String(), "-http-flag") {
+		t.Errorf("the hint about -http-flag is shown for a server that exited:\n%s", out.String())
+	}
+	// A doc comment changed without go generate: sake_gen.go is stale.
+	edit(strings.Replace(string(src), "// Greet greets someone by name.", "// Greet says hello to someone.", 1))
+	out.await(t, "sake_gen.go is out of date with the doc comments")
+	out.await(t, "sake dev: restarted")
 	cancel()
 	if code := <-done; code != exitOK {
 		t.Errorf("dev ended with %d:\n%s", code, out.String())

@@ -11,6 +11,7 @@
 //
 //	inspect      print a server's tools, resources, templates, prompts and capabilities
 //	call         call a tool and print its result
+//	logout       forget the sign-in kept for a server's URL
 //	install      add a server to Claude Desktop, Claude Code, Cursor or VS Code
 //	snapshot     write or compare a golden file of a server's surface
 //	new          create a module with a server, its tests and a main
@@ -29,8 +30,31 @@
 // is offered, else the initialize handshake of 2025-11-25; -era pins one
 // (modern, legacy, or a revision down to 2024-11-05). -header adds an HTTP
 // header (a bearer token, say), -timeout bounds the whole command (30s for
-// inspect and snapshot, none for call), -v shows the server command's
-// standard error and every message exchanged.
+// inspect and snapshot, none for call; a sign-in does not count), -v shows
+// the server command's standard error and every message exchanged.
+//
+// What a server sends is shown with its control characters escaped (\x1b,
+// \u009b): a server's terminal escapes cannot rewrite the screen, fake a
+// prompt or set the clipboard. -json output is exact.
+//
+// # Signing in
+//
+// A URL whose server answers 401 with a challenge naming its authorization
+// server (RFC 9728 resource metadata) is signed in to with OAuth 2.1: the
+// command registers itself dynamically (or uses -client-id), opens the
+// sign-in page in the browser where there is one (xdg-open, open) and
+// always prints its URL on standard error, and waits for the redirect on a
+// listener on 127.0.0.1, with PKCE. -device, or a session over SSH without
+// a display when the authorization server offers it, shows a code to type
+// on another device instead (RFC 8628). -client-id with -client-secret
+// signs in as a machine client (client credentials); that token is not
+// kept. -scope asks for more scopes; -header Authorization turns the
+// sign-in off. A person's token is kept in the user's configuration
+// directory (os.UserConfigDir()/sake/tokens, one file per URL, the
+// directory 0700 and each file 0600), refreshed when it expires, and
+// removed by
+//
+//	sake logout URL
 //
 // # Inspect
 //
@@ -77,7 +101,8 @@
 //
 // The file is merged: every other server and setting stays, in its order;
 // the old file is kept as FILE.bak (FILE.bak.1, ... when that exists); a
-// file that is not JSON (comments, trailing commas) is refused untouched; a
+// file that is not JSON (comments, trailing commas) is refused untouched,
+// except VS Code's mcp.json, read as JSONC, whose comments are kept; a
 // server of the same name is replaced only with -force. -dry-run prints the
 // file as it would be and changes nothing. -name defaults to the binary's
 // name. A URL instead of a binary (the endpoint sake dev serves, say) is
@@ -129,13 +154,16 @@
 //	sake dev [-http ADDR] [-interval D] [PKG] [-- ARGS...]
 //
 // builds the server package PKG (the current directory by default), runs it
-// serving Streamable HTTP on ADDR (127.0.0.1:8080; -http ADDR is added to
-// ARGS, -http-flag names another flag), prints how to point the MCP
+// and serves it on ADDR (127.0.0.1:8080), prints how to point the MCP
 // Inspector and Claude Code at it, and rebuilds and restarts it when a file
 // of a package of its module it is built from changes (checked every
-// -interval, 500ms; tests are not watched; at most 10000 files). A build
-// that fails is shown and the running server keeps serving. Ctrl-C stops
-// both.
+// -interval, 500ms; tests are not watched; at most 10000 files). Dev
+// listens on ADDR itself and passes the requests on to the server, started
+// with -http and a private loopback address (-http-flag names another
+// flag). A new build takes over only once it listens: a build that fails,
+// or a server that exits before it listens, is shown and the previous
+// build keeps serving. A sake_gen.go out of date with the doc comments is
+// reported. Ctrl-C stops both.
 //
 // # Gen
 //

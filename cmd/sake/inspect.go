@@ -55,7 +55,7 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 		_, err = fmt.Fprintf(e.stdout, "%s\n", b)
 		return err
 	}
-	printSurface(e.stdout, s, *schemas)
+	printSurface(safe(e.stdout), s, *schemas)
 	return nil
 }
 

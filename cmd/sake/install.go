@@ -28,7 +28,9 @@ is merged, never overwritten: every other entry and setting stays as it
 was, the old file is kept beside it as FILE.bak (FILE.bak.1, ... when that
 exists), and a file that is not valid JSON is refused untouched. A server
 of the same name is replaced only with -force. -dry-run prints the file as
-it would be written and changes nothing.
+it would be written and changes nothing. VS Code's mcp.json may have
+comments and trailing commas (JSONC): they are kept, and the file is laid
+out again in its style.
 
 A URL (a Streamable HTTP endpoint, such as the one sake dev serves) is
 added as a remote server, with -name, to Claude Code, Cursor and VS Code;
@@ -205,7 +207,11 @@ func runInstall(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	updated, replaced, err := mergeServer(path, old, mc.key, *name, entry, *force)
+	merge := mergeServer
+	if mc.name == "vscode" {
+		merge = mergeServerJSONC
+	}
+	updated, replaced, err := merge(path, old, mc.key, *name, entry, *force)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tailscale/hujson"
 )
 
 // fakeBinary writes an executable file to stand for a server.
@@ -248,16 +250,24 @@ func readServers(t *testing.T, raw json.RawMessage) map[string]json.RawMessage {
 
 func TestInstallRefusesInvalidConfig(t *testing.T) {
 	t.Parallel()
-	for _, bad := range []string{
-		"{\n  // my servers\n  \"servers\": {}\n}\n",
-		`{"servers": {"a": {"command": "x"},}}`,
-		`[1, 2]`,
-		`{"servers": {}} {}`,
-		`{"servers": ["not", "an", "object"]}`,
+	for _, tc := range []struct{ client, bad string }{
+		// Comments and trailing commas: JSONC is VS Code's, not Cursor's.
+		{"cursor", "{\n  // my servers\n  \"mcpServers\": {}\n}\n"},
+		{"cursor", `{"mcpServers": {"a": {"command": "x"},}}`},
+		{"vscode", `[1, 2]`},
+		{"vscode", `{"servers": {}} {}`},
+		{"vscode", `{"servers": ["not", "an", "object"]}`},
+		{"vscode", "{\n  // an array\n  \"servers\": [1,],\n}\n"},
+		{"vscode", "{\n  // unclosed\n  \"servers\": {\n"},
+		{"vscode", "// a comment and nothing else\n[1,]\n"},
 	} {
+		bad := tc.bad
 		dir := t.TempDir()
 		bin := fakeBinary(t, dir)
 		cfg := filepath.Join(dir, ".config", "Code", "User", "mcp.json")
+		if tc.client == "cursor" {
+			cfg = filepath.Join(dir, ".cursor", "mcp.json")
+		}
 		if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -265,9 +275,9 @@ func TestInstallRefusesInvalidConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, dry := range []bool{false, true} {
-			args := []string{"install", "vscode", bin}
+			args := []string{"install", tc.client, bin}
 			if dry {
-				args = []string{"install", "vscode", "-dry-run", bin}
+				args = []string{"install", tc.client, "-dry-run", bin}
 			}
 			r := sakeRun(t, "", withGOOS(map[string]string{"HOME": dir}, "linux"), args...)
 			if r.code != exitFail || !strings.Contains(r.stderr, "nothing was changed") || r.stdout != "" {
@@ -388,4 +398,72 @@ func TestInstallURL(t *testing.T) {
 		}
 	}
 	assertNoFile(t, filepath.Join(dir, ".config", "Claude"))
+}
+
+// VS Code's mcp.json is JSONC: its comments and trailing commas are
+// accepted and the comments kept; a server of the same name is refused
+// without -force and replaced with it.
+func TestInstallVSCodeKeepsComments(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := fakeBinary(t, dir)
+	cfg := filepath.Join(dir, ".config", "Code", "User", "mcp.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const old = `{
+  // Servers of my own.
+  "servers": {
+    "github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"}, // the work one
+  },
+  /* inputs come later */
+  "inputs": [],
+}
+`
+	if err := os.WriteFile(cfg, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := withGOOS(map[string]string{"HOME": dir}, "linux")
+	r := sakeRun(t, "", vars, "install", "vscode", bin, "-read-only")
+	if r.code != exitOK {
+		t.Fatalf("%+v", r)
+	}
+	b, _ := os.ReadFile(cfg)
+	got := string(b)
+	for _, want := range []string{"// Servers of my own.", "// the work one", "/* inputs come later */", `"github"`, `"inputs"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the file lost %q:\n%s", want, got)
+		}
+	}
+	std, err := hujson.Standardize(b)
+	if err != nil {
+		t.Fatalf("the file written is not JSONC: %v\n%s", err, got)
+	}
+	var parsed struct {
+		Servers map[string]struct {
+			Type    string   `json:"type"`
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(std, &parsed); err != nil {
+		t.Fatal(err)
+	}
+	if n := parsed.Servers["notes"]; n.Command != bin || n.Type != "stdio" || len(n.Args) != 1 || parsed.Servers["github"].Type != "http" {
+		t.Fatalf("servers = %+v", parsed.Servers)
+	}
+	assertFile(t, cfg+".bak", old)
+	// Again: refused without -force (nothing changed), replaced with it.
+	r = sakeRun(t, "", vars, "install", "vscode", bin)
+	if r.code != exitFail || !strings.Contains(r.stderr, "already has a server named \"notes\"") {
+		t.Fatalf("again without -force: %+v", r)
+	}
+	assertFile(t, cfg, got)
+	if r := sakeRun(t, "", vars, "install", "vscode", "-force", bin); r.code != exitOK || !strings.Contains(r.stdout, "replaced") {
+		t.Fatalf("-force: %+v", r)
+	}
+	b, _ = os.ReadFile(cfg)
+	if !strings.Contains(string(b), "// the work one") || strings.Contains(string(b), "-read-only") {
+		t.Fatalf("after -force:\n%s", b)
+	}
 }

@@ -27,14 +27,22 @@ type env struct {
 	getenv         func(string) string
 	goos           string
 	lookPath       func(string) (string, error)
+	// userConfigDir is where sign-ins are kept (os.UserConfigDir); nil
+	// keeps none.
+	userConfigDir func() (string, error)
+	// openBrowser opens a URL in the user's browser; nil opens none.
+	openBrowser func(url string) error
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], &env{
+	e := &env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv, goos: runtime.GOOS, lookPath: exec.LookPath,
-	})
+		userConfigDir: os.UserConfigDir,
+	}
+	e.openBrowser = systemBrowser(e)
+	code := run(ctx, os.Args[1:], e)
 	stop()
 	os.Exit(code)
 }
@@ -51,6 +59,7 @@ func init() {
 	commands = []command{
 		{"inspect", "print a server's tools, resources, templates, prompts and capabilities", runInspect},
 		{"call", "call a tool and print its result", runCall},
+		{"logout", "forget the sign-in kept for a server's URL", runLogout},
 		{"install", "add a server to Claude Desktop, Claude Code, Cursor or VS Code", runInstall},
 		{"snapshot", "write or compare a golden file of a server's surface", runSnapshot},
 		{"new", "create a module with a server, its tests and a main", runNew},
@@ -94,13 +103,14 @@ func run(ctx context.Context, args []string, e *env) int {
 		case errors.Is(err, flag.ErrHelp):
 			return exitOK
 		case errors.As(err, &ue):
-			fmt.Fprintf(e.stderr, "sake %s: %s\n", name, ue.msg)
+			fmt.Fprintf(e.stderr, "sake %s: %s\n", name, safeText(ue.msg))
 			fmt.Fprintf(e.stderr, "Run 'sake %s -h' for usage.\n", name)
 			return exitUsage
 		case errors.Is(err, errSilentFail):
 			return exitFail
 		default:
-			fmt.Fprintf(e.stderr, "sake %s: %v\n", name, err)
+			// Errors quote what servers said: shown escaped.
+			fmt.Fprintf(e.stderr, "sake %s: %s\n", name, safeText(err.Error()))
 			return exitFail
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -74,6 +75,12 @@ func sakeRun(t *testing.T, stdin string, vars map[string]string, args ...string)
 		getenv:   func(k string) string { return vars[k] },
 		goos:     runtime.GOOS,
 		lookPath: exec.LookPath,
+		userConfigDir: func() (string, error) {
+			if d := vars["XDG_CONFIG_HOME"]; d != "" {
+				return d, nil
+			}
+			return "", errors.New("the test gives no configuration directory")
+		},
 	}
 	if p, ok := vars["PATH"]; ok {
 		e.lookPath = func(name string) (string, error) { return lookIn(p, name) }

@@ -110,8 +110,14 @@ func TestRenderNew(t *testing.T) {
 					t.Errorf("%s is not gofmt'd (%v)", f.name, err)
 				}
 			}
+			if f.name == ".github/workflows/ci.yml" && (!strings.Contains(string(f.data), "run: go tool sake gen -check") || strings.Contains(string(f.data), "@latest")) {
+				t.Errorf("the CI does not run the sake of go.mod's version:\n%s", f.data)
+			}
 			if f.name != "go.mod" {
 				continue
+			}
+			if !strings.Contains(string(f.data), "\ntool github.com/sakemcp/sake-go/cmd/sake\n") {
+				t.Errorf("go.mod has no tool line for sake:\n%s", f.data)
 			}
 			mod := string(f.data)
 			switch {

@@ -107,7 +107,7 @@ func runSnapshot(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "the server's surface differs from %s:\n", file)
-	surface.Diff(e.stdout, want, gotSurface)
+	surface.Diff(safe(e.stdout), want, gotSurface)
 	fmt.Fprintf(e.stderr, "sake snapshot: the server's surface differs from %s; if the change is meant, accept it with sake snapshot -update\n", file)
 	return errSilentFail
 }

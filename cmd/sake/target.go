@@ -21,7 +21,8 @@ stdio (the command's standard error is shown with -v), or the URL of a
 Streamable HTTP endpoint (http:// or https://). Both protocol eras are
 spoken: by default the client asks the server with server/discover and uses
 2026-07-28 when offered, else the initialize handshake; -era pins one.
-`
+
+` + signInUsage
 
 // connFlags are the flags of the subcommands that connect to a server.
 type connFlags struct {
@@ -29,6 +30,8 @@ type connFlags struct {
 	headers headerList
 	timeout time.Duration
 	verbose bool
+	signIn  signInFlags
+	clock   *pausableTimeout
 }
 
 func (c *connFlags) register(fs *flag.FlagSet, timeout time.Duration) {
@@ -36,6 +39,7 @@ func (c *connFlags) register(fs *flag.FlagSet, timeout time.Duration) {
 	fs.Var(&c.headers, "header", "`Name: value` header sent with every HTTP request (repeatable)")
 	fs.DurationVar(&c.timeout, "timeout", timeout, "give up after this long (0: never)")
 	fs.BoolVar(&c.verbose, "v", false, "show the server command's standard error and every message exchanged")
+	c.signIn.register(fs)
 }
 
 // eraOption turns -era into a client option (nil: negotiate).
@@ -74,11 +78,25 @@ func isURL(s string) bool {
 }
 
 // withTimeout bounds ctx by -timeout.
+// A sign-in does not count: the timer stops while a person signs in.
 func (c *connFlags) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	if c.timeout <= 0 {
-		return context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
+	c.clock = &pausableTimeout{d: c.timeout}
+	if c.timeout > 0 {
+		c.clock.timer = time.AfterFunc(c.timeout, func() { cancel(errTimedOut) })
 	}
-	return context.WithTimeout(ctx, c.timeout)
+	return ctx, func() {
+		c.clock.pause()
+		cancel(context.Canceled)
+	}
+}
+
+// pauseTimeout stops -timeout until the returned function is called.
+func (c *connFlags) pauseTimeout() func() {
+	if c.clock == nil {
+		return func() {}
+	}
+	return c.clock.pause()
 }
 
 // connect connects to the server target names (a URL, or a command and
@@ -102,24 +120,41 @@ func (c *connFlags) connect(ctx context.Context, e *env, target []string, extra 
 			if sent {
 				arrow = "->"
 			}
-			fmt.Fprintf(stderr, "%s %s\n", arrow, msg)
+			fmt.Fprintf(stderr, "%s %s\n", arrow, safeText(string(msg)))
 		}))
 	}
 	opts = append(opts, extra...)
 	var t client.Transport
 	var tail *tailBuffer
+	var signIn *signIn
+	var hopts []client.HTTPOption
 	if isURL(target[0]) {
 		if len(target) > 1 {
 			return nil, usagef("a URL takes no arguments after it (got %q)", target[1:])
 		}
-		var hopts []client.HTTPOption
+		authorization := false
 		for _, h := range c.headers {
 			hopts = append(hopts, client.Header(h[0], h[1]))
+			authorization = authorization || strings.EqualFold(h[0], "Authorization")
+		}
+		if !authorization {
+			s, err := newSignIn(e, &c.signIn, target[0], c.pauseTimeout)
+			if err != nil {
+				return nil, err
+			}
+			context.AfterFunc(ctx, s.Close)
+			signIn = s
+			hopts = append(hopts, client.WithAuthorizer(s))
+		} else if c.signIn != (signInFlags{}) {
+			return nil, usagef("-header Authorization and the sign-in flags (-client-id, -client-secret, -scope, -device) exclude each other")
 		}
 		t = client.HTTP(target[0], nil, hopts...)
 	} else {
 		if len(c.headers) > 0 {
 			return nil, usagef("-header is for HTTP servers; %s is a command", target[0])
+		}
+		if c.signIn != (signInFlags{}) {
+			return nil, usagef("the sign-in flags (-client-id, -client-secret, -scope, -device) are for HTTP servers; %s is a command", target[0])
 		}
 		path, err := e.lookPath(target[0])
 		if err != nil {
@@ -127,7 +162,7 @@ func (c *connFlags) connect(ctx context.Context, e *env, target []string, extra 
 		}
 		cmd := exec.Command(path, target[1:]...)
 		if c.verbose {
-			cmd.Stderr = stderr
+			cmd.Stderr = safe(stderr)
 		} else {
 			tail = &tailBuffer{max: 4096}
 			cmd.Stderr = tail
@@ -135,13 +170,23 @@ func (c *connFlags) connect(ctx context.Context, e *env, target []string, extra 
 		t = client.Command(cmd)
 	}
 	cl, err := client.Connect(ctx, t, opts...)
+	if signIn != nil && errors.Is(err, errNeedSignIn) {
+		// The sign-in, between two attempts: the probes of the first have
+		// deadlines a person would not meet.
+		if _, err := signIn.signInNow(ctx); err != nil {
+			return nil, fmt.Errorf("cannot connect: %w", err)
+		}
+		cl, err = client.Connect(ctx, client.HTTP(target[0], nil, hopts...), opts...)
+	} else if signIn != nil {
+		_, _ = signIn.signInNow(ctx) // answer later challenges at once
+	}
 	if err != nil {
 		if tail != nil {
 			if s := strings.TrimSpace(tail.String()); s != "" {
 				err = fmt.Errorf("%w\nthe server's standard error ended with:\n%s", err, s)
 			}
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(context.Cause(ctx), errTimedOut) || errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%w (the server did not answer within -timeout %v)", err, c.timeout)
 		}
 		return nil, fmt.Errorf("cannot connect: %w", err)

@@ -36,9 +36,24 @@ const redirectURL = "http://localhost:3000/callback"
 // documents.
 const metadataURL = "https://conformance-test.local/client-metadata.json"
 
+// usage is what -h prints.
+const usage = `usage: conformanceclient SERVER-URL
+
+Conformanceclient is the client the official MCP conformance suite drives
+(conformance client --command ...): the suite starts it once per scenario
+with the URL of its test server, the scenario's name in
+MCP_CONFORMANCE_SCENARIO and its context (JSON) in MCP_CONFORMANCE_CONTEXT,
+and it does what the scenario expects of a client, with sake/client. It
+takes no flags. scripts/conformance-client.sh runs the suite with it.
+`
+
 func main() {
+	if len(os.Args) == 2 && (os.Args[1] == "-h" || os.Args[1] == "-help" || os.Args[1] == "--help") {
+		fmt.Fprint(os.Stderr, usage)
+		return
+	}
 	if len(os.Args) != 2 {
-		log.Fatalf("usage: %s <server-url> (with MCP_CONFORMANCE_SCENARIO set)", os.Args[0])
+		log.Fatalf("usage: %s SERVER-URL (with MCP_CONFORMANCE_SCENARIO set; -h explains)", os.Args[0])
 	}
 	scenario := os.Getenv("MCP_CONFORMANCE_SCENARIO")
 	var sc map[string]any

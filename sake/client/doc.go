@@ -98,8 +98,9 @@
 // OAuth makes an HTTP transport authorize itself: on a 401 it discovers the
 // protected resource and its authorization server, identifies the client
 // (metadata document, dynamic registration or a pre-registered id), runs
-// the authorization code flow with PKCE through a browser hook (or, with
-// no user, the client credentials grant or the JWT bearer grant of
+// the authorization code flow with PKCE through a browser hook (or the
+// device authorization grant through OAuthConfig.Device, for a machine
+// without a browser; or, with no user, the client credentials grant or the JWT bearer grant of
 // OAuthConfig.Assertion: a workload's identity token, or an enterprise
 // identity provider's assertion through EnterpriseIdP), binds tokens to a
 // key with DPoP (answering servers' nonces), keeps tokens in a TokenStore, refreshes them

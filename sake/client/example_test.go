@@ -42,3 +42,22 @@ func Example() {
 	fmt.Println(c.Era(), res.Text())
 	// Output: modern Hello, Ada!
 }
+
+// A command-line program run where no browser is at hand (over SSH) signs
+// its user in with the device flow: it shows a page and a code to type
+// there on another device, and the client polls until they have.
+func ExampleOAuthConfig_device() {
+	oauth := client.OAuth(client.OAuthConfig{
+		ClientName: "notes-cli",
+		Device: func(_ context.Context, code client.DeviceCode) error {
+			fmt.Printf("Open %s and type the code %s\n", code.VerificationURI, code.UserCode)
+			return nil
+		},
+	})
+	c, err := client.Connect(context.Background(), client.HTTP("https://notes.example.com/mcp", nil, client.WithAuthorizer(oauth)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+}

@@ -25,6 +25,14 @@ type OAuthConfig struct {
 	// RedirectURL is the redirect URI registered for the client. Loopback
 	// sets it; it is required with Browser.
 	RedirectURL string
+	// Device, when set, signs the person in with the device authorization
+	// grant (RFC 8628) wherever the authorization server offers it: Device
+	// shows the person the page and the code (and returns at once), then
+	// the client polls the token endpoint until they answer there, the
+	// code expires or the context ends. Where the server does not offer
+	// the grant, the authorization code flow runs with Browser. For a
+	// machine without a browser (a session over SSH).
+	Device func(ctx context.Context, code DeviceCode) error
 
 	// ClientID and ClientSecret are a pre-registered client. With Issuer
 	// set they are used only with that authorization server; without, with
@@ -344,6 +352,8 @@ func (a *OAuthAuthorizer) authorize(ctx context.Context, endpoint string, ch Cha
 		t, err = a.jwtBearer(ctx, d, scopes)
 	case a.cfg.ClientCredentials:
 		t, err = a.clientCredentials(ctx, d, scopes)
+	case a.cfg.Device != nil && d.as.deviceEndpoint != "" && su == nil:
+		t, err = a.deviceFlow(ctx, d, scopes)
 	default:
 		t, err = a.codeFlow(ctx, d, scopes, su)
 	}

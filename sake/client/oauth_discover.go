@@ -27,6 +27,7 @@ type asMeta struct {
 	authorizationEndpoint string
 	tokenEndpoint         string
 	registrationEndpoint  string
+	deviceEndpoint        string // device_authorization_endpoint; empty when not offered
 	scopesSupported       []string
 	tokenAuthMethods      []string
 	challengeMethods      []string
@@ -143,7 +144,8 @@ func (a *OAuthAuthorizer) discover(ctx context.Context, endpoint string, ch Chal
 		return d, nil
 	}
 	d.as = &asMeta{issuer: md.Issuer, authorizationEndpoint: md.AuthorizationEndpoint, tokenEndpoint: md.TokenEndpoint,
-		registrationEndpoint: str(md.Raw["registration_endpoint"]), scopesSupported: md.ScopesSupported,
+		registrationEndpoint: str(md.Raw["registration_endpoint"]), deviceEndpoint: str(md.Raw["device_authorization_endpoint"]),
+		scopesSupported:  md.ScopesSupported,
 		tokenAuthMethods: strs(md.Raw["token_endpoint_auth_methods_supported"]),
 		challengeMethods: strs(md.Raw["code_challenge_methods_supported"]),
 		grantTypes:       strs(md.Raw["grant_types_supported"]),

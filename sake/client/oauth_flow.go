@@ -90,6 +90,12 @@ func pickAuthMethod(supported []string, secret, key bool) string {
 // register registers the client dynamically (RFC 7591).
 func (a *OAuthAuthorizer) register(ctx context.Context, as *asMeta) (*registration, error) {
 	grants := []string{"authorization_code", "refresh_token"}
+	if a.cfg.Device != nil && as.deviceEndpoint != "" {
+		grants = append(grants, deviceCodeGrant)
+		if a.cfg.RedirectURL == "" {
+			grants = []string{deviceCodeGrant, "refresh_token"}
+		}
+	}
 	switch {
 	case a.cfg.Assertion != nil:
 		grants = []string{jwtBearerGrant}
@@ -106,7 +112,7 @@ func (a *OAuthAuthorizer) register(ctx context.Context, as *asMeta) (*registrati
 		"token_endpoint_auth_method": method,
 		"application_type":           applicationType(a.cfg.RedirectURL),
 	}
-	if !a.cfg.machine() {
+	if !a.cfg.machine() && a.cfg.RedirectURL != "" {
 		body["redirect_uris"] = []string{a.cfg.RedirectURL}
 		body["response_types"] = []string{"code"}
 	}
@@ -336,7 +342,7 @@ func (a *OAuthAuthorizer) tokenRequest(ctx context.Context, as *asMeta, cl *regi
 			resp.Header.Get("DPoP-Nonce") != "" && oauthError(b) == "use_dpop_nonce" {
 			continue
 		}
-		return nil, fmt.Errorf("%w: the token endpoint answered %d%s: %.300s", ErrAuthorization, resp.StatusCode, redirectNote(resp), b)
+		return nil, &tokenError{code: oauthError(b), msg: fmt.Sprintf("%v: the token endpoint answered %d%s: %.300s", ErrAuthorization, resp.StatusCode, redirectNote(resp), b)}
 	}
 	var tr struct {
 		AccessToken  string `json:"access_token"`

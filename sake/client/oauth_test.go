@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -43,6 +44,10 @@ type testAS struct {
 	nonceAsked int
 	// assertion, when set, is the one JWT the JWT bearer grant accepts.
 	assertion string
+	// device, when set, offers the device flow: "approve" answers the
+	// second poll with a token, "deny" the first with access_denied.
+	device      string
+	devicePolls int
 }
 
 type grant struct {
@@ -64,6 +69,9 @@ func newTestAS(t *testing.T) *testAS {
 		if !a.noDCR {
 			md["registration_endpoint"] = a.ts.URL + "/register"
 		}
+		if a.device != "" {
+			md["device_authorization_endpoint"] = a.ts.URL + "/device_authorization"
+		}
 		_ = json.NewEncoder(w).Encode(md)
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
@@ -76,6 +84,14 @@ func newTestAS(t *testing.T) *testAS {
 		a.mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
 		_ = json.NewEncoder(w).Encode(map[string]any{"client_id": id, "token_endpoint_auth_method": "none"})
+	})
+	mux.HandleFunc("/device_authorization", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		a.mu.Lock()
+		a.codes["device"] = grant{scope: r.Form.Get("scope"), resource: r.Form.Get("resource"), clientID: r.Form.Get("client_id")}
+		a.mu.Unlock()
+		_ = json.NewEncoder(w).Encode(map[string]any{"device_code": "device", "user_code": "WDJB-MJHT",
+			"verification_uri": a.ts.URL + "/device", "expires_in": 600, "interval": 1})
 	})
 	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -152,6 +168,25 @@ func newTestAS(t *testing.T) *testAS {
 				_, _ = w.Write([]byte(`{"error":"invalid_grant"}`))
 				return
 			}
+			g = c
+		case "urn:ietf:params:oauth:grant-type:device_code":
+			a.devicePolls++
+			c, ok := a.codes[r.Form.Get("device_code")]
+			switch {
+			case !ok:
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":"invalid_grant"}`))
+				return
+			case a.device == "deny":
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":"access_denied"}`))
+				return
+			case a.devicePolls == 1:
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":"authorization_pending"}`))
+				return
+			}
+			delete(a.codes, "device")
 			g = c
 		case "urn:ietf:params:oauth:grant-type:jwt-bearer":
 			if a.assertion == "" || r.Form.Get("assertion") != a.assertion || r.Form.Get("resource") == "" {
@@ -425,5 +460,53 @@ func TestTokenStaysWithItsResource(t *testing.T) {
 		if got := req.Header.Get("Authorization") != ""; got != want {
 			t.Errorf("%s: token sent = %v", target, got)
 		}
+	}
+}
+
+// The device flow: the code is shown, the client polls past
+// authorization_pending and gets the token; a refusal on the device page
+// is an error that says so; a client registered for it asks for the
+// device grant and registers no redirect.
+func TestOAuthDeviceFlow(t *testing.T) {
+	t.Parallel()
+	for _, outcome := range []string{"approve", "deny"} {
+		t.Run(outcome, func(t *testing.T) {
+			t.Parallel()
+			a := newTestAS(t)
+			a.device = outcome
+			resource, _ := protected(t, a)
+			var shown []client.DeviceCode
+			cfg := client.OAuthConfig{Device: func(_ context.Context, d client.DeviceCode) error {
+				shown = append(shown, d)
+				return nil
+			}}
+			c, err := client.Connect(t.Context(), client.HTTP(resource, nil, client.WithAuthorizer(client.OAuth(cfg))))
+			if err == nil {
+				t.Cleanup(func() { _ = c.Close() })
+			}
+			if outcome == "deny" {
+				if err == nil || !strings.Contains(err.Error(), "refused on the device page") {
+					t.Fatalf("a denied sign-in: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.CallTool(t.Context(), "peek", nil); err != nil {
+				t.Fatal(err)
+			}
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if len(shown) != 1 || shown[0].UserCode != "WDJB-MJHT" || shown[0].VerificationURI != a.ts.URL+"/device" {
+				t.Fatalf("shown = %+v", shown)
+			}
+			if a.devicePolls != 2 || len(a.asked) != 0 {
+				t.Fatalf("%d polls and %d authorization requests, want 2 and 0", a.devicePolls, len(a.asked))
+			}
+			if len(a.regs) != 1 || fmt.Sprint(a.regs[0]["grant_types"]) != "[urn:ietf:params:oauth:grant-type:device_code refresh_token]" || a.regs[0]["redirect_uris"] != nil {
+				t.Fatalf("registration = %v", a.regs)
+			}
+		})
 	}
 }

@@ -142,6 +142,9 @@ func (g *Gateway) Status() []Status {
 func (g *Gateway) Close() error {
 	g.cancel()
 	g.wg.Wait()
+	if g.o.ownHTTPClient {
+		g.o.httpClient.CloseIdleConnections()
+	}
 	if g.tasks != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

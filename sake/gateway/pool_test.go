@@ -1,0 +1,73 @@
+package gateway_test
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/saketest"
+)
+
+// TestURLEntryReusesConnections: calls to a url entry go over kept-alive
+// connections, as many as run at once, not one new connection per call
+// (each of which would be left in TIME-WAIT).
+func TestURLEntryReusesConnections(t *testing.T) {
+	const width, rounds = 8, 5
+	entered := make(chan struct{}, width)
+	var gate atomic.Pointer[chan struct{}]
+	srv := sake.MustNew(nil, sake.Name("wide", "1.0.0"))
+	if err := srv.AddTool(sake.NewTool("wait", func(*sake.Context) (string, error) {
+		g := gate.Load()
+		entered <- struct{}{}
+		<-*g
+		return "ok", nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	ph := plug.New(srv)
+	var opened atomic.Int64
+	ts := httptest.NewUnstartedServer(ph)
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(func() { ts.Close(); ph.Close() })
+
+	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {"wide": {"url": %q}}}`, ts.URL+"/mcp"))
+	c := saketest.Connect(t, g.Server())
+	base := opened.Load() // the connection the gateway made at start
+	for range rounds {
+		release := make(chan struct{})
+		gate.Store(&release)
+		var wg sync.WaitGroup
+		errs := make(chan error, width)
+		for range width {
+			wg.Go(func() {
+				if _, err := c.CallTool("wide_wait", nil); err != nil {
+					errs <- err
+				}
+			})
+		}
+		for range width {
+			<-entered // all width calls are in flight at once
+		}
+		close(release)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+	}
+	// One more connection may carry the remote's listen stream.
+	if n := opened.Load() - base; n > width+1 {
+		t.Errorf("%d rounds of %d calls at once opened %d connections; want at most %d (kept alive and reused)", rounds, width, n, width+1)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"sort"
 	"sync"
@@ -263,12 +262,7 @@ func (g *Gateway) transport(e Entry) client.Transport {
 	if e.transport() == "stdio" {
 		cmd := exec.Command(e.Command, e.Args...)
 		cmd.Dir = e.Cwd
-		if len(e.Env) > 0 {
-			cmd.Env = os.Environ()
-			for k, v := range e.Env {
-				cmd.Env = append(cmd.Env, k+"="+v)
-			}
-		}
+		cmd.Env = commandEnv(e)
 		return client.Command(cmd)
 	}
 	var hopts []client.HTTPOption

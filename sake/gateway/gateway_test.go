@@ -31,6 +31,11 @@ func TestMain(m *testing.M) {
 		srv := sake.MustNew(nil, sake.Name("greeter", "1.0.0"))
 		_ = srv.AddTool(sake.NewTool("greet", func(*sake.Context) (string, error) { return "hello from stdio", nil }))
 		_ = srv.AddTool(sake.NewTool("crash", func(*sake.Context) (string, error) { os.Exit(3); return "", nil }))
+		_ = srv.AddTool(sake.NewTool("getenv", func(_ *sake.Context, a struct {
+			Name string `json:"name"`
+		}) (string, error) {
+			return os.Getenv(a.Name), nil
+		}))
 		if err := stdio.ServeStdio(srv); err != nil {
 			os.Exit(1)
 		}
@@ -186,7 +191,7 @@ func TestGatewayMountsEveryEntry(t *testing.T) {
 	}
 	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 		c := saketest.Connect(t, g.Server(), opts...)
-		if got := names(t, c); !slices.Equal(got, []string{"alpha_echo", "alpha_hang", "echo", "hang", "qs_crash", "qs_greet"}) {
+		if got := names(t, c); !slices.Equal(got, []string{"alpha_echo", "alpha_hang", "echo", "hang", "qs_crash", "qs_getenv", "qs_greet"}) {
 			t.Fatalf("tools = %v", got)
 		}
 		for tool, want := range map[string]string{"alpha_echo": "echo from alpha", "echo": "echo from beta", "qs_greet": "hello from stdio"} {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -181,7 +182,11 @@ func (h *httpTransport) do(ctx context.Context, method string, m *message, edit 
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("client: %s %s: %w", method, h.url, err)
+			safe := redactURL(h.url)
+			if ue, ok := errors.AsType[*url.Error](err); ok {
+				ue.URL = safe // net/http hides the password only, not the query
+			}
+			return nil, fmt.Errorf("client: %s %s: %w", method, safe, err)
 		}
 		if resp.StatusCode/100 == 3 {
 			return nil, redirectError(resp)
@@ -699,4 +704,25 @@ func (h *httpTransport) close() error {
 	}
 	drain(resp)
 	return nil
+}
+
+// redactURL is raw as it may be written to a log or an error: its
+// userinfo and the values of its query replaced, as they often carry
+// credentials.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an endpoint URL that does not parse)"
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"REDACTED"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os/exec"
 	"sort"
 	"sync"
@@ -30,6 +31,9 @@ type Gateway struct {
 type remote struct {
 	key, ns string
 	entry   Entry
+	// logger is the gateway's, hiding the entry's secrets (its URL's
+	// userinfo and query, headers, env, OAuth secret) in every record.
+	logger *slog.Logger
 
 	mu       sync.Mutex
 	up       bool
@@ -72,6 +76,13 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 		opt(&g.o)
 	}
 	g.o.defaults()
+	// The gateway's own records hide the secrets of every entry (a
+	// remote's error may reach them through a call).
+	entries := make([]Entry, 0, len(cfg.Servers))
+	for _, e := range cfg.Servers {
+		entries = append(entries, e)
+	}
+	g.o.logger = redactingLogger(g.o.logger, entries...)
 	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger)}, g.o.serverOpts...)
 	srv, err := sake.New(nil, serverOpts...)
 	if err != nil {
@@ -100,7 +111,7 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 			return nil, fmt.Errorf("gateway: %q and %q are both mounted under namespace %q", other, k, ns)
 		}
 		seen[ns] = k
-		g.remotes = append(g.remotes, &remote{key: k, ns: ns, entry: e, first: make(chan struct{})})
+		g.remotes = append(g.remotes, &remote{key: k, ns: ns, entry: e, first: make(chan struct{}), logger: g.o.logger})
 	}
 	ctx, g.cancel = context.WithCancel(ctx)
 	for _, r := range g.remotes {
@@ -169,7 +180,7 @@ func (g *Gateway) keep(ctx context.Context, r *remote) {
 		if time.Since(start) > g.o.backoffMax {
 			wait = g.o.backoffMin // it was up a good while: start over
 		}
-		g.o.logger.Warn("gateway: remote server down; trying again", "server", r.key, "in", wait, "err", err)
+		r.logger.Warn("gateway: remote server down; trying again", "server", r.key, "in", wait, "err", err)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -193,7 +204,7 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	})
 	defer firstDone()
 	cctx, cancel := context.WithTimeout(ctx, g.o.startTimeout)
-	cl, err := client.Connect(cctx, g.transport(r.entry), g.clientOptions()...)
+	cl, err := client.Connect(cctx, g.transport(r.entry), g.clientOptions(r)...)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("connecting: %w", err)
@@ -201,7 +212,7 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	defer cl.Close()
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
-	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(g.o.logger))}, g.o.proxyOpts...)...)
+	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(r.logger))}, g.o.proxyOpts...)...)
 	if err != nil {
 		return fmt.Errorf("reading its components: %w", err)
 	}
@@ -229,7 +240,7 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 		r.mu.Unlock()
 	}()
 	info := cl.Info()
-	g.o.logger.Info("gateway: remote server mounted", "server", r.key, "namespace", r.ns, "name", info.Server.Name, "era", info.Era)
+	r.logger.Info("gateway: remote server mounted", "server", r.key, "namespace", r.ns, "name", info.Server.Name, "era", info.Era)
 	firstDone()
 	return g.watch(ctx, cl)
 }
@@ -253,8 +264,8 @@ func (g *Gateway) watch(ctx context.Context, cl *client.Client) error {
 	}
 }
 
-func (g *Gateway) clientOptions() []client.Option {
-	return append([]client.Option{client.ClientInfo("sake-gateway", "1.0.0"), client.Logger(g.o.logger), client.ForwardQuestions()}, g.o.clientOpts...)
+func (g *Gateway) clientOptions(r *remote) []client.Option {
+	return append([]client.Option{client.ClientInfo("sake-gateway", "1.0.0"), client.Logger(r.logger), client.ForwardQuestions()}, g.o.clientOpts...)
 }
 
 // transport makes the entry's transport: its own credentials only.

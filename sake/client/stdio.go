@@ -65,6 +65,7 @@ type streamTransport struct {
 	readErr error
 	done    chan struct{} // closed when reading stops
 	exited  chan struct{} // closed when the command has exited
+	exitErr error         // the command's Wait error, set before exited is closed
 	stderr  chan struct{}
 	// logCtx is the context of the one request in flight that asked for
 	// log messages with a per-request level, or nil.
@@ -148,6 +149,22 @@ func (t *streamTransport) bind(_ context.Context, incoming func(context.Context,
 				}
 			}()
 		}
+	}
+	if t.cmd != nil {
+		// The process is waited for as soon as its output ends, so that
+		// its exit is known at once (Client.Lost) and it is never left a
+		// zombie.
+		go func() {
+			<-t.done
+			if t.stderr != nil {
+				<-t.stderr
+			}
+			err := t.cmd.Wait()
+			t.mu.Lock()
+			t.exitErr = err
+			t.mu.Unlock()
+			close(t.exited)
+		}()
 	}
 	go t.read()
 	return nil
@@ -299,6 +316,39 @@ func (t *streamTransport) send(_ context.Context, m *message) error {
 
 func (t *streamTransport) established(protocol.Era, string) {}
 
+// lost is closed when the server's output has ended: the connection is
+// gone for good.
+func (t *streamTransport) lost() <-chan struct{} { return t.done }
+
+// lostErr says why the connection is gone: the command's exit, when it
+// has exited, else the end of its output.
+func (t *streamTransport) lostErr() error {
+	if t.exited != nil {
+		// A server whose output ended is usually exiting: give it a moment
+		// to, so that the reason is its exit status.
+		timer := time.NewTimer(exitGrace)
+		defer timer.Stop()
+		select {
+		case <-t.exited:
+			t.mu.Lock()
+			err := t.exitErr
+			t.mu.Unlock()
+			if err == nil {
+				return errors.New("client: the server exited")
+			}
+			return fmt.Errorf("client: the server exited: %w", err)
+		case <-timer.C:
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.readErr
+}
+
+// exitGrace is how long lostErr waits for a command whose output ended to
+// exit.
+const exitGrace = 250 * time.Millisecond
+
 func (t *streamTransport) ready(context.Context) error { return nil }
 
 func (t *streamTransport) close() error {
@@ -319,14 +369,6 @@ func (t *streamTransport) close() error {
 		}
 		return err
 	}
-	go func() {
-		<-t.done
-		if t.stderr != nil {
-			<-t.stderr
-		}
-		_ = t.cmd.Wait()
-		close(t.exited)
-	}()
 	timer := time.NewTimer(t.shutdown)
 	defer timer.Stop()
 	select {

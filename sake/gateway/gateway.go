@@ -245,7 +245,9 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	return g.watch(ctx, cl)
 }
 
-// watch returns when the remote stops answering pings, or ctx ends.
+// watch returns when the remote is gone: at once when its connection
+// says so (a command that exited or closed its output), else when it
+// stops answering pings; or when ctx ends.
 func (g *Gateway) watch(ctx context.Context, cl *client.Client) error {
 	t := time.NewTicker(g.o.healthEvery)
 	defer t.Stop()
@@ -253,6 +255,8 @@ func (g *Gateway) watch(ctx context.Context, cl *client.Client) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-cl.Lost():
+			return fmt.Errorf("it stopped: %w", cl.LostErr())
 		case <-t.C:
 		}
 		pctx, cancel := context.WithTimeout(ctx, g.o.healthEvery)

@@ -324,3 +324,34 @@ func TestGatewayRefusesWrongConfigs(t *testing.T) {
 		t.Errorf("two entries under one namespace = %v", err)
 	}
 }
+
+// TestGatewayNoticesAStdioExitAtOnce: a child that exits is noticed on
+// its exit, not at the next ping (there is none within the test): the
+// call in flight gets an error naming the entry, its tools leave the
+// lists, and it is restarted and initialized again.
+func TestGatewayNoticesAStdioExitAtOnce(t *testing.T) {
+	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {"qs": %s}}`, stdioEntry()), gateway.HealthCheck(time.Hour))
+	left := make(chan struct{})
+	var once sync.Once
+	stop := g.Server().Watch(func(sake.Broadcast) {
+		if !g.Status()[0].Connected {
+			once.Do(func() { close(left) })
+		}
+	})
+	defer stop()
+	c := saketest.Connect(t, g.Server())
+	_, err := c.CallTool("qs_crash", nil)
+	var e *sake.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Message, `"qs"`) || !strings.Contains(e.Message, "stopped") {
+		t.Fatalf("a call whose server exited = %v; want an error naming the entry", err)
+	}
+	select {
+	case <-left:
+	case <-time.After(waitFor):
+		t.Fatal("the exit was not noticed (no list_changed while the child was down)")
+	}
+	until(t, g.Server(), "qs restarted", func() bool { s := g.Status()[0]; return s.Connected && s.Restarts > 0 })
+	if res, err := c.CallTool("qs_greet", nil); err != nil || res.Text() != "hello from stdio" {
+		t.Fatalf("qs_greet after the restart = %v, %v", res, err)
+	}
+}

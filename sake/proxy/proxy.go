@@ -274,7 +274,7 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 		timedOut := context.Cause(fctx) == errUpstreamTimeout
 		cancel()
 		if !acquired {
-			return sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", p.remote.Info().Server.Name, p.cfg.maxInFlight())
+			return sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", p.name(), p.cfg.maxInFlight())
 		}
 		p.release()
 		cl.mu.Lock()
@@ -283,12 +283,36 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 			return cl.pending
 		}
 		if timedOut && err != nil {
-			return sake.NewError(sake.CodeInternalError, "the upstream server %q did not answer within %s", p.remote.Info().Server.Name, timeout)
+			return sake.NewError(sake.CodeInternalError, "the upstream server %q did not answer within %s", p.name(), timeout)
 		}
 		if err != nil && errors.Is(err, client.ErrClosed) {
-			return sake.NewError(sake.CodeInternalError, "the upstream server %q is not connected: %v", p.remote.Info().Server.Name, err)
+			return sake.NewError(sake.CodeInternalError, "the upstream server %q is not connected: %v", p.name(), err)
+		}
+		if err != nil && p.lost() {
+			return sake.NewError(sake.CodeInternalError, "the upstream server %q stopped (%v); retry once it is back", p.name(), p.remote.LostErr())
 		}
 		return upstreamError(err)
+	}
+}
+
+// name is what the proxy's errors call the remote server: the proxy's own
+// name when its server options give one (a gateway's entry key), else the
+// name the remote server gives itself.
+func (p *proxy) name() string {
+	if n := p.srv.Info().Name; n != "" {
+		return n
+	}
+	return p.remote.Info().Server.Name
+}
+
+// lost reports that the connection to the remote server is gone for good
+// (a command that exited).
+func (p *proxy) lost() bool {
+	select {
+	case <-p.remote.Lost():
+		return true
+	default:
+		return false
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -585,6 +586,10 @@ func (h *httpTransport) startGET() {
 	done, ready := make(chan struct{}), make(chan struct{})
 	h.getCancel, h.getDone, h.getReady = cancel, done, ready
 	go func() {
+		// The stream is the session's, not the request's that opened it
+		// (a new handshake within a call): it drops the profiler labels it
+		// was started with.
+		pprof.SetGoroutineLabels(context.Background())
 		defer close(done)
 		var once sync.Once
 		h.listenGET(ctx, func() { once.Do(func() { close(ready) }) })

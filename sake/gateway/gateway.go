@@ -212,7 +212,8 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	defer cl.Close()
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
-	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(r.logger))}, g.o.proxyOpts...)...)
+	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(r.logger)),
+		proxy.URINamespace(r.ns)}, g.o.proxyOpts...)...)
 	if err != nil {
 		return fmt.Errorf("reading its components: %w", err)
 	}

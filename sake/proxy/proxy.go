@@ -11,6 +11,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/internal/uritemplate"
 	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
@@ -27,6 +28,7 @@ type proxyConfig struct {
 	prompts    func(protocol.PromptInfo) bool
 	resources  func(uri string) bool
 	serverOpts []sake.Option
+	uriNS      string // see URINamespace
 }
 
 // Prefix puts prefix before the name of every tool and prompt of the
@@ -351,10 +353,13 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		seen[local] = true
 		def := sake.NewTool(local, func(c *sake.Context, args json.RawMessage) (*sake.ToolResult, error) {
 			if p.remoteTasks {
-				return p.callTaskTool(c, remoteName, args)
+				res, err := p.callTaskTool(c, remoteName, args)
+				p.cfg.localToolResult(res)
+				return res, err
 			}
 			fctx, done := p.forward(c)
 			res, err := p.remote.CallTool(fctx, remoteName, args)
+			p.cfg.localToolResult(res)
 			if err = done(err); err != nil {
 				var te *sake.ToolError
 				if errors.As(err, &te) {
@@ -382,6 +387,9 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		}
 		if len(t.Icons) > 0 {
 			def.Icons(t.Icons...)
+		}
+		for k, v := range t.Meta {
+			def.Meta(k, v) // an MCP Apps view (ui.resourceUri) and the rest, as the remote wrote them
 		}
 		if err := p.srv.AddTool(def); err != nil {
 			return fmt.Errorf("client: proxying tool %s: %w", t.Name, err)
@@ -421,6 +429,7 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 			if err = done(err); err != nil {
 				return nil, err
 			}
+			p.cfg.localPromptResult(res)
 			return res, nil
 		}).Title(pr.Title).Description(pr.Description).Arguments(pr.Arguments...)
 		for _, a := range pr.Arguments {
@@ -436,6 +445,9 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 		}
 		if len(pr.Icons) > 0 {
 			def.Icons(pr.Icons...)
+		}
+		for k, v := range pr.Meta {
+			def.Meta(k, v)
 		}
 		if err := p.srv.AddPrompt(def); err != nil {
 			return fmt.Errorf("client: proxying prompt %s: %w", pr.Name, err)
@@ -498,6 +510,9 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		if len(r.Icons) > 0 {
 			def.Icons(r.Icons...)
 		}
+		for k, v := range r.Meta {
+			def.Meta(k, v)
+		}
 		if err := p.srv.AddResource(def); err != nil {
 			return fmt.Errorf("client: proxying resource %s: %w", r.URI, err)
 		}
@@ -517,6 +532,27 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		}).Name(t.Name).Title(t.Title).Description(t.Description).MIMEType(t.MIMEType)
 		if len(t.Icons) > 0 {
 			def.Icons(t.Icons...)
+		}
+		if t.Annotations != nil {
+			def.Annotations(*t.Annotations)
+		}
+		for k, v := range t.Meta {
+			def.Meta(k, v)
+		}
+		if tmpl, err := uritemplate.Parse(t.URITemplate); err == nil {
+			// completion/complete of the template's variables is the
+			// remote's, under the remote's template.
+			remoteTemplate := t.URITemplate
+			for _, variable := range tmpl.Vars() {
+				def.Complete(variable, func(c *sake.Context, r sake.CompleteRequest) (*sake.Completion, error) {
+					fctx, done := p.forward(c)
+					comp, err := p.remote.Complete(fctx, protocol.ResourceRef(remoteTemplate), variable, r.Value, r.Arguments)
+					if err = done(err); err != nil {
+						return nil, err
+					}
+					return comp, nil
+				})
+			}
 		}
 		if err := p.srv.AddResource(def); err != nil {
 			return fmt.Errorf("client: proxying resource template %s: %w", t.URITemplate, err)

@@ -25,6 +25,7 @@ type Gateway struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	tasks   *tasks.Manager // the gateway's own, when the options bring none
+	claims  claims         // the names two remotes could both bring
 }
 
 // remote is one entry, and the connection to it while it is up.
@@ -203,6 +204,7 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 		}
 	})
 	defer firstDone()
+	defer g.claims.release(r.key)
 	cctx, cancel := context.WithTimeout(ctx, g.o.startTimeout)
 	cl, err := client.Connect(cctx, g.transport(r.entry), g.clientOptions(r)...)
 	cancel()
@@ -213,7 +215,7 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(r.logger)),
-		proxy.URINamespace(r.ns)}, g.o.proxyOpts...)...)
+		proxy.URINamespace(r.ns)}, append(g.o.proxyOpts, g.filters(r)...)...)...)
 	if err != nil {
 		return fmt.Errorf("reading its components: %w", err)
 	}

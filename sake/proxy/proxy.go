@@ -93,20 +93,33 @@ func (p *proxyConfig) callTimeout() time.Duration {
 	return DefaultCallTimeout
 }
 
-// FilterTools keeps only the remote tools keep accepts.
+// FilterTools keeps only the remote tools keep accepts. Several filters
+// all have to accept a tool.
 func FilterTools(keep func(protocol.ToolInfo) bool) Option {
-	return func(p *proxyConfig) { p.tools = keep }
+	return func(p *proxyConfig) { p.tools = both(p.tools, keep) }
 }
 
-// FilterPrompts keeps only the remote prompts keep accepts.
+// FilterPrompts keeps only the remote prompts keep accepts. Several
+// filters all have to accept a prompt.
 func FilterPrompts(keep func(protocol.PromptInfo) bool) Option {
-	return func(p *proxyConfig) { p.prompts = keep }
+	return func(p *proxyConfig) { p.prompts = both(p.prompts, keep) }
 }
 
 // FilterResources keeps only the remote resources and templates whose URI
-// (or URI template) keep accepts.
+// (or URI template) keep accepts. Several filters all have to accept it.
 func FilterResources(keep func(uri string) bool) Option {
-	return func(p *proxyConfig) { p.resources = keep }
+	return func(p *proxyConfig) { p.resources = both(p.resources, keep) }
+}
+
+// both is a filter that keeps what a and b keep (either may be nil).
+func both[T any](a, b func(T) bool) func(T) bool {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	return func(v T) bool { return a(v) && b(v) }
 }
 
 // ServerOptions are options for the proxy's sake server (its name,

@@ -58,6 +58,12 @@ type streamTransport struct {
 	max      int64
 	logger   interface{ Warn(string, ...any) }
 	wmu      sync.Mutex
+	// The write queue (see write), under wmu: the messages to write, the
+	// buffer of the last write kept for reuse, whether a writer is
+	// writing, and the error that ended writing for good.
+	queue, spare []byte
+	writing      bool
+	writeErr     error
 
 	mu      sync.Mutex
 	pending map[string]chan []byte
@@ -251,16 +257,47 @@ func (t *streamTransport) write(b []byte) error {
 	if bytes.IndexByte(b, '\n') >= 0 {
 		return errors.New("client: a message for stdio must not contain a newline")
 	}
+	// Group commit: a message is queued; the writer that finds no write
+	// under way writes the queue, and goes on writing what the others
+	// queued meanwhile, in one system call each time. So concurrent
+	// calls share their writes, no goroutine waits for another's write to
+	// finish, and no message is copied but into the queue.
 	t.wmu.Lock()
-	defer t.wmu.Unlock()
-	// The newline goes in the body's spare capacity when it has some (a
-	// message's body is the transport's to send, and its bytes up to
-	// len(b) stay as they are): one write, and no copy.
-	if _, err := t.w.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("client: writing to the server: %w", err)
+	if t.writeErr != nil {
+		err := t.writeErr
+		t.wmu.Unlock()
+		return err
 	}
-	return nil
+	t.queue = append(append(t.queue, b...), '\n')
+	if t.writing {
+		t.wmu.Unlock()
+		return nil
+	}
+	t.writing = true
+	var err error
+	for len(t.queue) > 0 && err == nil {
+		buf := t.queue
+		t.queue, t.spare = t.spare[:0], nil
+		t.wmu.Unlock()
+		_, err = t.w.Write(buf)
+		t.wmu.Lock()
+		if cap(buf) <= maxQueueReuse {
+			t.spare = buf
+		}
+	}
+	if err != nil {
+		err = fmt.Errorf("client: writing to the server: %w", err)
+		t.writeErr = err
+		t.queue = nil
+	}
+	t.writing = false
+	t.wmu.Unlock()
+	return err
 }
+
+// maxQueueReuse bounds the write queue's buffer kept for the next
+// writes: 1 MiB.
+const maxQueueReuse = 1 << 20
 
 func (t *streamTransport) roundTrip(ctx context.Context, m *message) ([]byte, error) {
 	key := itoa(m.id)

@@ -274,6 +274,10 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 	acquired := p.acquire()
 	if !acquired {
 		cancel()
+	} else {
+		// The call waits for the remote: a transport reading the caller's
+		// requests on this goroutine goes on reading meanwhile.
+		ctx.WaitsOutside()
 	}
 	cl := &caller{ctx: ctx, abandon: cancel, prefix: prefix}
 	c = client.WithForward(c, callerEnvelope(ctx, cl))

@@ -47,3 +47,20 @@ func TestProxyCallSaysItWaitsOutside(t *testing.T) {
 		t.Errorf("the forwarded call told its transport it waits %d times; want 1", n)
 	}
 }
+
+// A proxy mounted under a namespace names the remote's resources in its
+// results as the parent serves them.
+func ExampleURINamespace() {
+	ctx := context.Background()
+	remote, err := client.Connect(ctx, client.HTTP("https://notes.example.com/mcp", nil))
+	if err != nil {
+		return
+	}
+	defer remote.Close()
+	notes, err := proxy.New(ctx, remote, proxy.URINamespace("notes"))
+	if err != nil {
+		return
+	}
+	parent := sake.MustNew(nil)
+	_ = parent.Mount("notes", notes) // a resource_link to memo://1 reads notes+memo://1
+}

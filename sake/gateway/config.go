@@ -30,8 +30,8 @@ type Config struct {
 type Entry struct {
 	// Command and Args start a stdio server, in the working directory
 	// Cwd. Its environment is not the gateway's: it gets a minimal base
-	// (PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TZ and the
-	// temporary directory's TMPDIR, TMP, TEMP; on Windows also what
+	// (PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TZ, XDG_*
+	// and the temporary directory's TMPDIR, TMP, TEMP; on Windows also what
 	// programs need to start), the variables InheritEnv names, and Env,
 	// which wins. So a third-party server does not read the secrets the
 	// gateway holds for other entries.

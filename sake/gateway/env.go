@@ -26,7 +26,7 @@ const InheritAll = "*"
 func childEnv(e Entry, environ []string) []string {
 	all := slices.Contains(e.InheritEnv, InheritAll)
 	keep := func(name string) bool {
-		if all || strings.HasPrefix(name, "LC_") || slices.Contains(e.InheritEnv, name) {
+		if all || strings.HasPrefix(name, "LC_") || strings.HasPrefix(name, "XDG_") || slices.Contains(e.InheritEnv, name) {
 			return true
 		}
 		if runtime.GOOS == "windows" {

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake/gateway"
@@ -51,5 +52,15 @@ func TestInheritEnvIsForCommands(t *testing.T) {
 	_, err := gateway.ParseConfig([]byte(`{"mcpServers": {"web": {"url": "http://127.0.0.1:1/mcp", "inheritEnv": ["HOME"]}}}`))
 	if err == nil {
 		t.Fatal("inheritEnv on a url entry was accepted")
+	}
+}
+
+func TestChildEnvBase(t *testing.T) {
+	t.Parallel()
+	environ := []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "XDG_CACHE_HOME=/c", "AWS_SECRET_ACCESS_KEY=x", "GITHUB_TOKEN=y", "NODE_OPTIONS=--z", "=C:=weird", "noequals"}
+	got := gateway.ChildEnvForTest(gateway.Entry{Command: "x", InheritEnv: []string{"NODE_OPTIONS"}, Env: map[string]string{"HOME": "/own"}}, environ)
+	want := []string{"HOME=/own", "LC_ALL=C", "NODE_OPTIONS=--z", "PATH=/bin", "XDG_CACHE_HOME=/c"}
+	if !slices.Equal(got, want) {
+		t.Errorf("child environment = %v, want %v", got, want)
 	}
 }

@@ -661,7 +661,8 @@ func (c *caller) ListRoots(ctx context.Context) ([]sake.Root, error) {
 }
 
 // Log hands a log message of a forwarded call to the proxy's caller, who
-// gets it subject to its own log level (client.Caller).
+// gets it subject to its own log level, or, a session that set none, as
+// the remote server chose to send it (client.Caller).
 func (c *caller) Log(level sake.LogLevel, logger string, data json.RawMessage) {
-	c.ctx.Log(level, logger, data)
+	c.ctx.PassLog(level, logger, data)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -32,8 +33,8 @@ type Gateway struct {
 type remote struct {
 	key, ns string
 	entry   Entry
-	// logger is the gateway's, hiding the entry's secrets (its URL's
-	// userinfo and query, headers, env, OAuth secret) in every record.
+	// logger is the gateway's, which hides the secrets of every entry
+	// (URL userinfo and query values, headers, env, OAuth secrets).
 	logger *slog.Logger
 
 	mu       sync.Mutex
@@ -215,7 +216,7 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(r.logger)),
-		proxy.URINamespace(r.ns)}, append(g.o.proxyOpts, g.filters(r)...)...)...)
+		proxy.URINamespace(r.ns)}, append(slices.Clip(g.o.proxyOpts), g.filters(r)...)...)...)
 	if err != nil {
 		return fmt.Errorf("reading its components: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 )
@@ -40,13 +41,23 @@ type schemaSet struct {
 }
 
 // proxyJSON renders a schema of the document as a generic JSON value,
-// keeping references as they are.
+// keeping references as they are. It decodes the schema's own YAML node,
+// which keeps every keyword as written and costs far less than building
+// libopenapi's model of the schema; a schema without a node (built in
+// code) is rendered from the model.
 func proxyJSON(sp *base.SchemaProxy) (any, error) {
 	if sp == nil {
 		return map[string]any{}, nil
 	}
 	if sp.IsReference() {
 		return map[string]any{"$ref": sp.GetReference()}, nil
+	}
+	if node := sp.GetValueNode(); node != nil {
+		var v any
+		if err := node.Decode(&v); err != nil {
+			return nil, err
+		}
+		return jsonValue(v), nil
 	}
 	s := sp.Schema()
 	if s == nil {
@@ -64,6 +75,33 @@ func proxyJSON(sp *base.SchemaProxy) (any, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// jsonValue turns a decoded YAML value into one JSON can encode: maps
+// with keys that are not strings (200: in an example) get string keys,
+// timestamps become RFC 3339 text.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = jsonValue(e)
+		}
+		return x
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = jsonValue(e)
+		}
+		return m
+	case []any:
+		for i, e := range x {
+			x[i] = jsonValue(e)
+		}
+		return x
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	}
+	return v
 }
 
 // convert turns one schema of the document into JSON Schema 2020-12.

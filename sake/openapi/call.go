@@ -115,6 +115,10 @@ func (a *api) request(c *sake.Context, o *operation, args map[string]any) (*http
 			if err != nil {
 				return nil, err
 			}
+			if s == "." || s == ".." || s == "" {
+				// A dot segment would reach another path of the API.
+				return nil, fmt.Errorf("%s %s: the path parameter %s cannot be %q", o.method, o.path, arg.param, s)
+			}
 			path = strings.ReplaceAll(path, "{"+arg.param+"}", url.PathEscape(s))
 		case inQuery:
 			if err := addQuery(query, arg, v); err != nil {
@@ -337,10 +341,11 @@ func (r *response) toolResult(o *operation, structured bool) (*sake.ToolResult, 
 		return &sake.ToolResult{Content: []sake.Content{&sake.TextContent{Text: r.text()}}}, nil
 	}
 	body := bytes.TrimSpace(r.body)
+	if len(body) == 0 {
+		// A success without a body (204, say): nothing to structure.
+		return &sake.ToolResult{Content: []sake.Content{&sake.TextContent{Text: r.text()}}}, nil
+	}
 	if !json.Valid(body) {
-		if len(body) == 0 {
-			return nil, fmt.Errorf("%s %s: the API answered HTTP %d with no body, where its document declares JSON", o.method, o.path, r.status)
-		}
 		return nil, fmt.Errorf("%s %s: the API answered HTTP %d with a body that is not JSON (%s), where its document declares JSON", o.method, o.path, r.status, r.contentType)
 	}
 	sc := json.RawMessage(body)

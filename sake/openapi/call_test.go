@@ -61,6 +61,8 @@ func newPetAPI(t *testing.T) *petAPI {
 			io.WriteString(w, `[{"id":1,"name":"Rex","photoUrls":[]},{"id":2,"name":"Tom","photoUrls":[]}]`)
 		case r.Method == "GET" && r.URL.Path == "/api/v3/pet/7":
 			io.WriteString(w, `{"id":7,"name":"Rex","photoUrls":["a.png"],"status":"available"}`)
+		case r.Method == "GET" && r.URL.Path == "/api/v3/pet/204":
+			w.WriteHeader(http.StatusNoContent)
 		case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/api/v3/pet/"):
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, `{"code":404,"message":"Pet not found"}`)
@@ -177,6 +179,16 @@ func TestCallReachesTheAPI(t *testing.T) {
 				t.Errorf("result = %s", res.Text())
 			}
 		})
+		t.Run("no content", func(t *testing.T) {
+			api := newPetAPI(t)
+			c := api.connect(t, opts)
+			// The document declares a JSON body; a success without one is
+			// text only.
+			res, err := c.CallTool("getPetById", map[string]any{"petId": 204})
+			if err != nil || res.StructuredContent != nil || res.Text() != "HTTP 204 No Content" {
+				t.Fatalf("getPetById = %+v, %v", res, err)
+			}
+		})
 		t.Run("template", func(t *testing.T) {
 			api := newPetAPI(t)
 			c := api.connect(t, opts, openapi.Routes(openapi.RouteMap{Methods: []string{"GET"}, Kind: openapi.ResourceTemplate}))
@@ -212,6 +224,20 @@ func TestCallFailures(t *testing.T) {
 			}
 			if got := api.requests(); len(got) != 0 {
 				t.Fatalf("the API received %+v for refused arguments", got)
+			}
+		})
+		t.Run("dot segments", func(t *testing.T) {
+			api := newPetAPI(t)
+			c := api.connect(t, opts)
+			for _, name := range []string{"..", ".", ""} {
+				_, err := c.CallTool("getUserByName", map[string]any{"username": name})
+				var te *sake.ToolError
+				if !errors.As(err, &te) || !strings.Contains(err.Error(), "the path parameter username cannot be") {
+					t.Errorf("%q: err = %v, want the path parameter refused", name, err)
+				}
+			}
+			if got := api.requests(); len(got) != 0 {
+				t.Fatalf("the API received %+v", got)
 			}
 		})
 		t.Run("unknown operation", func(t *testing.T) {

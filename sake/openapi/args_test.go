@@ -51,6 +51,13 @@ paths:
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Widget'}
+  /widgets/{id}/parts/{part}:
+    get:
+      operationId: getPart
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses:
+        "204": {description: the part exists}
   /widgets:
     get:
       tags: [widgets]
@@ -99,7 +106,7 @@ func TestArgumentsFromEveryPlace(t *testing.T) {
 			}
 		}
 		slices.Sort(names)
-		if !slices.Equal(names, []string{"get_widgets", "widgets.update_v2"}) || update == nil {
+		if !slices.Equal(names, []string{"getPart", "get_widgets", "widgets.update_v2"}) || update == nil {
 			t.Fatalf("tools = %v, want the sanitised operationId and the method+path fallback", names)
 		}
 		var in struct {
@@ -164,6 +171,30 @@ func TestArgumentsFromEveryPlace(t *testing.T) {
 	})
 }
 
+// A variable of the path template that the document does not declare
+// is a required argument all the same.
+func TestUndeclaredPathParameter(t *testing.T) {
+	api := newPetAPI(t)
+	hc := api.srv.Client()
+	srv, err := openapi.New([]byte(collisions), openapi.BaseURL(api.srv.URL+"/v2"), openapi.HTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := saketest.Connect(t, srv)
+	t.Cleanup(hc.CloseIdleConnections)
+	_, err = c.CallTool("getPart", map[string]any{"id": "w1"})
+	if err == nil || !strings.Contains(err.Error(), "Invalid arguments") {
+		t.Fatalf("err = %v, want part required", err)
+	}
+	_, err = c.CallTool("getPart", map[string]any{"id": "w1", "part": "p/2"})
+	if err == nil || !strings.Contains(err.Error(), "HTTP 418") {
+		t.Fatalf("err = %v, want the API's answer", err)
+	}
+	if got := api.last(t); got.Path != "/v2/widgets/w1/parts/p%2F2" {
+		t.Fatalf("path = %s", got.Path)
+	}
+}
+
 func toStrings(v any) []string {
 	list, _ := v.([]any)
 	var out []string
@@ -208,7 +239,12 @@ func TestNamesAndTags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools) != 1 || tools[0].Name != "list_widgets" {
-		t.Fatalf("tools = %+v, want list_widgets alone (the mutating one disabled by its tag)", tools)
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"getPart", "list_widgets"}) {
+		t.Fatalf("tools = %v, want getPart and list_widgets (the mutating one disabled by its tag)", names)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -70,7 +71,7 @@ func (s *schemaSet) build(method, path string, pathParams []*v3.Parameter, op *v
 	if o.description == "" {
 		o.description = op.Summary
 	}
-	params := mergeParams(pathParams, op.Parameters)
+	params := undeclaredPathParams(path, mergeParams(pathParams, op.Parameters))
 	props := map[string]any{}
 	taken := map[string]bool{}
 	add := func(arg argument, schema any, required bool) {
@@ -230,6 +231,22 @@ func mergeParams(pathParams, opParams []*v3.Parameter) []*v3.Parameter {
 		}
 	}
 	return out
+}
+
+// pathVar finds the variables of a path template.
+var pathVar = regexp.MustCompile(`\{([^{}/]+)\}`)
+
+// undeclaredPathParams adds a required string parameter for each variable
+// of the path template the document does not declare, so that no call
+// sends a template's braces to the API.
+func undeclaredPathParams(path string, params []*v3.Parameter) []*v3.Parameter {
+	required := true
+	for _, m := range pathVar.FindAllStringSubmatch(path, -1) {
+		if !slices.ContainsFunc(params, func(p *v3.Parameter) bool { return p.In == inPath && p.Name == m[1] }) {
+			params = append(params, &v3.Parameter{Name: m[1], In: inPath, Required: &required})
+		}
+	}
+	return params
 }
 
 // bodyMedia picks the request body's media type: JSON when offered,

@@ -51,6 +51,18 @@ paths:
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Widget'}
+  /widgets/{id}/touch:
+    post:
+      operationId: touch
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {type: object, properties: {note: {type: string}}}
+      responses:
+        "204": {description: touched}
   /widgets/{id}/parts/{part}:
     get:
       operationId: getPart
@@ -106,7 +118,7 @@ func TestArgumentsFromEveryPlace(t *testing.T) {
 			}
 		}
 		slices.Sort(names)
-		if !slices.Equal(names, []string{"getPart", "get_widgets", "widgets.update_v2"}) || update == nil {
+		if !slices.Equal(names, []string{"getPart", "get_widgets", "touch", "widgets.update_v2"}) || update == nil {
 			t.Fatalf("tools = %v, want the sanitised operationId and the method+path fallback", names)
 		}
 		var in struct {
@@ -195,6 +207,22 @@ func TestUndeclaredPathParameter(t *testing.T) {
 	}
 }
 
+// A required body whose properties are all left out is sent as {}.
+func TestRequiredEmptyBody(t *testing.T) {
+	api := newPetAPI(t)
+	hc := api.srv.Client()
+	srv, err := openapi.New([]byte(collisions), openapi.BaseURL(api.srv.URL), openapi.HTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := saketest.Connect(t, srv)
+	t.Cleanup(hc.CloseIdleConnections)
+	_, _ = c.CallTool("touch", map[string]any{"id": "w1"})
+	if got := api.last(t); got.Method != "POST" || got.Path != "/widgets/w1/touch" || got.Body != "{}" || got.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("request = %+v", got)
+	}
+}
+
 func toStrings(v any) []string {
 	list, _ := v.([]any)
 	var out []string
@@ -244,7 +272,7 @@ func TestNamesAndTags(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"getPart", "list_widgets"}) {
-		t.Fatalf("tools = %v, want getPart and list_widgets (the mutating one disabled by its tag)", names)
+	if !slices.Equal(names, []string{"getPart", "list_widgets", "touch"}) {
+		t.Fatalf("tools = %v, want getPart, list_widgets and touch (the mutating one disabled by its tag)", names)
 	}
 }

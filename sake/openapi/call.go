@@ -139,6 +139,9 @@ func (a *api) request(c *sake.Context, o *operation, args map[string]any) (*http
 			whole, hasWhole = v, true
 		}
 	}
+	if body == nil && o.bodyObject && o.bodyNeeded {
+		body = map[string]any{} // a required body whose properties are all optional
+	}
 	u := a.base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/pb33f/libopenapi"
@@ -146,7 +147,7 @@ func (a *api) add(srv *sake.Server, set *schemaSet, taken map[string]bool, metho
 			return fmt.Errorf("%s: only a GET operation can be a resource; give the route map Methods: []string{\"GET\"}", where)
 		}
 		for _, arg := range o.args {
-			if arg.in != inPath && containsName(o.required, arg.name) {
+			if arg.in != inPath && slices.Contains(o.required, arg.name) {
 				return fmt.Errorf("%s: the %s parameter %q is required, which a resource URI cannot carry; make the operation a tool", where, arg.in, arg.param)
 			}
 		}
@@ -157,15 +158,6 @@ func (a *api) add(srv *sake.Server, set *schemaSet, taken map[string]bool, metho
 		return fmt.Errorf("%s: unknown route Kind %v", where, rm.Kind)
 	}
 	return nil
-}
-
-func containsName(names []string, name string) bool {
-	for _, n := range names {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }
 
 // tool makes an operation a tool.

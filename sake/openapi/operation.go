@@ -50,6 +50,8 @@ type operation struct {
 	output      json.RawMessage // nil: no JSON response declared
 	wrap        bool            // the response is not an object: structured content is {"result": …}
 	bodyType    string          // the request body's media type, "" for none
+	bodyObject  bool            // the body is a JSON object whose properties are arguments
+	bodyNeeded  bool            // the document requires a body
 	jsonResult  bool            // the API declares a JSON response
 }
 
@@ -119,12 +121,14 @@ func (s *schemaSet) build(method, path string, pathParams []*v3.Parameter, op *v
 		media, mt := bodyMedia(rb)
 		o.bodyType = media
 		required := rb.Required != nil && *rb.Required
+		o.bodyNeeded = required
 		if mt != nil && isJSON(media) {
 			schema, err := convert(mt.Schema)
 			if err != nil {
 				return nil, fmt.Errorf("request body: %w", err)
 			}
 			if shape, ok := s.flatten(schema); ok {
+				o.bodyObject = true
 				for _, name := range sortedKeys(shape.props) {
 					add(argument{in: inBody, param: name}, shape.props[name], required && slices.Contains(shape.required, name))
 				}

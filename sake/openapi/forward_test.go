@@ -101,6 +101,11 @@ func TestMountedAndTransformed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A transform renames a tool and fixes one of its arguments.
+	if err := pets.Transform(sake.Transform{Tool: "findPetsByTags", Name: "find_good_pets",
+		Args: map[string]sake.ArgTransform{"tags": {Value: []string{"good"}}}}); err != nil {
+		t.Fatal(err)
+	}
 	parent := sake.MustNew(nil, sake.Name("gateway", "1.0.0"))
 	if err := parent.Mount("petstore", pets); err != nil {
 		t.Fatal(err)
@@ -125,6 +130,16 @@ func TestMountedAndTransformed(t *testing.T) {
 		res, err := c.CallTool("petstore_getPetById", map[string]any{"petId": 7})
 		if err != nil || !strings.Contains(res.Text(), "Rex") {
 			t.Fatalf("petstore_getPetById = %v, %v", res, err)
+		}
+		if _, err := c.CallTool("petstore_find_good_pets", nil); err != nil {
+			t.Fatal(err)
+		}
+		var sent bool
+		for _, r := range api.requests() {
+			sent = sent || (r.Path == "/api/v3/pet/findByTags" && r.RawQuery == "tags=good")
+		}
+		if !sent {
+			t.Fatalf("the transformed tool did not reach the API with its fixed argument: %+v", api.requests())
 		}
 	})
 }

@@ -76,8 +76,14 @@ func TestPetstore30EveryOperationIsATool(t *testing.T) {
 				if !slices.Equal(in.Required, []string{"petId"}) {
 					t.Errorf("showPetById input = %s", tl.InputSchema)
 				}
-				if len(tl.OutputSchema) == 0 {
-					t.Errorf("showPetById has no output schema")
+				// The Pet schema the response refers to is the output
+				// schema's top level.
+				var out struct {
+					Properties map[string]any `json:"properties"`
+					Required   []string       `json:"required"`
+				}
+				if err := json.Unmarshal(tl.OutputSchema, &out); err != nil || out.Properties["name"] == nil || !slices.Equal(out.Required, []string{"id", "name"}) {
+					t.Errorf("showPetById output = %s", tl.OutputSchema)
 				}
 			}
 		}

@@ -191,10 +191,10 @@ func (s *schemaSet) buildOutput(o *operation, op *v3.Operation) error {
 	if !ok || !s.isObject(schema) {
 		out = map[string]any{"type": "object", "properties": map[string]any{"result": schema}, "required": []string{"result"}}
 		o.wrap = true
-	} else if _, isRef := out["$ref"]; isRef {
-		out = map[string]any{"type": "object", "allOf": []any{out}} // $defs beside a reference
-	} else {
-		out = maps.Clone(out) // $defs are added to a copy, not to the document's schema
+	} else if resolved, ok := s.resolve(out); ok {
+		// The schema a reference names, at the top, where a client
+		// looks for the properties; $defs are added to a copy.
+		out = maps.Clone(resolved)
 	}
 	if defs := s.defs(schema); defs != nil {
 		out["$defs"] = defs

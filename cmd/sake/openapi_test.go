@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sakemcp/sake-go/sake/client"
 )
 
 // A tools/call sent over stdio reaches the API the document describes,
@@ -76,5 +80,41 @@ func TestOpenAPIRefusesBadCommandLines(t *testing.T) {
 		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, r.code, r.stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// With -http, the document is served over Streamable HTTP until the
+// context ends.
+func TestOpenAPIServesHTTP(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: pw, getenv: func(string) string { return "" }}
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"openapi", "-http", "127.0.0.1:0", "../../sake/openapi/testdata/petstore-3.0.yaml"}, e)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no address announced: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	url := strings.Fields(strings.TrimPrefix(line, "sake openapi: serving "))[0]
+	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	defer hc.CloseIdleConnections()
+	c, err := client.Connect(ctx, client.HTTP(url, hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := c.ListTools(ctx)
+	if err != nil || len(tools) != 3 {
+		t.Fatalf("tools = %v, %v", tools, err)
+	}
+	c.Close()
+	cancel()
+	if got := <-code; got != exitOK {
+		t.Fatalf("exit %d after the context ended", got)
 	}
 }

@@ -73,6 +73,9 @@ func (s *schemaSet) build(method, path string, pathParams []*v3.Parameter, op *v
 	if o.description == "" {
 		o.description = op.Summary
 	}
+	if o.description == "" {
+		o.description = o.method + " " + path // what the model has to go on
+	}
 	params := undeclaredPathParams(path, mergeParams(pathParams, op.Parameters))
 	props := map[string]any{}
 	taken := map[string]bool{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -74,7 +75,10 @@ func runOpenAPI(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := []openapi.Option{openapi.BaseURL(*baseURL), openapi.MaxResponseBytes(*maxResponse)}
+	opts := []openapi.Option{openapi.BaseURL(*baseURL), openapi.MaxResponseBytes(*maxResponse),
+		// What is wrong with the document goes to standard error, never
+		// to standard output, which carries the protocol on stdio.
+		openapi.Logger(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))}
 	if len(extra) > 0 {
 		opts = append(opts, openapi.EditRequest(func(_ *sake.Context, req *http.Request) error {
 			for k, vs := range extra {

@@ -2,7 +2,10 @@ package openapi_test
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -274,5 +277,29 @@ func TestNamesAndTags(t *testing.T) {
 	slices.Sort(names)
 	if !slices.Equal(names, []string{"getPart", "list_widgets", "touch"}) {
 		t.Fatalf("tools = %v, want getPart, list_widgets and touch (the mutating one disabled by its tag)", names)
+	}
+}
+
+// The parser reports a broken reference to the Logger, never to standard
+// output, which a server on stdio keeps for protocol messages.
+func TestNothingWrittenToStdout(t *testing.T) {
+	const broken = `{"openapi":"3.1.0","info":{"title":"x","version":"1"},"servers":[{"url":"http://x"}],
+"paths":{"/a":{"get":{"operationId":"a","parameters":[{"$ref":"#/components/parameters/missing"}],"responses":{"200":{"description":"ok"}}}}}}`
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	var logged strings.Builder
+	_, newErr := openapi.New([]byte(broken), openapi.Logger(slog.New(slog.NewTextHandler(&logged, nil))))
+	os.Stdout = stdout
+	w.Close()
+	written, _ := io.ReadAll(r)
+	if len(written) > 0 {
+		t.Fatalf("New wrote %q to standard output", written)
+	}
+	if !strings.Contains(logged.String(), "missing") {
+		t.Errorf("the Logger got %q, want the broken reference (New: %v)", logged.String(), newErr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -52,8 +53,15 @@ func New(spec []byte, opts ...Option) (*sake.Server, error) {
 	for _, opt := range opts {
 		opt(cfg)
 	}
+	logger := cfg.logger
+	if logger == nil {
+		// The parser's default logger writes to standard output, which
+		// a server on stdio keeps for protocol messages.
+		logger = slog.New(slog.DiscardHandler)
+	}
 	doc, err := libopenapi.NewDocumentWithConfiguration(spec, &datamodel.DocumentConfiguration{
 		SkipExternalRefResolution: true,
+		Logger:                    logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("openapi: the document cannot be read: %w", err)

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -21,6 +22,7 @@ type config struct {
 	scheme      string
 	serverOpts  []sake.Option
 	noOutputs   bool
+	logger      *slog.Logger
 }
 
 // DefaultMaxResponseBytes bounds the bytes of one upstream response body
@@ -103,6 +105,12 @@ func URIScheme(scheme string) Option { return func(c *config) { c.scheme = schem
 // results are then text only, for APIs whose answers do not keep to the
 // schemas their documents declare.
 func WithoutOutputSchemas() Option { return func(c *config) { c.noOutputs = true } }
+
+// Logger receives what the parser finds wrong with the document while New
+// reads it (a reference it cannot resolve, a circular one), each a
+// message at level Error or Warn. By default they are dropped: New fails
+// only for what makes the document unusable.
+func Logger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // ServerOptions are options for the sake server New returns (its name,
 // authorization requirements, middleware...). By default the server is

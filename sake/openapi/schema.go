@@ -23,6 +23,11 @@ const (
 // to the schema it names (a chain of aliases).
 const maxRefDepth = 32
 
+// maxShapeSteps bounds the schemas visited to flatten one body or to
+// decide whether one response is an object: allOf parts that refer to
+// each other would otherwise be visited again and again.
+const maxShapeSteps = 256
+
 // component is one schema of the document's components, as JSON Schema
 // 2020-12, with the names of the components it refers to.
 type component struct {
@@ -303,7 +308,8 @@ type objectShape struct {
 // object, or no properties at all.
 func (s *schemaSet) flatten(v any) (objectShape, bool) {
 	shape := objectShape{props: map[string]any{}}
-	if !s.flattenInto(v, &shape, 0) || len(shape.props) == 0 {
+	steps := 0
+	if !s.flattenInto(v, &shape, &steps) || len(shape.props) == 0 {
 		return objectShape{}, false
 	}
 	slices.Sort(shape.required)
@@ -311,8 +317,8 @@ func (s *schemaSet) flatten(v any) (objectShape, bool) {
 	return shape, true
 }
 
-func (s *schemaSet) flattenInto(v any, shape *objectShape, depth int) bool {
-	if depth > maxRefDepth {
+func (s *schemaSet) flattenInto(v any, shape *objectShape, steps *int) bool {
+	if *steps++; *steps > maxShapeSteps {
 		return false
 	}
 	m, ok := s.resolve(v)
@@ -332,7 +338,7 @@ func (s *schemaSet) flattenInto(v any, shape *objectShape, depth int) bool {
 	}
 	if parts, ok := m["allOf"].([]any); ok {
 		for _, p := range parts {
-			if !s.flattenInto(p, shape, depth+1) {
+			if !s.flattenInto(p, shape, steps) {
 				return false
 			}
 		}
@@ -355,6 +361,14 @@ func (s *schemaSet) flattenInto(v any, shape *objectShape, depth int) bool {
 // isObject reports whether a schema only accepts JSON objects, as MCP
 // requires of an output schema.
 func (s *schemaSet) isObject(v any) bool {
+	steps := 0
+	return s.isObjectWithin(v, &steps)
+}
+
+func (s *schemaSet) isObjectWithin(v any, steps *int) bool {
+	if *steps++; *steps > maxShapeSteps {
+		return false
+	}
 	m, ok := s.resolve(v)
 	if !ok {
 		return false
@@ -371,7 +385,7 @@ func (s *schemaSet) isObject(v any) bool {
 			return false
 		}
 		for _, p := range parts {
-			if !s.isObject(p) {
+			if !s.isObjectWithin(p, steps) {
 				return false
 			}
 		}

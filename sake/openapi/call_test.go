@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -298,5 +299,29 @@ func TestCallFailures(t *testing.T) {
 				t.Fatalf("err = %v, want the status", err)
 			}
 		})
+	})
+}
+
+func TestWithoutOutputSchemasAndURIScheme(t *testing.T) {
+	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
+		api := newPetAPI(t)
+		c := api.connect(t, opts, openapi.WithoutOutputSchemas(), openapi.URIScheme("petstore"),
+			openapi.Routes(openapi.RouteMap{Pattern: regexp.MustCompile(`^/store/order/`), Methods: []string{"GET"}, Kind: openapi.ResourceTemplate}))
+		tools, err := c.ListTools()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range tools {
+			if len(tl.OutputSchema) != 0 {
+				t.Errorf("%s has an output schema", tl.Name)
+			}
+		}
+		res, err := c.CallTool("getPetById", map[string]any{"petId": 7})
+		if err != nil || res.StructuredContent != nil || !strings.Contains(res.Text(), `"Rex"`) {
+			t.Fatalf("getPetById = %+v, %v; want text only", res, err)
+		}
+		if _, err := c.ReadResource("petstore://getOrderById/5"); err != nil {
+			t.Fatal(err)
+		}
 	})
 }

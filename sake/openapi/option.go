@@ -94,7 +94,7 @@ func Names(names map[string]string) Option {
 }
 
 // MaxResponseBytes bounds the bytes read of one upstream response body
-// (default DefaultMaxResponseBytes).
+// (default DefaultMaxResponseBytes; n <= 0 keeps the default).
 func MaxResponseBytes(n int64) Option { return func(c *config) { c.maxResponse = n } }
 
 // URIScheme sets the scheme of the resources' and templates' URIs

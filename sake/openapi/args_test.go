@@ -66,6 +66,25 @@ paths:
             schema: {type: object, properties: {note: {type: string}}}
       responses:
         "204": {description: touched}
+  /widgets/{id}/rename:
+    post:
+      operationId: rename
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/xml:
+            schema: {type: object, properties: {name: {type: string}}}
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              required: [name]
+              properties:
+                name: {type: string}
+                tags: {type: array, items: {type: string}}
+      responses:
+        "204": {description: renamed}
   /widgets/{id}/parts/{part}:
     get:
       operationId: getPart
@@ -121,7 +140,7 @@ func TestArgumentsFromEveryPlace(t *testing.T) {
 			}
 		}
 		slices.Sort(names)
-		if !slices.Equal(names, []string{"getPart", "get_widgets", "touch", "widgets.update_v2"}) || update == nil {
+		if !slices.Equal(names, []string{"getPart", "get_widgets", "rename", "touch", "widgets.update_v2"}) || update == nil {
 			t.Fatalf("tools = %v, want the sanitised operationId and the method+path fallback", names)
 		}
 		var in struct {
@@ -226,6 +245,26 @@ func TestRequiredEmptyBody(t *testing.T) {
 	}
 }
 
+// A form body's properties are arguments, sent form-encoded.
+func TestFormBody(t *testing.T) {
+	api := newPetAPI(t)
+	hc := api.srv.Client()
+	srv, err := openapi.New([]byte(collisions), openapi.BaseURL(api.srv.URL), openapi.HTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := saketest.Connect(t, srv)
+	t.Cleanup(hc.CloseIdleConnections)
+	if _, err := c.CallTool("rename", map[string]any{"id": "w1"}); err == nil || !strings.Contains(err.Error(), "Invalid arguments") {
+		t.Fatalf("err = %v, want name required", err)
+	}
+	_, _ = c.CallTool("rename", map[string]any{"id": "w1", "name": "cog & co", "tags": []string{"a", "b"}})
+	got := api.last(t)
+	if got.Header.Get("Content-Type") != "application/x-www-form-urlencoded" || got.Body != "name=cog+%26+co&tags=a&tags=b" {
+		t.Fatalf("request = %+v", got)
+	}
+}
+
 func toStrings(v any) []string {
 	list, _ := v.([]any)
 	var out []string
@@ -275,8 +314,8 @@ func TestNamesAndTags(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"getPart", "list_widgets", "touch"}) {
-		t.Fatalf("tools = %v, want getPart, list_widgets and touch (the mutating one disabled by its tag)", names)
+	if !slices.Equal(names, []string{"getPart", "list_widgets", "rename", "touch"}) {
+		t.Fatalf("tools = %v, want getPart, list_widgets, rename and touch (the mutating one disabled by its tag)", names)
 	}
 }
 

@@ -157,6 +157,14 @@ func (a *api) request(c *sake.Context, o *operation, args map[string]any) (*http
 			return nil, err
 		}
 		payload = bytes.NewReader(b)
+	case body != nil && isForm(o.bodyType):
+		form := url.Values{}
+		for _, k := range sortedKeys(body) {
+			if err := addQuery(form, argument{param: k, explode: true}, body[k]); err != nil {
+				return nil, err
+			}
+		}
+		payload = strings.NewReader(form.Encode())
 	case body != nil:
 		b, err := json.Marshal(body)
 		if err != nil {

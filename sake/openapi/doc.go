@@ -13,12 +13,12 @@
 // resource template, or leaves it out.
 //
 // A tool's arguments are the operation's path, query and header
-// parameters and its JSON request body's properties, with allOf merged
-// and references to the document's schemas kept in the schema's $defs.
-// When two places use one name, the earlier place keeps it (path, query,
-// header, then body) and the later one is suffixed: "id__query",
-// "id__header", "id__body". A body without fixed properties (an array, a
-// map, a oneOf, a non-JSON media type) is one argument, "body".
+// parameters and the properties of its request body (JSON, else a form),
+// with allOf merged and references to the document's schemas kept in the
+// schema's $defs. When two places use one name, the earlier place keeps
+// it (path, query, header, then body) and the later one is suffixed:
+// "id__query", "id__header", "id__body". A body without fixed properties
+// (an array, a map, a oneOf, another media type) is one argument, "body".
 //
 // Requests are made with the HTTP client given to HTTPClient. The
 // caller's own access token is sent only with ForwardBearerToken;

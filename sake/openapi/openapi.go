@@ -26,14 +26,14 @@ import (
 // component's), serve it over any transport.
 //
 // A tool's arguments are the operation's path, query and header
-// parameters and the properties of its JSON request body (allOf merged,
-// references resolved); a body with no fixed properties is one argument,
-// "body". When two share a name, the earlier place keeps it (path, query,
-// header, body) and the later one is suffixed: "id__query",
-// "id__header", "id__body". Cookie parameters, and the Accept,
-// Content-Type and Authorization header parameters (which OpenAPI says
-// to ignore), are left out. Arguments are checked against the schema
-// before any request is made.
+// parameters and the properties of its request body, JSON or a form
+// (allOf merged, references resolved); a body with no fixed properties
+// is one argument, "body". When two share a name, the earlier place
+// keeps it (path, query, header, body) and the later one is suffixed:
+// "id__query", "id__header", "id__body". Cookie parameters, and the
+// Accept, Content-Type and Authorization header parameters (which
+// OpenAPI says to ignore), are left out. Arguments are checked against
+// the schema before any request is made.
 //
 // A call sends one request to the base URL (the document's first server,
 // its variables at their defaults, or BaseURL) with the HTTP client

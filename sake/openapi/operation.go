@@ -125,20 +125,25 @@ func (s *schemaSet) build(method, path string, pathParams []*v3.Parameter, op *v
 		o.bodyType = media
 		required := rb.Required != nil && *rb.Required
 		o.bodyNeeded = required
-		if mt != nil && isJSON(media) {
-			schema, err := convert(mt.Schema)
-			if err != nil {
+		var schema any
+		var shape objectShape
+		flat := false
+		if mt != nil && (isJSON(media) || isForm(media)) {
+			var err error
+			if schema, err = convert(mt.Schema); err != nil {
 				return nil, fmt.Errorf("request body: %w", err)
 			}
-			if shape, ok := s.flatten(schema); ok {
-				o.bodyObject = true
-				for _, name := range sortedKeys(shape.props) {
-					add(argument{in: inBody, param: name}, shape.props[name], required && slices.Contains(shape.required, name))
-				}
-			} else {
-				add(argument{in: inWhole, param: wholeBodyArg}, describe(schema, rb.Description), required)
+			shape, flat = s.flatten(schema)
+		}
+		switch {
+		case flat:
+			o.bodyObject = true
+			for _, name := range sortedKeys(shape.props) {
+				add(argument{in: inBody, param: name}, shape.props[name], required && slices.Contains(shape.required, name))
 			}
-		} else if media != "" {
+		case schema != nil && isJSON(media):
+			add(argument{in: inWhole, param: wholeBodyArg}, describe(schema, rb.Description), required)
+		case media != "":
 			add(argument{in: inWhole, param: wholeBodyArg},
 				describe(map[string]any{"type": "string"}, "The request body, sent as "+media+"."), required)
 		}
@@ -257,19 +262,32 @@ func undeclaredPathParams(path string, params []*v3.Parameter) []*v3.Parameter {
 }
 
 // bodyMedia picks the request body's media type: JSON when offered,
-// otherwise the first listed.
+// else a form (application/x-www-form-urlencoded), else the first listed.
 func bodyMedia(rb *v3.RequestBody) (string, *v3.MediaType) {
-	var firstType string
-	var first *v3.MediaType
+	var firstType, formType string
+	var first, form *v3.MediaType
 	for media, mt := range rb.Content.FromOldest() {
 		if isJSON(media) {
 			return media, mt
+		}
+		if formType == "" && isForm(media) {
+			formType, form = media, mt
 		}
 		if firstType == "" {
 			firstType, first = media, mt
 		}
 	}
+	if form != nil {
+		return formType, form
+	}
 	return firstType, first
+}
+
+// isForm reports whether a media type is an HTML form's encoding,
+// application/x-www-form-urlencoded.
+func isForm(media string) bool {
+	media, _, _ = strings.Cut(media, ";")
+	return strings.EqualFold(strings.TrimSpace(media), "application/x-www-form-urlencoded")
 }
 
 // isJSON reports whether a media type is JSON: application/json or a

@@ -18,6 +18,7 @@
 //	conformance  run the official MCP conformance suite against a server
 //	dev          build and run a server, rebuilding it when its files change
 //	gen          register a package's doc comments as its descriptions (go:generate)
+//	openapi      serve the HTTP API of an OpenAPI document as an MCP server
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -193,6 +194,18 @@
 // in one file of the package. -check changes nothing and exits with 1,
 // printing what differs, when the file is missing or not what gen would
 // write now: a CI step that catches a comment changed without go generate.
+//
+// # OpenAPI
+//
+//	sake openapi [-http ADDR] [-base-url URL] [-header 'NAME: VALUE']... SPEC
+//
+// serves the HTTP API that the OpenAPI 3.0 or 3.1 document SPEC (a file, JSON
+// or YAML, or an http(s) URL) describes, as sake/openapi makes it: every
+// operation a tool named after its operationId. It serves stdio by default,
+// or Streamable HTTP at http://ADDR/mcp with -http. The API is called at the
+// document's first server, or at -base-url; -header adds a header to every
+// request to the API, with $VAR replaced by the environment's value, and
+// -max-response bounds the bytes read of one answer.
 //
 // # Exit codes
 //

@@ -66,6 +66,7 @@ func init() {
 		{"conformance", "run the official MCP conformance suite against a server", runConformance},
 		{"dev", "build and run a server, rebuilding it when its files change", runDev},
 		{"gen", "register a package's doc comments as its descriptions (go:generate)", runGen},
+		{"openapi", "serve the HTTP API of an OpenAPI document as an MCP server", runOpenAPI},
 	}
 }
 

@@ -183,8 +183,9 @@
 // property in the JSON Schemas reflected from the struct. A description
 // from Declare or from a jsonschema tag wins; a method or field without a
 // comment keeps no description. The registration runs in init, after
-// package-level variables: a server built in one misses it (RegisterDocs
-// warns). Doc comments become plain text: doc links
+// package-level variables; a server built in one is described again when
+// it comes, so descriptions hold however the server is built. Doc comments
+// become plain text: doc links
 // and markup as text, paragraphs apart, lines unwrapped. Tests, generic
 // types and files with build constraints (a //go:build line, a name like
 // x_linux.go) are left out. Put

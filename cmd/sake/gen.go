@@ -32,8 +32,8 @@ sake.RegisterDocs, the doc comments that sake.New uses as descriptions:
 
 A description given by Declare or by a jsonschema tag wins. The file
 registers in an init function, which runs after package-level variables
-are initialized: build servers in main, a function or a test, not in a
-package-level variable. Tests, files
+are initialized; a server built in one is described again when the file's
+init runs, so descriptions hold however the server is built. Tests, files
 with build constraints (a //go:build line, a name ending in _linux.go,
 _amd64.go, ...) and generic types are left out. Put
 

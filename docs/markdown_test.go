@@ -50,10 +50,11 @@ func repoRoot(t *testing.T) string {
 	return filepath.Dir(wd)
 }
 
-// markdownFiles lists README.md and docs/*.md, relative to root.
+// markdownFiles lists README.md, CHANGELOG.md and docs/*.md, relative to
+// root.
 func markdownFiles(t *testing.T, root string) []string {
 	t.Helper()
-	files := []string{"README.md"}
+	files := []string{"CHANGELOG.md", "README.md"}
 	guides, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func markdownFiles(t *testing.T, root string) []string {
 		rel, _ := filepath.Rel(root, g)
 		files = append(files, filepath.ToSlash(rel))
 	}
-	sort.Strings(files[1:])
+	sort.Strings(files[2:])
 	return files
 }
 

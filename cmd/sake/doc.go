@@ -17,6 +17,7 @@
 //	conformance  run the official MCP conformance suite against a server
 //	dev          build and run a server, rebuilding it when its files change
 //	gen          register a package's doc comments as its descriptions (go:generate)
+//	version      print the version of sake
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -165,6 +166,15 @@
 // in one file of the package. -check changes nothing and exits with 1,
 // printing what differs, when the file is missing or not what gen would
 // write now: a CI step that catches a comment changed without go generate.
+//
+// # Version
+//
+//	sake version [-v]
+//
+// prints the version of the sake-go module sake was built from: the one go
+// install fetched, the pseudo-version go build stamped in a checkout, or
+// else the newest release's version followed by "(devel)". -v adds the Go
+// version, the platform and the commit.
 //
 // # Exit codes
 //

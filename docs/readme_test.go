@@ -113,6 +113,15 @@ func TestReadmeFromAClone(t *testing.T) {
 		if stderr.String() != banner+"\n" {
 			t.Errorf("go run ./examples/quickstart printed on stderr\n%s\nbut the README shows\n%s", stderr.Bytes(), banner)
 		}
+		for _, f := range []string{"README.md", "docs/getting-started.md"} {
+			text, err := os.ReadFile(filepath.Join(root, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(strings.Fields(string(text)), " "), "prints four lines on stderr") {
+				t.Errorf("%s does not say the quickstart prints four lines on stderr", f)
+			}
+		}
 		if !strings.Contains(stdout.String(), `"text":"Hello, Rui!"`) {
 			t.Errorf("the request the quickstart offers was answered %s", stdout.Bytes())
 		}

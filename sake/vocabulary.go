@@ -208,5 +208,19 @@ const (
 	TaskCancelled     = protocol.TaskCancelled
 )
 
-// Identity is who is calling, as the transport established it.
+// Identity is who is calling, as the transport established it: from a
+// verified access token over HTTP (plug.Authorization), from the host over
+// stdio, or simulated by saketest. ctx.Identity() returns it; nil is an
+// anonymous caller. It is [protocol.Identity], whose fields are:
+//
+//   - Subject: the token's sub, the person (empty for a machine client
+//     acting for itself);
+//   - ClientID: the OAuth client the token was issued to;
+//   - Scopes: the token's scopes (HasScope checks one);
+//   - ACR and AuthTime: how and when the person signed in (RFC 9470);
+//   - Claims: the token's other claims (role, tenant...);
+//   - Principal: the host's own value for the caller;
+//   - FromToken: whether components' requirements apply to it.
+//
+// Owner() is the key that sessions and tasks belong to.
 type Identity = protocol.Identity

@@ -31,7 +31,8 @@
 // listeners, panics reported at the test's line, the goroutine check and
 // the wire trace.
 //
-// BothEras runs one test body in both eras as two parallel subtests:
+// BothEras runs one test body in both eras, as two subtests, and returns
+// once both have run:
 //
 //	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 //		c := saketest.Connect(t, &Greeter{}, opts...)

@@ -315,3 +315,35 @@ func TestNextIsIdempotent(t *testing.T) {
 		t.Error("-next ../escape accepted")
 	}
 }
+
+func TestExplainPairsChangedDeclarations(t *testing.T) {
+	t.Parallel()
+	removed := []string{
+		"pkg p, func F(int) error",
+		"pkg p, method (*T) M(int)",
+		"pkg p, type S struct, A int",
+		"pkg p, const C untyped int = 1",
+		"pkg p, func Gone()",
+	}
+	added := []string{
+		"pkg p, func F(int64) error",
+		"pkg p, method (T) M(int)",
+		"pkg p, type S struct, A uint",
+		"pkg p, const C untyped int = 2",
+		"pkg p, func New()",
+	}
+	text := Explain(&Record{Baseline: "api/v1.0.0.txt"}, added, removed)
+	for _, want := range []string{
+		"changed:\n\t- pkg p, func F(int) error\n\t+ pkg p, func F(int64) error\n",
+		"changed:\n\t- pkg p, method (*T) M(int)\n\t+ pkg p, method (T) M(int)\n",
+		"changed:\n\t- pkg p, type S struct, A int\n\t+ pkg p, type S struct, A uint\n",
+		"changed:\n\t- pkg p, const C untyped int = 1\n\t+ pkg p, const C untyped int = 2\n",
+		"added:   pkg p, func New()\n",
+		"removed: pkg p, func Gone()\n",
+		"go run ./internal/apirecord -next NAME",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the explanation lacks %q:\n%s", want, text)
+		}
+	}
+}

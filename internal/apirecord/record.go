@@ -202,7 +202,8 @@ func FormatRelease(version string, lines []string) string {
 	return b.String()
 }
 
-// Explain says how the code differs from the record and what to run.
+// Explain says how the code differs from the record and what to run:
+// declarations changed (their old and new lines), added and removed.
 func Explain(r *Record, added, removed []string) string {
 	var b strings.Builder
 	files := "api/" + filepath.Base(r.Baseline)
@@ -210,18 +211,82 @@ func Explain(r *Record, added, removed []string) string {
 		files += " with api/next/*.txt"
 	}
 	fmt.Fprintf(&b, "the public API differs from its record (%s):\n", files)
-	for _, l := range removed {
-		b.WriteString("- " + l + "\n")
+	changed, added, removed := pairChanges(added, removed)
+	for _, c := range changed {
+		fmt.Fprintf(&b, "changed:\n\t- %s\n\t+ %s\n", c[0], c[1])
 	}
 	for _, l := range added {
-		b.WriteString("+ " + l + "\n")
+		b.WriteString("added:   " + l + "\n")
 	}
-	b.WriteString(`("-" is in the record but not in the code, "+" the other way; a changed declaration shows both.)
-If the change is meant, record it from the module's root with
+	for _, l := range removed {
+		b.WriteString("removed: " + l + "\n")
+	}
+	b.WriteString(`If the change is meant, record it from the module's root with
 	go run ./internal/apirecord -next NAME
 which writes api/next/NAME.txt (NAME names the change, e.g. your branch; run it again after more
 changes), and add a line to the Unreleased section of CHANGELOG.md. If it is not meant, restore the
 declaration; a renamed name keeps its old name as a // Deprecated: alias (docs/migrating.md).
 `)
 	return b.String()
+}
+
+// pairChanges finds the declarations that were changed rather than added
+// or removed: a removed and an added line of the same declaration (see
+// declKey). What is left is returned as added and removed.
+func pairChanges(added, removed []string) (changed [][2]string, onlyAdded, onlyRemoved []string) {
+	byKey := map[string][]string{}
+	for _, l := range removed {
+		byKey[declKey(l)] = append(byKey[declKey(l)], l)
+	}
+	paired := map[string]bool{}
+	for _, l := range added {
+		k := declKey(l)
+		if olds := byKey[k]; len(olds) == 1 && !paired[k] {
+			paired[k] = true
+			changed = append(changed, [2]string{olds[0], l})
+			continue
+		}
+		onlyAdded = append(onlyAdded, l)
+	}
+	for _, l := range removed {
+		if !paired[declKey(l)] {
+			onlyRemoved = append(onlyRemoved, l)
+		}
+	}
+	return changed, onlyAdded, onlyRemoved
+}
+
+// declKey names the declaration a feature line is about, without what
+// can change in it: "pkg P, func F", "pkg P, method T.M", "pkg P, type T
+// struct, Field", "pkg P, const C".
+func declKey(line string) string {
+	pkg, rest, _ := strings.Cut(line, ", ")
+	cut := func(s string, seps string) string {
+		if i := strings.IndexAny(s, seps); i >= 0 {
+			return s[:i]
+		}
+		return s
+	}
+	switch {
+	case strings.HasPrefix(rest, "func "):
+		return pkg + ", func " + cut(rest[len("func "):], "[(")
+	case strings.HasPrefix(rest, "method ("):
+		recv, name, _ := strings.Cut(rest[len("method ("):], ") ")
+		recv = strings.TrimPrefix(cut(recv, "["), "*")
+		return pkg + ", method " + recv + "." + cut(name, "(")
+	case strings.HasPrefix(rest, "const "), strings.HasPrefix(rest, "var "):
+		kind, name, _ := strings.Cut(rest, " ")
+		return pkg + ", " + kind + " " + cut(name, " ")
+	case strings.HasPrefix(rest, "type "):
+		head, member, ok := strings.Cut(rest, ", ")
+		name := cut(head[len("type "):], " [=")
+		if !ok {
+			return pkg + ", type " + name
+		}
+		if strings.HasPrefix(member, "embedded ") || member == "unexported methods" {
+			return line
+		}
+		return pkg + ", type " + name + " member " + cut(member, " (")
+	}
+	return line
 }

@@ -90,6 +90,7 @@ func Compute(dir string) ([]string, error) {
 func goList(dir string, args ...string) ([]listedPackage, error) {
 	cmd := exec.Command("go", append([]string{"list", "-e"}, args...)...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off") // this module alone, whatever workspace holds it
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -127,6 +128,7 @@ func public(p listedPackage) bool {
 func mainModule(dir string) (string, error) {
 	cmd := exec.Command("go", "list", "-m")
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("go list -m in %s: %v", dir, err)

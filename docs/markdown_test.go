@@ -2,16 +2,12 @@
 // every Go block compiles against the module as it is, and every relative
 // link leads somewhere.
 //
-// A ```go block that starts with a package clause is compiled as a file of
-// its own. Any other block is a mix of declarations and statements: the
-// declarations stay at package level, the statements go inside a function,
-// the imports it uses are added from a fixed table (importTable), and a
-// variable it declares but never reads is tolerated. Each block is its own
-// package, unless the line before it is <!-- continues -->: then it joins
-// the package of the block before it in the same file, so a guide can
-// define a type once and use it in later blocks (blocks that start with a
-// package clause become files of one package). A block preceded by the
-// line <!-- fragment --> is a signature sketch and is not compiled.
+// A ```go block is a whole file (package clause, imports, code) and is
+// compiled exactly as it is shown: no import is added. Each block is its
+// own package, unless the line before it is <!-- continues -->: then it is
+// another file of the package of the block before it in the same Markdown
+// file. A block preceded by the line <!-- fragment --> is a piece of code
+// (a signature, another library's code) and is not compiled.
 package docs_test
 
 import (
@@ -50,10 +46,11 @@ func repoRoot(t *testing.T) string {
 	return filepath.Dir(wd)
 }
 
-// markdownFiles lists README.md and docs/*.md, relative to root.
+// markdownFiles lists README.md, CHANGELOG.md and docs/*.md, relative to
+// root.
 func markdownFiles(t *testing.T, root string) []string {
 	t.Helper()
-	files := []string{"README.md"}
+	files := []string{"CHANGELOG.md", "README.md"}
 	guides, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +59,7 @@ func markdownFiles(t *testing.T, root string) []string {
 		rel, _ := filepath.Rel(root, g)
 		files = append(files, filepath.ToSlash(rel))
 	}
-	sort.Strings(files[1:])
+	sort.Strings(files[2:])
 	return files
 }
 

@@ -19,6 +19,7 @@
 //	dev          build and run a server, rebuilding it when its files change
 //	gen          register a package's doc comments as its descriptions (go:generate)
 //	openapi      serve the HTTP API of an OpenAPI document as an MCP server
+//	version      print the version of sake
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -207,6 +208,14 @@
 // document's first server, or at -base-url; -header adds a header to every
 // request to the API, with $VAR replaced by the environment's value, and
 // -max-response bounds the bytes read of one answer.
+// # Version
+//
+//	sake version [-v]
+//
+// prints the version of the sake-go module sake was built from: the one go
+// install fetched, the pseudo-version go build stamped in a checkout, or
+// else the newest release's version followed by "(devel)". -v adds the Go
+// version, the platform and the commit.
 //
 // # Exit codes
 //

@@ -67,6 +67,7 @@ func init() {
 		{"dev", "build and run a server, rebuilding it when its files change", runDev},
 		{"gen", "register a package's doc comments as its descriptions (go:generate)", runGen},
 		{"openapi", "serve the HTTP API of an OpenAPI document as an MCP server", runOpenAPI},
+		{"version", "print the version of sake", runVersion},
 	}
 }
 

@@ -7,6 +7,10 @@
 //
 //	go run ./examples/production -http 127.0.0.1:8080 -rate-limit 10 -access-log
 //
+// -otlp http://127.0.0.1:4318 sends traces and metrics to an OpenTelemetry
+// collector over OTLP/HTTP (to /v1/traces and /v1/metrics), and flushes
+// them on exit.
+//
 // It serves Streamable HTTP at /mcp, /healthz and /readyz. On SIGINT or
 // SIGTERM /readyz answers 503 at once; after -drain the server stops
 // taking requests and waits up to -grace for the calls under way. With
@@ -41,10 +45,20 @@ func main() {
 	drain := flag.Duration("drain", 5*time.Second, "how long /readyz answers 503 before the server stops taking requests")
 	grace := flag.Duration("grace", 20*time.Second, "how long the calls under way have to finish at shutdown")
 	postgres := flag.String("postgres", "", "keep rate limits in this PostgreSQL database (postgres://...), shared by every replica on it")
+	otlp := flag.String("otlp", "", "send traces and metrics to this OTLP/HTTP collector base URL (for example http://127.0.0.1:4318)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg := config{RateLimit: *rate, AccessLog: *access, NoCache: !*cache, ToolTimeout: *timeout, MaxResult: *maxResult, Log: os.Stderr}
+	var x *exporter
+	if *otlp != "" {
+		var err error
+		if x, err = newExporter(ctx, *otlp); err != nil {
+			slog.Error("production", "err", err)
+			os.Exit(1)
+		}
+		cfg.OTel = x.options()
+	}
 	if *postgres != "" {
 		pool, err := pgxpool.New(ctx, *postgres)
 		if err != nil {
@@ -57,6 +71,11 @@ func main() {
 	ln, err := net.Listen("tcp", *addr)
 	if err == nil {
 		err = serve(ctx, ln, cfg, *drain, *grace)
+	}
+	if x != nil {
+		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err = errors.Join(err, x.shutdown(flush))
+		cancel()
 	}
 	if err != nil {
 		slog.Error("production", "err", err)

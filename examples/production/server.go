@@ -83,6 +83,9 @@ type config struct {
 	// resource updates between the replicas (so that each one's cache
 	// drops what another made stale), and /readyz pings it.
 	Postgres *pgxpool.Pool
+	// OTel points the instrumentation at providers of its own (-otlp);
+	// without it the global providers are used.
+	OTel []sakeotel.Option
 }
 
 // app is the server, wired for production.
@@ -141,7 +144,7 @@ func newApp(cfg config) (*app, error) {
 		mws = append(mws, cache)
 	}
 	mws = append(mws, limits, middleware.ResultCap{MaxBytes: cfg.MaxResult}.Middleware())
-	tel := sakeotel.New() // the global providers: no-ops until the program installs some
+	tel := sakeotel.New(cfg.OTel...) // by default the global providers: no-ops until the program installs some
 	opts := []sake.Option{sake.Name("production", "1.0.0"), sake.Logger(logger), sake.Use(mws...), tel.Option(),
 		sake.Instructions("Searches a product catalog and builds reports.")}
 	if cfg.Postgres != nil {

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
 	"github.com/sakemcp/sake-go/sake/stdio"
 )
 
@@ -46,5 +50,27 @@ func TestAllowOriginFlag(t *testing.T) {
 	_ = o.Set("https://c.test")
 	if strings.Join(o, " ") != "https://a.test https://b.test https://c.test" {
 		t.Errorf("origins = %v", o)
+	}
+}
+
+// Over HTTP the quickstart answers at /mcp.
+func TestServeHTTP(t *testing.T) {
+	t.Parallel()
+	srv, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, closeHandler := handler(srv, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer closeHandler()
+	c, err := client.Connect(context.Background(), client.HTTP(ts.URL+"/mcp", ts.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(context.Background(), "greet", map[string]any{"name": "Ana"})
+	if err != nil || res.Text() != "Hello, Ana!" {
+		t.Errorf("greet over HTTP = %v, %v", res, err)
 	}
 }

@@ -8,9 +8,8 @@
 // (an inspector on another port) are accepted; -allow-origin adds others
 // (repeatable, or comma-separated; "*" accepts any).
 //
-// Either way, -otlp http://127.0.0.1:4318 sends traces and metrics to an
-// OpenTelemetry collector over OTLP/HTTP (to /v1/traces and /v1/metrics),
-// and flushes them on exit.
+// It depends on sake, plug, stdio and chi only, so that it builds in
+// seconds; examples/production shows OpenTelemetry (-otlp).
 package main
 
 import (
@@ -36,54 +35,43 @@ func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address (for example 127.0.0.1:8080) instead of stdio")
 	var origins originList
 	flag.Var(&origins, "allow-origin", "a browser origin to accept over HTTP besides loopback ones (scheme://host[:port]; repeatable)")
-	otlp := flag.String("otlp", "", "send traces and metrics to this OTLP/HTTP collector base URL (for example http://127.0.0.1:4318)")
 	flag.Parse()
-	if err := run(*addr, *otlp, origins); err != nil {
+	if err := run(*addr, origins); err != nil {
 		slog.Error("quickstart", "err", err)
 		os.Exit(1)
 	}
 }
 
-// run serves until the input ends (stdio) or a signal, then sends the
-// telemetry still buffered.
-func run(addr, otlp string, origins []string) error {
-	tel, err := newTelemetry(context.Background(), otlp)
-	if err != nil {
-		return err
-	}
-	logger := slog.New(tel.logHandler(slog.NewTextHandler(os.Stderr, nil)))
-	srv, err := newServer(logger, tel)
+// run serves until the input ends (stdio) or a signal.
+func run(addr string, origins []string) error {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	srv, err := newServer(logger)
 	if err != nil {
 		return fmt.Errorf("cannot build the server: %w", err)
 	}
 	if addr == "" {
 		banner(os.Stderr)
-		err = stdio.ServeStdio(srv, stdio.Logger(logger))
-	} else {
-		err = serveHTTP(addr, srv, tel, logger, origins)
+		return stdio.ServeStdio(srv, stdio.Logger(logger))
 	}
-	flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return errors.Join(err, tel.shutdown(flush))
+	return serveHTTP(addr, srv, logger, origins)
 }
 
 // newServer builds the quickstart server.
-func newServer(logger *slog.Logger, tel *telemetry) (*sake.Server, error) {
-	opts := append([]sake.Option{sake.Name("quickstart", "1.0.0"), sake.Logger(logger),
-		sake.Instructions("Greets people, converts temperatures and tells the time.")}, tel.options()...)
-	return sake.New(&Quickstart{}, opts...)
+func newServer(logger *slog.Logger) (*sake.Server, error) {
+	return sake.New(&Quickstart{}, sake.Name("quickstart", "1.0.0"), sake.Logger(logger),
+		sake.Instructions("Greets people, converts temperatures and tells the time."))
 }
 
 // handler is the HTTP handler of the server at /mcp.
-func handler(srv *sake.Server, tel *telemetry, logger *slog.Logger, origins []string) (http.Handler, func()) {
+func handler(srv *sake.Server, logger *slog.Logger, origins []string) (http.Handler, func()) {
 	h := plug.New(srv, plug.Logger(logger), plug.AllowedOrigins(origins...))
 	r := chi.NewRouter()
-	r.Handle("/mcp", tel.handler(h))
+	r.Handle("/mcp", h)
 	return r, h.Close
 }
 
-func serveHTTP(addr string, srv *sake.Server, tel *telemetry, logger *slog.Logger, origins []string) error {
-	r, closeHandler := handler(srv, tel, logger, origins)
+func serveHTTP(addr string, srv *sake.Server, logger *slog.Logger, origins []string) error {
+	r, closeHandler := handler(srv, logger, origins)
 	defer closeHandler()
 	// ReadHeaderTimeout and IdleTimeout bound slow and idle clients; plug
 	// bounds body reads itself (plug.BodyReadTimeout). No WriteTimeout: it

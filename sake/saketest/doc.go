@@ -32,8 +32,8 @@
 // listeners, panics reported at the test's line, the goroutine check and
 // the wire trace.
 //
-// BothEras runs one test body in both eras as two subtests at the same
-// time, and returns when both have finished:
+// BothEras runs one test body in both eras, as two subtests, and returns
+// once both have run:
 //
 //	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 //		c := saketest.Connect(t, &Greeter{}, opts...)

@@ -153,7 +153,7 @@ func (s *Server) AddTool(defs ...*ToolDef) error {
 			return
 		}
 		for _, t := range tools {
-			put(&p.tools, t.name, t)
+			put(&p.tools, t.name, withVersion(lookup(p.tools, base.toolsByName, t.name), t))
 		}
 	})
 	if missing != nil {
@@ -230,12 +230,12 @@ func (s *Server) AddResource(defs ...*ResourceDef) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	s.comps.edit(func(p *changes, _ *registry) {
+	s.comps.edit(func(p *changes, base *registry) {
 		for _, r := range rs {
 			if r.tmpl != nil {
-				put(&p.templates, r.uri, r)
+				put(&p.templates, r.uri, withVersion(lookup(p.templates, base.templatesByURI, r.uri), r))
 			} else {
-				put(&p.resources, r.uri, r)
+				put(&p.resources, r.uri, withVersion(lookup(p.resources, base.resourcesByURI, r.uri), r))
 			}
 		}
 	})
@@ -290,9 +290,9 @@ func (s *Server) AddPrompt(defs ...*PromptDef) error {
 	if len(ps) == 0 {
 		return nil
 	}
-	s.comps.edit(func(c *changes, _ *registry) {
+	s.comps.edit(func(c *changes, base *registry) {
 		for _, p := range ps {
-			put(&c.prompts, p.name, p)
+			put(&c.prompts, p.name, withVersion(lookup(c.prompts, base.promptsByName, p.name), p))
 		}
 	})
 	s.broadcast(Broadcast{List: ListPrompts})
@@ -340,6 +340,10 @@ func (r *registry) finish() error {
 	slices.SortStableFunc(r.resources, byKey(resourceURI))
 	slices.SortStableFunc(r.templates, byKey(resourceURI))
 	var dups []string
+	r.tools = groupSorted(r.tools, toolName, "tool ", &dups)
+	r.prompts = groupSorted(r.prompts, promptName, "prompt ", &dups)
+	r.resources = groupSorted(r.resources, resourceURI, "resource ", &dups)
+	r.templates = groupSorted(r.templates, resourceURI, "resource template ", &dups)
 	r.toolsByName = index(r.tools, toolName, "tool ", &dups)
 	r.promptsByName = index(r.prompts, promptName, "prompt ", &dups)
 	r.resourcesByURI = index(r.resources, resourceURI, "resource ", &dups)

@@ -80,6 +80,9 @@ type RequestMeta struct {
 	ProtocolVersion    *string                      `json:"io.modelcontextprotocol/protocolVersion"`
 	ClientCapabilities *protocol.ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
 	LogLevel           *LogLevel                    `json:"io.modelcontextprotocol/logLevel"`
+	// ComponentVersion is the version of the tool, prompt or resource
+	// asked for (MetaComponentVersion); empty asks for the highest.
+	ComponentVersion string `json:"io.github.sakemcp/version,omitempty"`
 
 	// W3C Trace Context and Baggage, for middleware that continues the
 	// caller's trace.

@@ -9,3 +9,11 @@ const (
 	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
 	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
+
+// MetaComponentVersion is the _meta key of a component's version: in a
+// list entry, the version listed; in a tools/call, prompts/get or
+// resources/read request, the version asked for. The protocol defines no
+// such field; the key uses this library's prefix (its GitHub organisation,
+// reversed), which the protocol's _meta naming rules allow.
+const MetaComponentVersion = "io.github.sakemcp/version"
+

@@ -177,10 +177,10 @@ func versionNames[T versioned[T]](head T) string {
 
 // askedVersion is the version a request asks for, "" for the highest.
 func askedVersion(req *Request) string {
-	if req.Params == nil || req.Params.Meta == nil {
+	if req.Params == nil || req.Params.Meta == nil || req.Params.Meta.ComponentVersion == nil {
 		return ""
 	}
-	return req.Params.Meta.ComponentVersion
+	return *req.Params.Meta.ComponentVersion
 }
 
 // unknownVersion is the error of a request for a version the server does

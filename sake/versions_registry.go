@@ -62,14 +62,14 @@ type versioned[T any] interface {
 	withAlts([]T) T
 }
 
-func (t *tool) ver() string                   { return t.version }
-func (t *tool) alts() []*tool                 { return t.others }
-func (t *tool) withAlts(o []*tool) *tool      { n := *t; n.others = o; return &n }
-func (p *prompt) ver() string                 { return p.version }
-func (p *prompt) alts() []*prompt             { return p.others }
+func (t *tool) ver() string                    { return t.version }
+func (t *tool) alts() []*tool                  { return t.others }
+func (t *tool) withAlts(o []*tool) *tool       { n := *t; n.others = o; return &n }
+func (p *prompt) ver() string                  { return p.version }
+func (p *prompt) alts() []*prompt              { return p.others }
 func (p *prompt) withAlts(o []*prompt) *prompt { n := *p; n.others = o; return &n }
-func (r *resource) ver() string               { return r.version }
-func (r *resource) alts() []*resource         { return r.others }
+func (r *resource) ver() string                { return r.version }
+func (r *resource) alts() []*resource          { return r.others }
 func (r *resource) withAlts(o []*resource) *resource {
 	n := *r
 	n.others = o

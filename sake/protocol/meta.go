@@ -16,4 +16,3 @@ const (
 // such field; the key uses this library's prefix (its GitHub organisation,
 // reversed), which the protocol's _meta naming rules allow.
 const MetaComponentVersion = "io.github.sakemcp/version"
-

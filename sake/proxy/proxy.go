@@ -197,7 +197,8 @@ type proxy struct {
 	mu        sync.Mutex
 	tools     map[string]bool // local names
 	prompts   map[string]bool
-	resources map[string]bool // URIs and templates
+	resources map[string]bool   // URIs and templates
+	versions  map[string]string // the version proxied, by kind and local name or URI
 
 	// remoteTasks says the remote server may answer any call with a task
 	// (the 2026-07-28 tasks extension does not list which tools do).
@@ -325,12 +326,13 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		remoteName := t.Name
 		local := p.cfg.prefix + t.Name
 		seen[local] = true
+		version := remoteVersion(t.Meta)
 		def := sake.NewTool(local, func(c *sake.Context, args json.RawMessage) (*sake.ToolResult, error) {
 			if p.remoteTasks {
 				return p.callTaskTool(c, remoteName, args)
 			}
 			fctx, done := p.forward(c)
-			res, err := p.remote.CallTool(fctx, remoteName, args)
+			res, err := p.remote.CallTool(askVersion(fctx, version), remoteName, args)
 			if err = done(err); err != nil {
 				var te *sake.ToolError
 				if errors.As(err, &te) {
@@ -359,6 +361,10 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		if len(t.Icons) > 0 {
 			def.Icons(t.Icons...)
 		}
+		if version != "" {
+			def.Version(version)
+		}
+		p.replaceVersion("tool "+local, version, func() bool { return p.srv.RemoveTool(local) })
 		if err := p.srv.AddTool(def); err != nil {
 			return fmt.Errorf("client: proxying tool %s: %w", t.Name, err)
 		}
@@ -370,6 +376,7 @@ func (p *proxy) syncTools(ctx context.Context) error {
 	for name := range old {
 		if !seen[name] {
 			p.srv.RemoveTool(name)
+			p.forgetVersion("tool " + name)
 		}
 	}
 	return nil
@@ -391,9 +398,10 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 		remoteName := pr.Name
 		local := p.cfg.prefix + pr.Name
 		seen[local] = true
+		version := remoteVersion(pr.Meta)
 		def := sake.NewPrompt(local, func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
 			fctx, done := p.forward(c)
-			res, err := p.remote.GetPrompt(fctx, remoteName, args)
+			res, err := p.remote.GetPrompt(askVersion(fctx, version), remoteName, args)
 			if err = done(err); err != nil {
 				return nil, err
 			}
@@ -413,6 +421,10 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 		if len(pr.Icons) > 0 {
 			def.Icons(pr.Icons...)
 		}
+		if version != "" {
+			def.Version(version)
+		}
+		p.replaceVersion("prompt "+local, version, func() bool { return p.srv.RemovePrompt(local) })
 		if err := p.srv.AddPrompt(def); err != nil {
 			return fmt.Errorf("client: proxying prompt %s: %w", pr.Name, err)
 		}
@@ -424,6 +436,7 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 	for name := range old {
 		if !seen[name] {
 			p.srv.RemovePrompt(name)
+			p.forgetVersion("prompt " + name)
 		}
 	}
 	return nil
@@ -457,9 +470,10 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		}
 		uri := r.URI
 		seen[uri] = true
+		version := remoteVersion(r.Meta)
 		def := sake.NewResource(uri, func(c *sake.Context) ([]sake.ResourceContents, error) {
 			fctx, done := p.forward(c)
-			res, err := p.remote.ReadResource(fctx, uri)
+			res, err := p.remote.ReadResource(askVersion(fctx, version), uri)
 			if err = done(err); err != nil {
 				return nil, err
 			}
@@ -474,6 +488,10 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		if len(r.Icons) > 0 {
 			def.Icons(r.Icons...)
 		}
+		if version != "" {
+			def.Version(version)
+		}
+		p.replaceVersion("resource "+uri, version, func() bool { return p.srv.RemoveResource(uri) })
 		if err := p.srv.AddResource(def); err != nil {
 			return fmt.Errorf("client: proxying resource %s: %w", r.URI, err)
 		}
@@ -483,9 +501,10 @@ func (p *proxy) syncResources(ctx context.Context) error {
 			continue
 		}
 		seen[t.URITemplate] = true
+		tmpl, version := t.URITemplate, remoteVersion(t.Meta)
 		def := sake.NewResourceTemplate(t.URITemplate, func(c *sake.Context, _ map[string]string) ([]sake.ResourceContents, error) {
 			fctx, done := p.forward(c)
-			res, err := p.remote.ReadResource(fctx, c.Request().Params.URI)
+			res, err := p.remote.ReadResource(askVersion(fctx, version), c.Request().Params.URI)
 			if err = done(err); err != nil {
 				return nil, err
 			}
@@ -494,6 +513,10 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		if len(t.Icons) > 0 {
 			def.Icons(t.Icons...)
 		}
+		if version != "" {
+			def.Version(version)
+		}
+		p.replaceVersion("resource "+tmpl, version, func() bool { return p.srv.RemoveResource(tmpl) })
 		if err := p.srv.AddResource(def); err != nil {
 			return fmt.Errorf("client: proxying resource template %s: %w", t.URITemplate, err)
 		}
@@ -505,6 +528,7 @@ func (p *proxy) syncResources(ctx context.Context) error {
 	for uri := range old {
 		if !seen[uri] {
 			p.srv.RemoveResource(uri)
+			p.forgetVersion("resource " + uri)
 		}
 	}
 	return nil

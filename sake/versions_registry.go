@@ -62,17 +62,45 @@ type versioned[T any] interface {
 	withAlts([]T) T
 }
 
-func (t *tool) ver() string                    { return t.version }
-func (t *tool) alts() []*tool                  { return t.others }
-func (t *tool) withAlts(o []*tool) *tool       { n := *t; n.others = o; return &n }
-func (p *prompt) ver() string                  { return p.version }
-func (p *prompt) alts() []*prompt              { return p.others }
-func (p *prompt) withAlts(o []*prompt) *prompt { n := *p; n.others = o; return &n }
-func (r *resource) ver() string                { return r.version }
-func (r *resource) alts() []*resource          { return r.others }
-func (r *resource) withAlts(o []*resource) *resource {
+func (t *tool) ver() string   { return t.version }
+func (t *tool) alts() []*tool { return t.others }
+
+// withAlts returns a copy of t with others as its other versions, its
+// list entries naming them all.
+func (t *tool) withAlts(others []*tool) *tool {
+	n := *t
+	n.others = others
+	names := versionNamesOf(t, others)
+	n.listJSON = withVersionsMeta(t.listJSON, names)
+	n.legacyJSON = n.listJSON
+	if string(t.legacyJSON) != string(t.listJSON) {
+		n.legacyJSON = withVersionsMeta(t.legacyJSON, names)
+	}
+	n.byRevision = shapeRevisions(n.listJSON, true)
+	return &n
+}
+
+func (p *prompt) ver() string     { return p.version }
+func (p *prompt) alts() []*prompt { return p.others }
+
+// withAlts returns a copy of p with others as its other versions.
+func (p *prompt) withAlts(others []*prompt) *prompt {
+	n := *p
+	n.others = others
+	n.listJSON = withVersionsMeta(p.listJSON, versionNamesOf(p, others))
+	n.byRevision = shapeRevisions(n.listJSON, false)
+	return &n
+}
+
+func (r *resource) ver() string       { return r.version }
+func (r *resource) alts() []*resource { return r.others }
+
+// withAlts returns a copy of r with others as its other versions.
+func (r *resource) withAlts(others []*resource) *resource {
 	n := *r
-	n.others = o
+	n.others = others
+	n.listJSON = withVersionsMeta(r.listJSON, versionNamesOf(r, others))
+	n.byRevision = shapeRevisions(n.listJSON, false)
 	return &n
 }
 

@@ -70,6 +70,18 @@ func listedTool(t *testing.T, c *saketest.Client) (description, version string) 
 	return tools[0].Description, v
 }
 
+// listedVersions returns the versions the one tool listed names in
+// _meta, joined with spaces ("" when it names none).
+func listedVersions(t *testing.T, c *saketest.Client) string {
+	t.Helper()
+	tools, err := c.ListTools()
+	if err != nil || len(tools) != 1 {
+		t.Fatalf("tools/list = %+v, %v; want one tool", tools, err)
+	}
+	list, _ := tools[0].Meta[sake.MetaComponentVersions].([]any)
+	return strings.TrimSuffix(strings.TrimPrefix(fmt.Sprint(list), "["), "]")
+}
+
 func TestVersionsSideBySide(t *testing.T) {
 	t.Parallel()
 	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
@@ -78,6 +90,9 @@ func TestVersionsSideBySide(t *testing.T) {
 		// Lists show the highest: 10.0 above 2.0 (numbers, not text).
 		if d, v := listedTool(t, c); d != "calc 10.0" || v != "10.0" {
 			t.Errorf("listed calc = %q version %q, want calc 10.0", d, v)
+		}
+		if vs := listedVersions(t, c); vs != "10.0 2.0 1.0" {
+			t.Errorf("listed calc names the versions %q, want 10.0 2.0 1.0", vs)
 		}
 		ps, err := c.ListPrompts()
 		if err != nil || len(ps) != 1 || ps[0].Meta[sake.MetaComponentVersion] != "2" {
@@ -159,6 +174,9 @@ func TestVersionsDisableOneVersion(t *testing.T) {
 		if d, v := listedTool(t, c); d != "calc 2.0" || v != "2.0" {
 			t.Errorf("listed calc with 10.0 disabled = %q version %q, want 2.0", d, v)
 		}
+		if vs := listedVersions(t, c); vs != "2.0 1.0" {
+			t.Errorf("listed calc with 10.0 disabled names the versions %q, want 2.0 1.0", vs)
+		}
 		if res, err := c.CallTool("calc", map[string]any{"x": 1}); err != nil || res.Text() != "v2.0: 1" {
 			t.Errorf("calc with 10.0 disabled = %v, %v", res, err)
 		}
@@ -191,6 +209,9 @@ func TestVersionFilter(t *testing.T) {
 		}
 		if d, v := listedTool(t, c); d != "calc 2.0" || v != "2.0" {
 			t.Errorf("listed calc with >=2.0 <3 = %q version %q", d, v)
+		}
+		if vs := listedVersions(t, c); vs != "" {
+			t.Errorf("calc served in one version names the versions %q", vs)
 		}
 		for _, v := range []string{"1.0", "10.0"} {
 			_, err := c.WithVersion(v).CallTool("calc", map[string]any{"x": 1})
@@ -317,6 +338,9 @@ func TestVersionsThroughAMount(t *testing.T) {
 		c := saketest.Connect(t, parent, opts...)
 		if d, v := listedTool(t, c); d != "calc 10.0" || v != "10.0" {
 			t.Errorf("mounted calc = %q version %q", d, v)
+		}
+		if vs := listedVersions(t, c); vs != "10.0 2.0 1.0" {
+			t.Errorf("mounted calc names the versions %q", vs)
 		}
 		if res, err := c.WithVersion("1.0").CallTool("shop_calc", map[string]any{"x": 3}); err != nil || res.Text() != "v1.0: 3" {
 			t.Errorf("shop_calc 1.0 = %v, %v", res, err)

@@ -16,3 +16,7 @@ const (
 // such field; the key uses this library's prefix (its GitHub organisation,
 // reversed), which the protocol's _meta naming rules allow.
 const MetaComponentVersion = "io.github.sakemcp/version"
+
+// MetaComponentVersions is the _meta key, in the list entry of a component
+// served in several versions, of every version served, highest first.
+const MetaComponentVersions = "io.github.sakemcp/versions"

@@ -186,6 +186,13 @@ type VersionFilter struct {
 	ExcludeUnversioned bool
 }
 
+// Check reports what is wrong with the filter's range, as FilterVersions
+// would: for a configuration read before any server is built.
+func (f VersionFilter) Check() error {
+	_, err := f.compile()
+	return err
+}
+
 // versionRange is a parsed VersionFilter.
 type versionRange struct {
 	bounds             []versionBound

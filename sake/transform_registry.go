@@ -172,13 +172,14 @@ func (sh *shaping) publish(src *registry) *registry {
 	var problems []string
 	n := &registry{offered: src.offered}
 	tools := make(map[*tool]built[*tool], len(sh.tools))
-	groupedTools := map[*tool]grouped[*tool]{}
+	var groupedTools map[*tool]grouped[*tool]
 	var renamedTools map[*tool]bool
 	var kept []*tool
 	for _, st := range src.tools {
 		kept = kept[:0]
 		renamed := false
-		for _, sv := range versionsOrSelf(st) {
+		for i := -1; i < len(st.others); i++ {
+			sv := versionAt(st, i)
 			t := sv
 			if tr := sh.tools[st.name]; tr != nil {
 				b, ok := sh.builtTools[sv]
@@ -197,7 +198,7 @@ func (sh *shaping) publish(src *registry) *registry {
 				kept = append(kept, t)
 			}
 		}
-		t := regroup(st, kept, sh.groupedTools, groupedTools)
+		t := regroup(st, kept, sh.groupedTools, &groupedTools)
 		if t == nil {
 			continue
 		}
@@ -211,13 +212,14 @@ func (sh *shaping) publish(src *registry) *registry {
 	}
 	sh.builtTools, sh.groupedTools = tools, groupedTools
 	prompts := make(map[*prompt]*prompt, len(sh.prompts))
-	groupedPrompts := map[*prompt]grouped[*prompt]{}
+	var groupedPrompts map[*prompt]grouped[*prompt]
 	var renamedPrompts map[*prompt]bool
 	var keptPrompts []*prompt
 	for _, sp := range src.prompts {
 		keptPrompts = keptPrompts[:0]
 		renamed := false
-		for _, sv := range versionsOrSelf(sp) {
+		for i := -1; i < len(sp.others); i++ {
+			sv := versionAt(sp, i)
 			p := sv
 			if tr := sh.prompts[sp.name]; tr != nil {
 				if p = sh.builtPrompts[sv]; p == nil {
@@ -230,7 +232,7 @@ func (sh *shaping) publish(src *registry) *registry {
 				keptPrompts = append(keptPrompts, p)
 			}
 		}
-		p := regroup(sp, keptPrompts, sh.groupedPrompts, groupedPrompts)
+		p := regroup(sp, keptPrompts, sh.groupedPrompts, &groupedPrompts)
 		if p == nil {
 			continue
 		}
@@ -244,12 +246,13 @@ func (sh *shaping) publish(src *registry) *registry {
 	}
 	sh.builtPrompts, sh.groupedPrompts = prompts, groupedPrompts
 	resources := make(map[*resource]*resource, len(sh.resources))
-	groupedResources := map[*resource]grouped[*resource]{}
+	var groupedResources map[*resource]grouped[*resource]
 	shapeAll := func(list []*resource) []*resource {
 		var out, keptResources []*resource
 		for _, sr := range list {
 			keptResources = keptResources[:0]
-			for _, sv := range versionsOrSelf(sr) {
+			for i := -1; i < len(sr.others); i++ {
+				sv := versionAt(sr, i)
 				r := sv
 				if tr := sh.resources[sr.uri]; tr != nil {
 					if r = sh.builtResources[sv]; r == nil {
@@ -261,7 +264,7 @@ func (sh *shaping) publish(src *registry) *registry {
 					keptResources = append(keptResources, r)
 				}
 			}
-			if r := regroup(sr, keptResources, sh.groupedResources, groupedResources); r != nil {
+			if r := regroup(sr, keptResources, sh.groupedResources, &groupedResources); r != nil {
 				out = append(out, r)
 			}
 		}

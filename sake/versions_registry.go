@@ -223,7 +223,7 @@ func unknownVersion(base *Error, version, served string) *Error {
 // regroup makes the published entry of the source entry src from the
 // versions kept (shaped, enabled, in range), reusing the entry made last
 // time when the same versions are kept.
-func regroup[T versioned[T]](src T, kept []T, last, next map[T]grouped[T]) T {
+func regroup[T versioned[T]](src T, kept []T, last map[T]grouped[T], next *map[T]grouped[T]) T {
 	var zero T
 	switch {
 	case len(kept) == 0:
@@ -233,8 +233,11 @@ func regroup[T versioned[T]](src T, kept []T, last, next map[T]grouped[T]) T {
 	case len(kept) == 1+len(src.alts()) && kept[0] == src && slices.Equal(kept[1:], src.alts()):
 		return src
 	}
+	if *next == nil {
+		*next = map[T]grouped[T]{}
+	}
 	if g, ok := last[src]; ok && slices.Equal(g.members, kept) {
-		next[src] = g
+		(*next)[src] = g
 		return g.head
 	}
 	members := slices.Clone(kept)
@@ -246,7 +249,7 @@ func regroup[T versioned[T]](src T, kept []T, last, next map[T]grouped[T]) T {
 		rest[i] = v
 	}
 	g := grouped[T]{members: members, head: kept[0].withAlts(rest)}
-	next[src] = g
+	(*next)[src] = g
 	return g.head
 }
 
@@ -256,13 +259,13 @@ type grouped[T any] struct {
 	head    T
 }
 
-// versionsOrSelf is versionsOf without an allocation for an entry of one
-// version.
-func versionsOrSelf[T versioned[T]](head T) []T {
-	if len(head.alts()) == 0 {
-		return []T{head}
+// versionAt is the version i of an entry: the entry itself for -1, else
+// its other version i.
+func versionAt[T versioned[T]](head T, i int) T {
+	if i < 0 {
+		return head
 	}
-	return versionsOf(head)
+	return head.alts()[i]
 }
 
 // versionLabel names one version of a component, in messages and in the

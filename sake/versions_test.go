@@ -192,6 +192,9 @@ func TestVersionsDisableOneVersion(t *testing.T) {
 		srv.Disable(sake.Components{Tools: []string{"calc"}})
 		_, err = c.WithVersion("1.0").CallTool("calc", map[string]any{"x": 1})
 		assertUnknownTool(t, err, "calc")
+		if err != nil && strings.Contains(err.Error(), "versions served") {
+			t.Errorf("a disabled name tells its versions: %v", err)
+		}
 		srv.Enable(sake.Components{Tools: []string{"calc"}})
 		if d, _ := listedTool(t, c); d != "calc 10.0" {
 			t.Errorf("listed calc after enabling the name = %q, want calc 10.0", d)

@@ -86,6 +86,7 @@ type ToolDef struct {
 	view         string       // _meta.ui.resourceUri
 	visibility   []Visibility // _meta.ui.visibility
 	tags         []string
+	version      string
 
 	// taskUnadvertised leaves execution.taskSupport out of the legacy list.
 	taskUnadvertised bool
@@ -166,6 +167,7 @@ type ResourceDef struct {
 	meta        Meta
 	completions map[string]any // variable -> method name or func
 	tags        []string
+	version     string
 }
 
 // NewResource describes the static resource at uri read by fn, a function
@@ -235,6 +237,7 @@ type PromptDef struct {
 	completions map[string]any
 	arguments   []PromptArgument
 	tags        []string
+	version     string
 }
 
 // Arguments declares the arguments of a prompt served by a function that

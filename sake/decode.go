@@ -177,7 +177,7 @@ func decodeParams(v []byte, p *Params, meta *RequestMeta) *decodeError {
 		case "arguments":
 			if jsonscan.Kind(raw) != jsonscan.Null {
 				p.Arguments = raw
-				p.checkedArgs = raw
+				p.checkedArgs, p.checkedLen = &raw[0], len(raw)
 			}
 		case "uri":
 			strField(&p.URI, "uri", raw)
@@ -273,6 +273,12 @@ func decodeMeta(v []byte, m *RequestMeta) *decodeError {
 			m.TraceState, _ = str(raw)
 		case "baggage":
 			m.Baggage, _ = str(raw)
+		case protocol.MetaComponentVersion:
+			if s, ok := str(raw); ok && len(s) <= maxVersionBytes {
+				m.ComponentVersion = &s
+			} else if jsonscan.Kind(raw) != jsonscan.Null {
+				bad = paramError(`_meta["`+protocol.MetaComponentVersion+`"]`, "a string of at most 64 bytes")
+			}
 		case protocol.MetaLogLevel:
 			if s, ok := str(raw); ok {
 				l := LogLevel(s)

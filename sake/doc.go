@@ -97,6 +97,17 @@
 // server runs. Both work by name on what the server holds, its own
 // components, those added later, mounted or proxied, alike.
 //
+// # Versions
+//
+// A tool, prompt or resource may declare a version (ToolDef.Version and
+// its siblings); several versions of one name are served side by side.
+// Lists show the highest (CompareVersions orders them) with the versions
+// in _meta (MetaComponentVersion, MetaComponentVersions), and a request
+// asks for another with MetaComponentVersion in its _meta; a version the
+// server does not serve is answered as an unknown name. Server.Disable
+// takes one version (Components.Version), and Server.FilterVersions serves
+// a range (VersionFilter).
+//
 // # Limits
 //
 // The dispatcher bounds what a caller can grow, each with a default:

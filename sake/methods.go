@@ -234,6 +234,12 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 	if t == nil || !s.allows(req, t.info()) || !t.gate.allows(req) {
 		return nil, InvalidParams("Unknown tool: %s", p.Name)
 	}
+	if v := askedVersion(req); v != "" && v != t.version {
+		head := t
+		if t = pickVersion(t, v); t == nil || !s.permits(req, t) {
+			return nil, unknownVersion(InvalidParams("Unknown tool: %s", p.Name), v, versionNames(head))
+		}
+	}
 	if err := s.authorize(t.require, req); err != nil {
 		return nil, err
 	}
@@ -291,6 +297,12 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 	if r == nil || !s.permits(req, r) {
 		return nil, resourceNotFound(req.Era, uri)
 	}
+	if v := askedVersion(req); v != "" && v != r.version {
+		head := r
+		if r = pickVersion(r, v); r == nil || !s.permits(req, r) {
+			return nil, unknownVersion(resourceNotFound(req.Era, uri), v, versionNames(head))
+		}
+	}
 	if err := s.authorize(r.require, req); err != nil {
 		return nil, err
 	}
@@ -309,6 +321,12 @@ func (s *Server) getPrompt(ctx context.Context, req *Request, reg *registry) (an
 	p := reg.promptsByName[req.Params.Name]
 	if p == nil || !s.permits(req, p) {
 		return nil, InvalidParams("Unknown prompt: %s", req.Params.Name)
+	}
+	if v := askedVersion(req); v != "" && v != p.version {
+		head := p
+		if p = pickVersion(p, v); p == nil || !s.permits(req, p) {
+			return nil, unknownVersion(InvalidParams("Unknown prompt: %s", req.Params.Name), v, versionNames(head))
+		}
 	}
 	if err := s.authorize(p.require, req); err != nil {
 		return nil, err

@@ -75,6 +75,9 @@ func (m *mount) mountTool(t *tool) (*tool, string, error) {
 	n.call = m.bind(t.call)
 	n.via = m.bindShape(t.via)
 	n.gate = m.gate(t)
+	if err := mountVersions(&n.others, m.mountTool); err != nil {
+		return nil, "", err
+	}
 	return &n, n.name, nil
 }
 
@@ -105,6 +108,9 @@ func (m *mount) mountPrompt(p *prompt) (*prompt, string, error) {
 	n.call = m.bind(p.call)
 	n.completions = m.completers(p.completions)
 	n.gate = m.gate(p)
+	if err := mountVersions(&n.others, m.mountPrompt); err != nil {
+		return nil, "", err
+	}
 	return &n, n.name, nil
 }
 
@@ -154,7 +160,28 @@ func (m *mount) mountResource(r *resource) (*resource, string, error) {
 	n.require = m.requirement(r.require)
 	n.completions = m.completers(r.completions)
 	n.gate = m.gate(r)
+	if err := mountVersions(&n.others, m.mountResource); err != nil {
+		return nil, "", err
+	}
 	return &n, uri, nil
+}
+
+// mountVersions replaces the other versions of an entry with the
+// parent's copies of them.
+func mountVersions[T any](others *[]T, build func(T) (T, string, error)) error {
+	if len(*others) == 0 {
+		return nil
+	}
+	out := make([]T, len(*others))
+	for i, o := range *others {
+		c, _, err := build(o)
+		if err != nil {
+			return err
+		}
+		out[i] = c
+	}
+	*others = out
+	return nil
 }
 
 // read reads the child's resource src at uri (the child's URI) within

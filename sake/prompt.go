@@ -30,6 +30,8 @@ type prompt struct {
 	completions map[string]*completer
 	tags        []string
 	gate        *childGate // the list policy of the server it was mounted from, if any
+	version     string     // its version, "" when it has none
+	others      []*prompt  // on the entry a registry holds: the other versions of its name, highest first
 }
 
 type promptArg struct {
@@ -66,7 +68,11 @@ func compilePrompt(def *PromptDef, fn reflect.Value, method bool, resolve comple
 	if err := checkPromptResult(c.result); err != nil {
 		return nil, err
 	}
-	p := &prompt{name: def.name, description: def.description, call: c, require: def.require, tags: slices.Clone(def.tags)}
+	if err := checkVersion(def.version); err != nil {
+		return nil, err
+	}
+	p := &prompt{name: def.name, description: def.description, call: c, require: def.require, tags: slices.Clone(def.tags),
+		version: def.version}
 	if c.argType != nil && c.argType.Kind() == reflect.Struct {
 		ts, err := schemaFor(c.argType)
 		if err != nil {

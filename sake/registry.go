@@ -118,7 +118,8 @@ func put[T any](m *map[string]T, key string, v T) {
 }
 
 // AddTool adds tools built with NewTool or NewTypedTool, replacing those
-// of the same names, and tells clients following list changes once. If
+// of the same names and versions (ToolDef.Version: other versions of a
+// name stay, served beside it), and tells clients following list changes once. If
 // any definition is wrong, none is added and the error names each wrong
 // one; a tool that does not fit the transform installed for its name
 // (Server.Transform, before the tool came) is wrong too. Adding a tool
@@ -153,7 +154,7 @@ func (s *Server) AddTool(defs ...*ToolDef) error {
 			return
 		}
 		for _, t := range tools {
-			put(&p.tools, t.name, t)
+			put(&p.tools, t.name, withVersion(lookup(p.tools, base.toolsByName, t.name), t))
 		}
 	})
 	if missing != nil {
@@ -185,7 +186,8 @@ func joinProblems(problems []string) error {
 	return fmt.Errorf("%d definitions are wrong, none was added:\n\t%s", len(problems), strings.Join(problems, "\n\t"))
 }
 
-// RemoveTool removes the named tool and reports whether it existed.
+// RemoveTool removes the named tool, every version of it, and reports
+// whether it existed.
 // Clients following list changes are told when it did.
 func (s *Server) RemoveTool(name string) bool {
 	removed := false
@@ -203,7 +205,7 @@ func (s *Server) RemoveTool(name string) bool {
 
 // AddResource adds resources and resource templates built with
 // NewResource or NewResourceTemplate (or their typed forms), replacing
-// those with the same URIs or templates, and tells clients following list
+// those with the same URIs or templates and versions, and tells clients following list
 // changes once. If any definition is wrong, none is added and the error
 // names each wrong one.
 func (s *Server) AddResource(defs ...*ResourceDef) error {
@@ -230,12 +232,12 @@ func (s *Server) AddResource(defs ...*ResourceDef) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	s.comps.edit(func(p *changes, _ *registry) {
+	s.comps.edit(func(p *changes, base *registry) {
 		for _, r := range rs {
 			if r.tmpl != nil {
-				put(&p.templates, r.uri, r)
+				put(&p.templates, r.uri, withVersion(lookup(p.templates, base.templatesByURI, r.uri), r))
 			} else {
-				put(&p.resources, r.uri, r)
+				put(&p.resources, r.uri, withVersion(lookup(p.resources, base.resourcesByURI, r.uri), r))
 			}
 		}
 	})
@@ -244,7 +246,7 @@ func (s *Server) AddResource(defs ...*ResourceDef) error {
 }
 
 // RemoveResource removes the resource or template with that URI (or
-// template text) and reports whether it existed. A server that has
+// template text), every version of it, and reports whether it existed. A server that has
 // offered resources goes on offering them when the last is removed: its
 // lists answer empty, in both eras.
 func (s *Server) RemoveResource(uri string) bool {
@@ -266,7 +268,7 @@ func (s *Server) RemoveResource(uri string) bool {
 }
 
 // AddPrompt adds prompts built with NewPrompt or NewTypedPrompt,
-// replacing those of the same names, and tells clients following list
+// replacing those of the same names and versions, and tells clients following list
 // changes once. If any definition is wrong, none is added and the error
 // names each wrong one.
 func (s *Server) AddPrompt(defs ...*PromptDef) error {
@@ -290,16 +292,17 @@ func (s *Server) AddPrompt(defs ...*PromptDef) error {
 	if len(ps) == 0 {
 		return nil
 	}
-	s.comps.edit(func(c *changes, _ *registry) {
+	s.comps.edit(func(c *changes, base *registry) {
 		for _, p := range ps {
-			put(&c.prompts, p.name, p)
+			put(&c.prompts, p.name, withVersion(lookup(c.prompts, base.promptsByName, p.name), p))
 		}
 	})
 	s.broadcast(Broadcast{List: ListPrompts})
 	return nil
 }
 
-// RemovePrompt removes the named prompt and reports whether it existed.
+// RemovePrompt removes the named prompt, every version of it, and
+// reports whether it existed.
 // A server that has offered prompts goes on offering them when the last
 // is removed: prompts/list answers empty, in both eras.
 func (s *Server) RemovePrompt(name string) bool {
@@ -340,6 +343,10 @@ func (r *registry) finish() error {
 	slices.SortStableFunc(r.resources, byKey(resourceURI))
 	slices.SortStableFunc(r.templates, byKey(resourceURI))
 	var dups []string
+	r.tools = groupSorted(r.tools, toolName, "tool ", &dups)
+	r.prompts = groupSorted(r.prompts, promptName, "prompt ", &dups)
+	r.resources = groupSorted(r.resources, resourceURI, "resource ", &dups)
+	r.templates = groupSorted(r.templates, resourceURI, "resource template ", &dups)
 	r.toolsByName = index(r.tools, toolName, "tool ", &dups)
 	r.promptsByName = index(r.prompts, promptName, "prompt ", &dups)
 	r.resourcesByURI = index(r.resources, resourceURI, "resource ", &dups)

@@ -25,7 +25,9 @@ type resource struct {
 	byRevision  revisionJSON
 	completions map[string]*completer
 	tags        []string
-	gate        *childGate // the list policy of the server it was mounted from, if any
+	gate        *childGate  // the list policy of the server it was mounted from, if any
+	version     string      // its version, "" when it has none
+	others      []*resource // on the entry a registry holds: the other versions of its URI, highest first
 }
 
 func acceptTemplateVars(t reflect.Type) error {
@@ -46,7 +48,11 @@ func checkResourceResult(r reflect.Type) error {
 }
 
 func compileResource(def *ResourceDef, fn reflect.Value, method bool, resolve completionResolver) (*resource, error) {
-	r := &resource{uri: def.uri, name: def.name, mimeType: def.mimeType, require: def.require, tags: slices.Clone(def.tags)}
+	if err := checkVersion(def.version); err != nil {
+		return nil, err
+	}
+	r := &resource{uri: def.uri, name: def.name, mimeType: def.mimeType, require: def.require, tags: slices.Clone(def.tags),
+		version: def.version}
 	var accept func(reflect.Type) error
 	if def.template {
 		t, err := uritemplate.Parse(def.uri)

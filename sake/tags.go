@@ -19,6 +19,12 @@ func (p *PromptDef) Tags(tags ...string) *PromptDef { p.tags = append(p.tags, ta
 type Components struct {
 	Tools, Prompts, Resources []string
 	Tags                      []string
+	// Version, when not empty, narrows Tools, Prompts and Resources to
+	// that version of each (components of other versions, and those
+	// selected by Tags, are selected whatever their version). A rule for
+	// one version and a rule for the whole name both select that
+	// version: the later decides.
+	Version string
 }
 
 // Enable makes the selected components available again: listed, and
@@ -73,6 +79,9 @@ func (c Components) keys() []ruleKey {
 		names []string
 	}{{ruleTool, c.Tools}, {rulePrompt, c.Prompts}, {ruleResource, c.Resources}, {ruleTag, c.Tags}} {
 		for _, n := range group.names {
+			if c.Version != "" && group.kind != ruleTag {
+				n += "\x00" + c.Version
+			}
 			keys = append(keys, ruleKey{group.kind, n})
 		}
 	}
@@ -81,11 +90,16 @@ func (c Components) keys() []ruleKey {
 
 // enabled reports whether the last rule selecting a component (by kind
 // and name, or by a tag) enables it; without one, it is enabled.
-func (sh *shaping) enabled(kind byte, name string, tags []string) bool {
+func (sh *shaping) enabled(kind byte, name, version string, tags []string) bool {
 	if len(sh.rules) == 0 {
 		return true
 	}
 	last, found := sh.rules[ruleKey{kind, name}]
+	if version != "" {
+		if r, ok := sh.rules[ruleKey{kind, name + "\x00" + version}]; ok && (!found || r.seq > last.seq) {
+			last, found = r, true
+		}
+	}
 	for _, t := range tags {
 		if r, ok := sh.rules[ruleKey{ruleTag, t}]; ok && (!found || r.seq > last.seq) {
 			last, found = r, true

@@ -71,5 +71,8 @@ func (r *Request) MayBecomeTask() bool {
 		return false
 	}
 	t := s.comps.current().toolsByName[r.Params.Name]
+	if v := askedVersion(r); t != nil && v != "" {
+		t = pickVersion(t, v)
+	}
 	return t != nil && t.task != TaskNever
 }

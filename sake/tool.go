@@ -39,6 +39,8 @@ type tool struct {
 	tags       []string
 	via        *toolShape // set on a tool reshaped by a Transform that changes its arguments or wraps it
 	gate       *childGate // the list policy of the server it was mounted from, if any
+	version    string     // its version, "" when it has none
+	others     []*tool    // on the entry a registry holds: the other versions of its name, highest first
 }
 
 // paramHeader is an argument mirrored in an Mcp-Param-{Name} header.
@@ -70,8 +72,12 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 	if !toolNameRE.MatchString(def.name) {
 		return nil, fmt.Errorf("tool name %q is not 1 to 128 of A-Z a-z 0-9 _ . -", def.name)
 	}
+	if err := checkVersion(def.version); err != nil {
+		return nil, err
+	}
 	t := &tool{name: def.name, call: c, require: def.require, task: def.task, taskTTL: def.taskTTL,
-		taskPoll: def.taskPoll, taskByCode: def.taskByCode, singleUse: def.singleUse, tags: slices.Clone(def.tags)}
+		taskPoll: def.taskPoll, taskByCode: def.taskByCode, singleUse: def.singleUse, tags: slices.Clone(def.tags),
+		version: def.version}
 	if err := t.applyUI(def); err != nil {
 		return nil, err
 	}

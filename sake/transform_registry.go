@@ -19,13 +19,18 @@ type shaping struct {
 	resources map[string]*Transform // by URI or template text
 	rules     map[ruleKey]rule
 	seq       uint64
+	versions  *versionRange // FilterVersions; nil passes every version
 
 	// What transforms made of each source component, kept from one
 	// publication to the next so that schemas are reshaped once.
 	builtTools     map[*tool]built[*tool]
 	builtPrompts   map[*prompt]*prompt
 	builtResources map[*resource]*resource
-	reported       string // the problems logged last, so each is logged once
+	// The entries of several versions published last, by source entry.
+	groupedTools     map[*tool]grouped[*tool]
+	groupedPrompts   map[*prompt]grouped[*prompt]
+	groupedResources map[*resource]grouped[*resource]
+	reported         string // the problems logged last, so each is logged once
 }
 
 type built[T any] struct {
@@ -167,68 +172,106 @@ func (sh *shaping) publish(src *registry) *registry {
 	var problems []string
 	n := &registry{offered: src.offered}
 	tools := make(map[*tool]built[*tool], len(sh.tools))
+	var groupedTools map[*tool]grouped[*tool]
 	var renamedTools map[*tool]bool
+	var kept []*tool
 	for _, st := range src.tools {
-		t := st
-		if tr := sh.tools[st.name]; tr != nil {
-			b, ok := sh.builtTools[st]
-			if !ok {
-				b.v, b.err = shapeTool(st, tr)
+		kept = kept[:0]
+		renamed := false
+		for i := -1; i < len(st.others); i++ {
+			sv := versionAt(st, i)
+			t := sv
+			if tr := sh.tools[st.name]; tr != nil {
+				b, ok := sh.builtTools[sv]
+				if !ok {
+					b.v, b.err = shapeTool(sv, tr)
+				}
+				tools[sv] = b
+				if b.err != nil {
+					problems = append(problems, fmt.Sprintf("tool %s is left out: its transform does not fit it: %v", versionLabel(st.name, sv.version), b.err))
+					continue
+				}
+				t = b.v
+				renamed = tr.Name != "" && tr.Name != st.name
 			}
-			tools[st] = b
-			if b.err != nil {
-				problems = append(problems, fmt.Sprintf("tool %s is left out: its transform does not fit it: %v", st.name, b.err))
-				continue
+			if sh.enabled(ruleTool, t.name, t.version, t.tags) && sh.versions.allows(t.version) {
+				kept = append(kept, t)
 			}
-			t = b.v
+		}
+		t := regroup(st, kept, sh.groupedTools, &groupedTools)
+		if t == nil {
+			continue
+		}
+		if renamed {
 			if renamedTools == nil {
 				renamedTools = map[*tool]bool{}
 			}
-			renamedTools[t] = tr.Name != "" && tr.Name != st.name
+			renamedTools[t] = true
 		}
-		if sh.enabled(ruleTool, t.name, t.tags) {
-			n.tools = append(n.tools, t)
-		}
+		n.tools = append(n.tools, t)
 	}
-	sh.builtTools = tools
+	sh.builtTools, sh.groupedTools = tools, groupedTools
 	prompts := make(map[*prompt]*prompt, len(sh.prompts))
+	var groupedPrompts map[*prompt]grouped[*prompt]
 	var renamedPrompts map[*prompt]bool
+	var keptPrompts []*prompt
 	for _, sp := range src.prompts {
-		p := sp
-		if tr := sh.prompts[sp.name]; tr != nil {
-			if p = sh.builtPrompts[sp]; p == nil {
-				p, _ = shapePrompt(sp, tr) // prompts' transforms always fit
+		keptPrompts = keptPrompts[:0]
+		renamed := false
+		for i := -1; i < len(sp.others); i++ {
+			sv := versionAt(sp, i)
+			p := sv
+			if tr := sh.prompts[sp.name]; tr != nil {
+				if p = sh.builtPrompts[sv]; p == nil {
+					p, _ = shapePrompt(sv, tr) // prompts' transforms always fit
+				}
+				prompts[sv] = p
+				renamed = tr.Name != "" && tr.Name != sp.name
 			}
-			prompts[sp] = p
+			if sh.enabled(rulePrompt, p.name, p.version, p.tags) && sh.versions.allows(p.version) {
+				keptPrompts = append(keptPrompts, p)
+			}
+		}
+		p := regroup(sp, keptPrompts, sh.groupedPrompts, &groupedPrompts)
+		if p == nil {
+			continue
+		}
+		if renamed {
 			if renamedPrompts == nil {
 				renamedPrompts = map[*prompt]bool{}
 			}
-			renamedPrompts[p] = tr.Name != "" && tr.Name != sp.name
+			renamedPrompts[p] = true
 		}
-		if sh.enabled(rulePrompt, p.name, p.tags) {
-			n.prompts = append(n.prompts, p)
-		}
+		n.prompts = append(n.prompts, p)
 	}
-	sh.builtPrompts = prompts
+	sh.builtPrompts, sh.groupedPrompts = prompts, groupedPrompts
 	resources := make(map[*resource]*resource, len(sh.resources))
+	var groupedResources map[*resource]grouped[*resource]
 	shapeAll := func(list []*resource) []*resource {
-		var out []*resource
+		var out, keptResources []*resource
 		for _, sr := range list {
-			r := sr
-			if tr := sh.resources[sr.uri]; tr != nil {
-				if r = sh.builtResources[sr]; r == nil {
-					r = shapeResource(sr, tr)
+			keptResources = keptResources[:0]
+			for i := -1; i < len(sr.others); i++ {
+				sv := versionAt(sr, i)
+				r := sv
+				if tr := sh.resources[sr.uri]; tr != nil {
+					if r = sh.builtResources[sv]; r == nil {
+						r = shapeResource(sv, tr)
+					}
+					resources[sv] = r
 				}
-				resources[sr] = r
+				if sh.enabled(ruleResource, r.uri, r.version, r.tags) && sh.versions.allows(r.version) {
+					keptResources = append(keptResources, r)
+				}
 			}
-			if sh.enabled(ruleResource, r.uri, r.tags) {
+			if r := regroup(sr, keptResources, sh.groupedResources, &groupedResources); r != nil {
 				out = append(out, r)
 			}
 		}
 		return out
 	}
 	n.resources, n.templates = shapeAll(src.resources), shapeAll(src.templates)
-	sh.builtResources = resources
+	sh.builtResources, sh.groupedResources = resources, groupedResources
 
 	n.tools = uniqueNames(n.tools, toolName, func(t *tool) bool { return renamedTools[t] }, "tool", &problems)
 	n.prompts = uniqueNames(n.prompts, promptName, func(p *prompt) bool { return renamedPrompts[p] }, "prompt", &problems)

@@ -12,6 +12,9 @@ type ComponentInfo struct {
 	Name, URI string
 	// Tags are the component's tags (ToolDef.Tags, Transform.Tags).
 	Tags []string
+	// Version is the component's version (ToolDef.Version), "" when it
+	// has none.
+	Version string
 	// Requirement is what the component requires of its caller: its own,
 	// or the server's default when it declares none.
 	Requirement Requirement
@@ -46,15 +49,15 @@ type listPolicy struct {
 }
 
 func (t *tool) info() ComponentInfo {
-	return ComponentInfo{List: ListTools, Name: t.name, Tags: t.tags, Requirement: t.require}
+	return ComponentInfo{List: ListTools, Name: t.name, Tags: t.tags, Requirement: t.require, Version: t.version}
 }
 
 func (p *prompt) info() ComponentInfo {
-	return ComponentInfo{List: ListPrompts, Name: p.name, Tags: p.tags, Requirement: p.require}
+	return ComponentInfo{List: ListPrompts, Name: p.name, Tags: p.tags, Requirement: p.require, Version: p.version}
 }
 
 func (r *resource) info() ComponentInfo {
-	return ComponentInfo{List: ListResources, Name: r.name, URI: r.uri, Tags: r.tags, Requirement: r.require}
+	return ComponentInfo{List: ListResources, Name: r.name, URI: r.uri, Tags: r.tags, Requirement: r.require, Version: r.version}
 }
 
 // allows reports whether the list policy's predicate lets the caller use

@@ -62,16 +62,19 @@ type Params struct {
 	RequestID json.RawMessage `json:"requestId"`
 	Reason    string          `json:"reason"`
 
-	// checkedArgs is Arguments as decoded from a message already
-	// validated as a whole, so decoding it again needs no validation.
-	checkedArgs json.RawMessage
+	// checkedArgs and checkedLen locate Arguments as decoded from a
+	// message already validated as a whole, so decoding it again needs no
+	// validation. (A pointer and a length, not a slice: the message fits
+	// its allocation size class.)
+	checkedArgs *byte
+	checkedLen  int
 }
 
 // argsChecked reports whether args are the arguments p was decoded with,
 // inside a validated message (the same bytes, not a copy or a replacement
 // set by middleware).
 func (p *Params) argsChecked(args json.RawMessage) bool {
-	return p != nil && len(args) > 0 && len(args) == len(p.checkedArgs) && &args[0] == &p.checkedArgs[0]
+	return p != nil && len(args) > 0 && len(args) == p.checkedLen && &args[0] == p.checkedArgs
 }
 
 // RequestMeta is a request's _meta.
@@ -80,6 +83,9 @@ type RequestMeta struct {
 	ProtocolVersion    *string                      `json:"io.modelcontextprotocol/protocolVersion"`
 	ClientCapabilities *protocol.ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
 	LogLevel           *LogLevel                    `json:"io.modelcontextprotocol/logLevel"`
+	// ComponentVersion is the version of the tool, prompt or resource
+	// asked for (MetaComponentVersion); nil asks for the highest.
+	ComponentVersion *string `json:"io.github.sakemcp/version"`
 
 	// W3C Trace Context and Baggage, for middleware that continues the
 	// caller's trace.

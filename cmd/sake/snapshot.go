@@ -19,8 +19,10 @@ Snapshot compares the server's surface with the golden file FILE: its
 tools (names, titles, descriptions, input and output schemas, annotations),
 resources, resource templates, prompts (with their arguments), capabilities
 and extensions, each list sorted, every object's keys sorted, so that the
-file is the same for the same server. When they differ it prints what
-changed and exits with 1, so that CI catches a schema changing by accident.
+file is the same for the same server. Each entry's _meta holds the version
+listed and the versions served, so a version bump shows as one. When they
+differ it prints what changed and exits with 1, so that CI catches a schema
+changing by accident.
 -update writes FILE instead (accepting the change).
 
 ` + targetUsage + `

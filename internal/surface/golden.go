@@ -186,6 +186,9 @@ func diffItems(w io.Writer, kind, key string, want, got []map[string]any) {
 		if a == b {
 			continue
 		}
+		if v := versionChange(old, g); v != "" {
+			fmt.Fprintf(w, "~ %s %s %s\n", kind, k, v)
+		}
 		fmt.Fprintf(w, "~ %s %s changed:\n", kind, k)
 		LineDiff(w, a, b, "    ")
 	}

@@ -200,7 +200,7 @@ type cacheLook struct {
 // storing its result needs.
 func (c *Client) cacheLookup(ctx context.Context, method string, p []byte) cacheLook {
 	cache := c.o.cache
-	if cache == nil || !cacheable[method] {
+	if cache == nil || !cacheable[method] || versionOf(ctx) != "" {
 		return cacheLook{}
 	}
 	owner := cacheOwnerOf(c.t)

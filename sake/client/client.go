@@ -337,7 +337,7 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 		defer release()
 	}
 	m := &message{id: id, method: method, era: info.Era, version: info.ProtocolVersion,
-		body: c.encodeMeta(id, method, p, extra, token, info.Era, meta)}
+		body: c.encodeMeta(id, method, p, extra, token, info.Era, meta, versionMeta(ctx))}
 	if co != nil {
 		m.name, m.hasName, m.params, m.long = co.name, co.hasName, co.params, co.long
 		if co.onID != nil {
@@ -361,16 +361,17 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 // encode builds a request: the 2026-07-28 _meta (and, with token, the
 // progress token "p<id>") spliced before the params' own members.
 func (c *Client) encode(id int64, method string, p, extra []byte, token bool, era protocol.Era) []byte {
-	return c.encodeMeta(id, method, p, extra, token, era, c.meta)
+	return c.encodeMeta(id, method, p, extra, token, era, c.meta, nil)
 }
 
-// encodeMeta is encode with the given 2026-07-28 _meta members.
-func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token bool, era protocol.Era, meta []byte) []byte {
-	b := make([]byte, 0, 96+len(p)+len(extra)+len(meta))
+// encodeMeta is encode with the given 2026-07-28 _meta members, and more
+// members of _meta for either era.
+func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token bool, era protocol.Era, meta, more []byte) []byte {
+	b := make([]byte, 0, 96+len(p)+len(extra)+len(meta)+len(more))
 	var idText [20]byte
 	rid := strconv.AppendInt(idText[:0], id, 10)
 	modern := era == protocol.EraModern
-	hasMeta := modern || token
+	hasMeta := modern || token || len(more) > 0
 	members := len(p) > 2 || len(extra) > 0
 	if !hasMeta && !members {
 		return protocol.AppendRequest(b, rid, method, nil)
@@ -380,16 +381,23 @@ func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token bool
 	sep := false
 	if hasMeta {
 		b = append(b, `"_meta":{`...)
+		start := len(b)
 		if modern {
 			b = append(b, meta...)
 		}
 		if token {
-			if modern {
+			if len(b) > start {
 				b = append(b, ',')
 			}
 			b = append(b, `"progressToken":"p`...)
 			b = strconv.AppendInt(b, id, 10)
 			b = append(b, '"')
+		}
+		if len(more) > 0 {
+			if len(b) > start {
+				b = append(b, ',')
+			}
+			b = append(b, more...)
 		}
 		b = append(b, '}')
 		sep = true

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/sakemcp/sake-go/sake"
 )
 
 // MaxEntries bounds the servers of one configuration: 64, the most one
@@ -57,6 +59,13 @@ type Entry struct {
 	// Namespace, when set, is the namespace the entry is mounted under in
 	// place of its key; "" merges its components with the gateway's.
 	Namespace *string `json:"namespace,omitempty"`
+	// Versions, when set, pins the entry's components to a version range
+	// (sake.VersionFilter's Range, e.g. ">=2.0 <3"): a component whose
+	// version, as the server lists it, is outside the range is left out
+	// of the gateway, so that a server moving to a version the gateway's
+	// clients are not ready for drops the component rather than changing
+	// it under them. Components without a version pass.
+	Versions string `json:"versions,omitempty"`
 	// Disabled leaves the entry out.
 	Disabled bool `json:"disabled,omitempty"`
 }
@@ -184,6 +193,9 @@ func (e Entry) check(key string) error {
 	ns := e.NamespaceOf(key)
 	if ns != "" && !namespaceRE.MatchString(ns) {
 		return fmt.Errorf(`the namespace %q is not a letter followed by at most 63 letters, digits, dots and dashes; set "namespace"`, ns)
+	}
+	if err := (sake.VersionFilter{Range: e.Versions}).Check(); err != nil {
+		return fmt.Errorf(`"versions": %w`, err)
 	}
 	switch t := e.transport(); {
 	case t == "stdio" && e.Command == "":

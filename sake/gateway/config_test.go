@@ -65,6 +65,7 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"oauth on stdio", `{"mcpServers":{"a":{"command":"x","oauth":{"clientId":"g","clientSecret":"s"}}}}`, `"oauth" is for an HTTP server`},
 		{"oauth without a secret", `{"mcpServers":{"a":{"url":"http://h/mcp","oauth":{"clientId":"g"}}}}`, `needs "clientId" and "clientSecret"`},
 		{"oauth and a token", `{"mcpServers":{"a":{"url":"http://h/mcp","headers":{"authorization":"Bearer t"},"oauth":{"clientId":"g","clientSecret":"s"}}}}`, "keep one"},
+		{"bad version range", `{"mcpServers":{"a":{"command":"x","versions":">=2 <"}}}`, `"versions"`},
 		{"too many", many.String(), "more than"},
 		{"too big", `{"mcpServers":{"a":{"command":"` + strings.Repeat("x", gateway.MaxConfigBytes) + `"}}}`, "larger"},
 	} {

@@ -221,6 +221,11 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	if err != nil {
 		return fmt.Errorf("reading its components: %w", err)
 	}
+	if r.entry.Versions != "" {
+		if err := child.FilterVersions(sake.VersionFilter{Range: r.entry.Versions}); err != nil {
+			return fmt.Errorf("pinning its versions: %w", err)
+		}
+	}
 	// The status says connected before the mount announces the
 	// components, so whoever hears the announcement finds it so.
 	restart := 0

@@ -212,7 +212,8 @@ type proxy struct {
 	mu        sync.Mutex
 	tools     map[string]bool // local names
 	prompts   map[string]bool
-	resources map[string]bool // URIs and templates
+	resources map[string]bool   // URIs and templates
+	versions  map[string]string // the version proxied, by kind and local name or URI
 
 	// remoteTasks says the remote server may answer any call with a task
 	// (the 2026-07-28 tasks extension does not list which tools do).
@@ -372,6 +373,7 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		remoteName := t.Name
 		local := p.cfg.prefix + t.Name
 		seen[local] = true
+		version := remoteVersion(t.Meta)
 		def := sake.NewTool(local, func(c *sake.Context, args json.RawMessage) (*sake.ToolResult, error) {
 			if p.remoteTasks {
 				res, err := p.callTaskTool(c, remoteName, args)
@@ -379,7 +381,7 @@ func (p *proxy) syncTools(ctx context.Context) error {
 				return res, err
 			}
 			fctx, done := p.forward(c)
-			res, err := p.remote.CallTool(fctx, remoteName, args)
+			res, err := p.remote.CallTool(askVersion(fctx, version), remoteName, args)
 			p.cfg.localToolResult(res)
 			if err = done(err); err != nil {
 				var te *sake.ToolError
@@ -410,8 +412,15 @@ func (p *proxy) syncTools(ctx context.Context) error {
 			def.Icons(t.Icons...)
 		}
 		for k, v := range t.Meta {
+			if k == protocol.MetaComponentVersion || k == protocol.MetaComponentVersions {
+				continue // the version is declared below
+			}
 			def.Meta(k, v) // an MCP Apps view (ui.resourceUri) and the rest, as the remote wrote them
 		}
+		if version != "" {
+			def.Version(version)
+		}
+		p.replaceVersion("tool "+local, version, func() bool { return p.srv.RemoveTool(local) })
 		if err := p.srv.AddTool(def); err != nil {
 			return fmt.Errorf("client: proxying tool %s: %w", t.Name, err)
 		}
@@ -423,6 +432,7 @@ func (p *proxy) syncTools(ctx context.Context) error {
 	for name := range old {
 		if !seen[name] {
 			p.srv.RemoveTool(name)
+			p.forgetVersion("tool " + name)
 		}
 	}
 	return nil
@@ -444,9 +454,10 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 		remoteName := pr.Name
 		local := p.cfg.prefix + pr.Name
 		seen[local] = true
+		version := remoteVersion(pr.Meta)
 		def := sake.NewPrompt(local, func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
 			fctx, done := p.forward(c)
-			res, err := p.remote.GetPrompt(fctx, remoteName, args)
+			res, err := p.remote.GetPrompt(askVersion(fctx, version), remoteName, args)
 			if err = done(err); err != nil {
 				return nil, err
 			}
@@ -468,8 +479,15 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 			def.Icons(pr.Icons...)
 		}
 		for k, v := range pr.Meta {
+			if k == protocol.MetaComponentVersion || k == protocol.MetaComponentVersions {
+				continue // the version is declared below
+			}
 			def.Meta(k, v)
 		}
+		if version != "" {
+			def.Version(version)
+		}
+		p.replaceVersion("prompt "+local, version, func() bool { return p.srv.RemovePrompt(local) })
 		if err := p.srv.AddPrompt(def); err != nil {
 			return fmt.Errorf("client: proxying prompt %s: %w", pr.Name, err)
 		}
@@ -481,6 +499,7 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 	for name := range old {
 		if !seen[name] {
 			p.srv.RemovePrompt(name)
+			p.forgetVersion("prompt " + name)
 		}
 	}
 	return nil
@@ -514,9 +533,10 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		}
 		uri := r.URI
 		seen[uri] = true
+		version := remoteVersion(r.Meta)
 		def := sake.NewResource(uri, func(c *sake.Context) ([]sake.ResourceContents, error) {
 			fctx, done := p.forward(c)
-			res, err := p.remote.ReadResource(fctx, uri)
+			res, err := p.remote.ReadResource(askVersion(fctx, version), uri)
 			if err = done(err); err != nil {
 				return nil, err
 			}
@@ -532,8 +552,15 @@ func (p *proxy) syncResources(ctx context.Context) error {
 			def.Icons(r.Icons...)
 		}
 		for k, v := range r.Meta {
+			if k == protocol.MetaComponentVersion || k == protocol.MetaComponentVersions {
+				continue // the version is declared below
+			}
 			def.Meta(k, v)
 		}
+		if version != "" {
+			def.Version(version)
+		}
+		p.replaceVersion("resource "+uri, version, func() bool { return p.srv.RemoveResource(uri) })
 		if err := p.srv.AddResource(def); err != nil {
 			return fmt.Errorf("client: proxying resource %s: %w", r.URI, err)
 		}
@@ -543,9 +570,10 @@ func (p *proxy) syncResources(ctx context.Context) error {
 			continue
 		}
 		seen[t.URITemplate] = true
+		tmpl, version := t.URITemplate, remoteVersion(t.Meta)
 		def := sake.NewResourceTemplate(t.URITemplate, func(c *sake.Context, _ map[string]string) ([]sake.ResourceContents, error) {
 			fctx, done := p.forward(c)
-			res, err := p.remote.ReadResource(fctx, c.Request().Params.URI)
+			res, err := p.remote.ReadResource(askVersion(fctx, version), c.Request().Params.URI)
 			if err = done(err); err != nil {
 				return nil, err
 			}
@@ -558,6 +586,9 @@ func (p *proxy) syncResources(ctx context.Context) error {
 			def.Annotations(*t.Annotations)
 		}
 		for k, v := range t.Meta {
+			if k == protocol.MetaComponentVersion || k == protocol.MetaComponentVersions {
+				continue // the version is declared below
+			}
 			def.Meta(k, v)
 		}
 		if tmpl, err := uritemplate.Parse(t.URITemplate); err == nil {
@@ -575,6 +606,10 @@ func (p *proxy) syncResources(ctx context.Context) error {
 				})
 			}
 		}
+		if version != "" {
+			def.Version(version)
+		}
+		p.replaceVersion("resource "+tmpl, version, func() bool { return p.srv.RemoveResource(tmpl) })
 		if err := p.srv.AddResource(def); err != nil {
 			return fmt.Errorf("client: proxying resource template %s: %w", t.URITemplate, err)
 		}
@@ -586,6 +621,7 @@ func (p *proxy) syncResources(ctx context.Context) error {
 	for uri := range old {
 		if !seen[uri] {
 			p.srv.RemoveResource(uri)
+			p.forgetVersion("resource " + uri)
 		}
 	}
 	return nil

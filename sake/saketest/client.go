@@ -360,3 +360,10 @@ func (c *Client) context() context.Context {
 func (c *Client) WithContext(ctx context.Context) *Client {
 	return &Client{state: c.state, ctx: ctx}
 }
+
+// WithVersion returns a client whose CallTool, GetPrompt and
+// ReadResource ask for version v of the component (ToolDef.Version)
+// instead of the highest. It shares everything else with c.
+func (c *Client) WithVersion(v string) *Client {
+	return &Client{state: c.state, ctx: client.WithVersion(c.context(), v)}
+}

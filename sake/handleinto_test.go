@@ -3,6 +3,7 @@ package sake_test
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -33,22 +34,33 @@ func TestHandleIntoUsesTheLentBuffer(t *testing.T) {
 	}
 }
 
-// TestHandleIntoKeepsHookedRepliesApart: a Request hook may keep the
-// reply it is shown, so the body is then not built in the buffer.
-func TestHandleIntoKeepsHookedRepliesApart(t *testing.T) {
-	var seen []byte
+// TestHandleIntoShowsHooksTheReplyInPlace: a Request hook is shown the
+// reply built in the transport's buffer, not a copy of it; a hook that
+// keeps the body copies it, and its copy outlives the buffer's reuse.
+func TestHandleIntoShowsHooksTheReplyInPlace(t *testing.T) {
+	var seen, kept []byte
 	srv := sake.MustNew(benchServer{}, sake.Observe(sake.Hooks{
 		Request: func(ctx context.Context, req *sake.Request) (context.Context, func(sake.RequestDone)) {
-			return ctx, func(d sake.RequestDone) { seen = d.Reply.Body }
+			return ctx, func(d sake.RequestDone) {
+				if kept == nil {
+					seen, kept = d.Reply.Body, bytes.Clone(d.Reply.Body)
+				}
+			}
 		},
 	}))
 	buf := make([]byte, 0, 1024)
 	r := transport.Decode(srv, []byte(echoCall), nil).HandleInto(context.Background(), &buf)
-	if !bytes.Contains(r.Body, []byte(`"hi"`)) || !bytes.Equal(seen, r.Body) {
-		t.Fatalf("reply %s, hook saw %s", r.Body, seen)
+	if !bytes.Contains(r.Body, []byte(`"hi"`)) || !bytes.Equal(kept, r.Body) {
+		t.Fatalf("reply %s, hook kept %s", r.Body, kept)
 	}
-	if unsafe.SliceData(r.Body) == unsafe.SliceData(buf[:1]) {
-		t.Error("a hooked reply was built in the transport's buffer")
+	if unsafe.SliceData(r.Body) != unsafe.SliceData(buf[:1]) || unsafe.SliceData(seen) != unsafe.SliceData(buf[:1]) {
+		t.Error("a hooked reply was not built in the transport's buffer")
+	}
+	want := string(kept)
+	// The transport reuses its buffer for the next reply.
+	r2 := transport.Decode(srv, []byte(strings.Replace(echoCall, `"hi"`, `"ho"`, 1)), nil).HandleInto(context.Background(), &buf)
+	if !bytes.Contains(r2.Body, []byte(`"ho"`)) || string(kept) != want {
+		t.Fatalf("second reply %s; the hook's copy became %s", r2.Body, kept)
 	}
 }
 

@@ -182,13 +182,22 @@ func (s *Server) observed(ctx context.Context, req *Request, paramsErr *decodeEr
 	}
 	var out RequestDone
 	reply := s.handleRequest(ctx, req, paramsErr, &out)
-	out.Reply = &reply
+	// The hook does not keep the Reply (RequestDone.Reply): a pooled one
+	// shows it, so that the reply does not escape to the heap.
+	shown := replyPool.Get().(*Reply)
+	*shown = reply
+	out.Reply = shown
 	if out.Error == nil && reply.ErrorCode != 0 {
 		out.Error = &Error{Code: reply.ErrorCode}
 	}
 	done(out)
+	*shown = Reply{}
+	replyPool.Put(shown)
 	return reply
 }
+
+// replyPool holds the Replies shown to Request hooks.
+var replyPool = sync.Pool{New: func() any { return new(Reply) }}
 
 // handleRequest answers a decoded request or notification. out, when not
 // nil, receives the result or error for the Request hook.

@@ -107,10 +107,11 @@ func (m *message) refuse(id json.RawMessage, era Era, err *Error) {
 }
 
 // HandleInto is Handle with the reply's body built in *buf where the
-// dispatcher can (a result, when no Request hook sees the reply): a
-// transport that writes the body out before it reuses *buf allocates no
-// body per reply. *buf is set to the buffer as grown; Reply.Body is
-// either a slice of it, valid until *buf is reused, or one of its own.
+// dispatcher can (a result): a transport that writes the body out before
+// it reuses *buf allocates no body per reply. *buf is set to the buffer
+// as grown; Reply.Body is either a slice of it, valid until *buf is
+// reused, or one of its own. A Request hook is shown the same body, in
+// place (RequestDone.Reply: a hook that keeps it copies it).
 func (m *message) HandleInto(ctx context.Context, buf *[]byte) Reply {
 	return m.handle(ctx, buf)
 }
@@ -149,11 +150,14 @@ func (m *message) handle(ctx context.Context, buf *[]byte) Reply {
 	req := &m.req
 	*req = Request{ID: env.ID, Method: *env.Method, Params: p, Era: m.era, Identity: in.Identity,
 		BaseURL: in.BaseURL, Message: m.msg, in: in, srv: s, ctx: &m.ctx, fl: m.fl}
+	// The reply is built in the transport's buffer, hooked or not: a
+	// Request hook sees it before the transport writes it, and does not
+	// keep it (RequestDone.Reply).
+	req.replyBuf = buf
 	var reply Reply
 	if h := s.opts.hooks; h != nil && h.Request != nil {
 		reply = s.observed(ctx, req, m.paramsErr, h)
 	} else {
-		req.replyBuf = buf
 		reply = s.handleRequest(ctx, req, m.paramsErr, nil)
 	}
 	if sess := reply.Session; sess != nil {
@@ -178,13 +182,22 @@ func (s *Server) observed(ctx context.Context, req *Request, paramsErr *decodeEr
 	}
 	var out RequestDone
 	reply := s.handleRequest(ctx, req, paramsErr, &out)
-	out.Reply = &reply
+	// The hook does not keep the Reply (RequestDone.Reply): a pooled one
+	// shows it, so that the reply does not escape to the heap.
+	shown := replyPool.Get().(*Reply)
+	*shown = reply
+	out.Reply = shown
 	if out.Error == nil && reply.ErrorCode != 0 {
 		out.Error = &Error{Code: reply.ErrorCode}
 	}
 	done(out)
+	*shown = Reply{}
+	replyPool.Put(shown)
 	return reply
 }
+
+// replyPool holds the Replies shown to Request hooks.
+var replyPool = sync.Pool{New: func() any { return new(Reply) }}
 
 // handleRequest answers a decoded request or notification. out, when not
 // nil, receives the result or error for the Request hook.

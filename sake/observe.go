@@ -51,7 +51,10 @@ type Hooks struct {
 // RequestDone is the outcome of one request, as Hooks.Request sees it.
 type RequestDone struct {
 	// Reply is what the dispatcher answers; its Body is nil for a
-	// notification. Do not retain or modify it.
+	// notification. Do not modify it, and do not retain it after done
+	// returns: the body may be the transport's buffer, written out and
+	// reused for the next reply once done returns (HandleInto). A hook
+	// that keeps the body keeps a copy (bytes.Clone(d.Reply.Body)).
 	Reply *Reply
 	// Error is the JSON-RPC error answered, nil when the request
 	// succeeded.

@@ -272,7 +272,24 @@ func (t *tool) invoke(c *Context, args json.RawMessage, checked bool) (res *Tool
 	if callErr != nil {
 		return toolFailure(callErr)
 	}
-	return t.toResult(out)
+	if res, err = t.toResult(out); res != nil && err == nil && res.Encoded() != nil && !c.passesEncoded() {
+		// A result left encoded (a proxy's) is decoded for whatever may
+		// look at it.
+		if derr := res.Decode(); derr != nil {
+			c.srv.logger.Warn("sake: a tool's encoded result is not a tools/call result", "tool", t.name, "err", derr)
+			return ErrorResult("Tool %s failed: its result could not be read.", t.name), nil
+		}
+	}
+	return res, err
+}
+
+// passesEncoded reports whether a tool result left encoded
+// (protocol.ToolResultFromWire) can go into the reply as it is: nothing
+// between the tool and the reply looks at it (no middleware, no Request
+// hook, not a task). Otherwise it is decoded first.
+func (c *Context) passesEncoded() bool {
+	o := &c.srv.opts
+	return c.task == nil && len(o.middleware) == 0 && (o.hooks == nil || o.hooks.Request == nil)
 }
 
 // toolFailure turns the error of a tool's code into what the call

@@ -475,7 +475,13 @@ func (sh *toolShape) wrapped(t *tool, c *Context, m map[string]any) (res *ToolRe
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: its arguments cannot be encoded: %w", t.name, err)
 		}
-		return sh.src.invoke(c, b, true)
+		res, err := sh.src.invoke(c, b, true)
+		if err == nil && res != nil {
+			// The wrapper may look at the result: a proxy's, left
+			// encoded, is decoded for it.
+			err = res.Decode()
+		}
+		return res, err
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -1,10 +1,12 @@
 package sake
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
 
+	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -35,6 +37,50 @@ type wireResult interface {
 // tail closes a result object: resultType, cache hints and _meta in the
 // modern era, then the closing brace. first says no member was written.
 func (w *resultWriter) tail(dst []byte, first bool, meta Meta, cache cacheKind, resultType string) ([]byte, error) {
+	return w.tailWith(dst, first, meta, nil, cache, resultType)
+}
+
+// appendEncodedTool appends a tool result left encoded (a proxy's, as the
+// remote server sent it; see protocol.ToolResultFromWire) without
+// decoding it: its members as they are, but for resultType, which the
+// dispatcher writes, and the remote's serverInfo in _meta, which
+// describes the remote, not the result. raw is valid JSON
+// (ToolResultFromWire checked it) on one line.
+func (w *resultWriter) appendEncodedTool(dst []byte, raw []byte) ([]byte, error) {
+	dst = append(dst, '{')
+	first, hasContent := true, false
+	var meta []byte
+	err := jsonscan.Members(raw, func(key, v []byte) error {
+		switch string(key) {
+		case "resultType":
+			return nil
+		case "_meta":
+			if jsonscan.Kind(v) == jsonscan.Object {
+				meta = v
+			}
+			return nil
+		case "content":
+			hasContent = true
+		}
+		dst = protocol.AppendKey(dst, string(key), first)
+		dst = append(dst, v...)
+		first = false
+		return nil
+	})
+	if err != nil {
+		return dst, err
+	}
+	if !hasContent {
+		dst = protocol.AppendKey(dst, "content", first)
+		dst = append(dst, "[]"...)
+		first = false
+	}
+	return w.tailWith(dst, first, nil, meta, cacheNone, "")
+}
+
+// tailWith is tail with rawMeta, a JSON object whose members (but
+// serverInfo) join _meta after meta's.
+func (w *resultWriter) tailWith(dst []byte, first bool, meta Meta, rawMeta []byte, cache cacheKind, resultType string) ([]byte, error) {
 	var extra []byte
 	if w.era == EraModern {
 		if resultType == "" {
@@ -64,6 +110,9 @@ func (w *resultWriter) tail(dst []byte, first bool, meta Meta, cache cacheKind, 
 			extra = w.s.serverInfoMeta
 		}
 	}
+	if len(rawMeta) > 0 {
+		return appendRawMeta(dst, first, meta, extra, rawMeta)
+	}
 	if first && (len(meta) > 0 || len(extra) > 0) {
 		// protocol.AppendMeta writes a leading comma; give it a member to follow.
 		b, err := protocol.AppendMeta(nil, meta, extra)
@@ -85,6 +134,14 @@ func (w *resultWriter) appendResult(dst []byte, res any) ([]byte, error) {
 	case wireResult:
 		return r.appendResult(dst, w)
 	case *ToolResult:
+		if raw := r.Encoded(); raw != nil {
+			if w.rev < rev20250326 && bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+				return w.appendEncodedTool(dst, raw)
+			}
+			if err := r.Decode(); err != nil {
+				return dst, err
+			}
+		}
 		r = forRevision(r, w.rev)
 		b, err := protocol.AppendToolResultMembers(dst, r)
 		if err != nil {
@@ -129,6 +186,39 @@ func (w *resultWriter) appendResult(dst []byte, res any) ([]byte, error) {
 		return append(dst, b[1:]...), nil
 	}
 	return append(dst, b...), nil
+}
+
+// appendRawMeta closes a result with its _meta: extra, meta's members,
+// then rawMeta's but its serverInfo.
+func appendRawMeta(dst []byte, first bool, meta Meta, extra, rawMeta []byte) ([]byte, error) {
+	start := len(dst)
+	b, err := protocol.AppendMeta(dst, meta, extra) // nothing, or ,"_meta":{…}
+	if err != nil {
+		return dst, err
+	}
+	inner := len(b) > start
+	if inner {
+		b = b[:len(b)-1] // reopened: rawMeta's members follow
+		if first {
+			b = append(b[:start], b[start+1:]...) // no member before it
+		}
+	} else {
+		b = protocol.AppendKey(b, "_meta", first)
+		b = append(b, '{')
+	}
+	err = jsonscan.Members(rawMeta, func(key, v []byte) error {
+		if string(key) == protocol.MetaServerInfo {
+			return nil
+		}
+		b = protocol.AppendKey(b, string(key), !inner)
+		b = append(b, v...)
+		inner = true
+		return nil
+	})
+	if err != nil {
+		return dst, err
+	}
+	return append(b, '}', '}'), nil
 }
 
 // emptyResult is {} (plus resultType in the modern era).

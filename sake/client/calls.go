@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -132,6 +134,22 @@ type callParams struct {
 	Name      string `json:"name"`
 	Arguments any    `json:"arguments,omitempty"`
 	Task      any    `json:"task,omitempty"`
+}
+
+// appendFast appends the JSON of p without reflection when its arguments
+// are JSON already (a proxy's, as its caller sent them) on one line and
+// it asks for no task; ok is false otherwise, and encoding/json encodes
+// p.
+func (p *callParams) appendFast(dst []byte) (_ []byte, ok bool) {
+	args, isRaw := p.Arguments.(json.RawMessage)
+	if !isRaw || p.Task != nil || len(args) == 0 || bytes.ContainsAny(args, "\r\n") || !jsonscan.Valid(args) {
+		return dst, false
+	}
+	dst = append(dst, `{"name":`...)
+	dst = protocol.AppendString(dst, p.Name)
+	dst = append(dst, `,"arguments":`...)
+	dst = append(dst, bytes.TrimSpace(args)...)
+	return append(dst, '}'), true
 }
 
 // toolResult decodes a tools/call result.

@@ -286,6 +286,14 @@ func encodeParams(method string, params any) ([]byte, error) {
 	}
 	var p []byte
 	switch v := params.(type) {
+	case *callParams:
+		if b, ok := v.appendFast(nil); ok {
+			return b, nil
+		}
+		var err error
+		if p, err = json.Marshal(params); err != nil {
+			return nil, fmt.Errorf("client: params of %s: %w", method, err)
+		}
 	case json.RawMessage:
 		p = v
 	case []byte:

@@ -99,6 +99,19 @@ func isTask(raw []byte) bool {
 // one (the result is then nil), or its result when it answered at once.
 // Drive the task with AwaitTask, GetTask, UpdateTask and CancelTask.
 func (c *Client) StartTool(ctx context.Context, name string, args any) (*protocol.ToolResult, *Task, error) {
+	return c.startTool(ctx, name, args, false)
+}
+
+// StartToolEncoded is StartTool with the result left encoded, as the
+// server sent it (protocol.ToolResultFromWire): only its isError is read.
+// A proxy returns it from its tool so that its dispatcher passes it on
+// without decoding it and encoding it again (see sake.Context and
+// protocol.ToolResultFromWire for when it is decoded after all).
+func (c *Client) StartToolEncoded(ctx context.Context, name string, args any) (*protocol.ToolResult, *Task, error) {
+	return c.startTool(ctx, name, args, true)
+}
+
+func (c *Client) startTool(ctx context.Context, name string, args any, encoded bool) (*protocol.ToolResult, *Task, error) {
 	p := &callParams{Name: name, Arguments: args}
 	co := &callOpts{name: name, hasName: true}
 	if c.Era() == protocol.EraModern {
@@ -130,6 +143,16 @@ func (c *Client) StartTool(ctx context.Context, name string, args any) (*protoco
 	if isTask(raw) {
 		t, err := decodeTask(raw)
 		return nil, t, err
+	}
+	if encoded {
+		res, err := protocol.ToolResultFromWire(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("client: tools/call result: %w", err)
+		}
+		if res.IsError {
+			return res, nil, &protocol.ToolError{Result: res}
+		}
+		return res, nil, nil
 	}
 	res, err := toolResult(raw)
 	return res, nil, err

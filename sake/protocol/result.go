@@ -23,6 +23,81 @@ type ToolResult struct {
 	Meta Meta
 
 	cause error // the error the tool returned, when it became this result
+
+	// wire is the result as a server encoded it, left encoded
+	// (ToolResultFromWire); wireIsError is the isError it holds.
+	wire        []byte
+	wireIsError bool
+}
+
+// ToolResultFromWire returns the tools/call result raw (a JSON object, as
+// a server sent it) left encoded: only its isError is read into IsError.
+// A proxy returns one to pass a remote server's result on as it came: the
+// dispatcher copies its members into the reply where nothing else may
+// look at the result, and decodes it first (Decode) where something may
+// (middleware, a Request hook, a transform's Wrap, a task, a client of an
+// older revision). Until then Content, StructuredContent and Meta are
+// empty; Text, String, DecodeStructured and MarshalJSON see the encoded
+// result. A field set meanwhile wins: the result is then encoded from its
+// fields. raw must not change while the result is used. It fails on raw
+// that is not a valid JSON object.
+func ToolResultFromWire(raw []byte) (*ToolResult, error) {
+	r := &ToolResult{wire: raw}
+	err := jsonscan.Members(raw, func(key, v []byte) error {
+		switch string(key) {
+		case "isError":
+			r.wireIsError = jsonscan.Kind(v) == jsonscan.True
+		case "content":
+			if jsonscan.Kind(v) != jsonscan.Array {
+				return fmt.Errorf("content must be an array")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tools/call result: %w", err)
+	}
+	r.IsError = r.wireIsError
+	return r, nil
+}
+
+// Encoded returns the JSON of a result left encoded (ToolResultFromWire)
+// that is still the whole of it, or nil: for any other result, once
+// decoded, or once one of its fields was set.
+func (r *ToolResult) Encoded() []byte {
+	if r.wire == nil || r.Content != nil || r.StructuredContent != nil || r.Meta != nil || r.IsError != r.wireIsError {
+		return nil
+	}
+	return r.wire
+}
+
+// Decode decodes a result left encoded (ToolResultFromWire) into its
+// fields, so that code reading them sees the result. It does nothing for
+// any other result, or once a field was set.
+func (r *ToolResult) Decode() error {
+	raw := r.Encoded()
+	if raw == nil {
+		return nil
+	}
+	var d ToolResult
+	if err := d.UnmarshalJSON(raw); err != nil {
+		return err
+	}
+	d.cause = r.cause
+	*r = d
+	return nil
+}
+
+// decoded returns r, or a decoded copy of it when it is left encoded.
+func (r *ToolResult) decoded() *ToolResult {
+	if r.Encoded() == nil {
+		return r
+	}
+	d := *r
+	if d.Decode() != nil {
+		return &ToolResult{Content: []Content{}, IsError: r.IsError}
+	}
+	return &d
 }
 
 // ErrorResult returns a tool result with isError set and one text block.
@@ -43,6 +118,7 @@ func TextResult(s string) *ToolResult { return &ToolResult{Content: []Content{Te
 
 // Text returns the text blocks of the result joined by newlines.
 func (r *ToolResult) Text() string {
+	r = r.decoded()
 	var parts []string
 	for _, c := range r.Content {
 		if t, ok := c.(*TextContent); ok {
@@ -60,6 +136,7 @@ func (r *ToolResult) String() string {
 	if r == nil {
 		return "<nil>"
 	}
+	r = r.decoded()
 	var b strings.Builder
 	if r.IsError {
 		b.WriteString("isError: ")
@@ -99,6 +176,7 @@ func (r *ToolResult) String() string {
 
 // DecodeStructured decodes StructuredContent into v.
 func (r *ToolResult) DecodeStructured(v any) error {
+	r = r.decoded()
 	if r.StructuredContent == nil {
 		return fmt.Errorf("the result has no structuredContent")
 	}
@@ -214,6 +292,7 @@ func decodeBlock(raw []byte) (Content, error) {
 // MarshalJSON encodes the result as it goes on the wire (without
 // resultType, which the dispatcher adds in the modern era).
 func (r *ToolResult) MarshalJSON() ([]byte, error) {
+	r = r.decoded()
 	b, err := AppendToolResultMembers(nil, r)
 	if err != nil {
 		return nil, err
@@ -225,8 +304,12 @@ func (r *ToolResult) MarshalJSON() ([]byte, error) {
 }
 
 // AppendToolResultMembers appends the opening brace of r's JSON and every
-// member but _meta, which the caller writes before closing the object.
+// member but _meta, which the caller writes before closing the object. A
+// result left encoded (ToolResultFromWire) is decoded first (Decode).
 func AppendToolResultMembers(dst []byte, r *ToolResult) ([]byte, error) {
+	if err := r.Decode(); err != nil {
+		return dst, err
+	}
 	dst = append(dst, `{"content":`...)
 	content := r.Content
 	if content == nil {

@@ -381,7 +381,10 @@ func (p *proxy) syncTools(ctx context.Context) error {
 				return res, err
 			}
 			fctx, done := p.forward(c)
-			res, err := p.remote.CallTool(askVersion(fctx, version), remoteName, args)
+			res, task, err := p.remote.StartToolEncoded(askVersion(fctx, version), remoteName, args)
+			if err == nil && task != nil {
+				res, err = p.remote.FollowTask(fctx, task)
+			}
 			p.cfg.localToolResult(res)
 			if err = done(err); err != nil {
 				var te *sake.ToolError

@@ -20,13 +20,15 @@ func callerEnvelope(c *sake.Context, to client.Caller) *client.Forward {
 	if caps := c.ClientCapabilities(); caps != nil {
 		env.Capabilities = *caps
 		env.Capabilities.Tasks = nil
-		env.Capabilities.Extensions = maps.Clone(caps.Extensions)
 	}
 	if (c.TaskID() != "" || c.Request().Era == sake.EraLegacy) && !env.Capabilities.HasExtension(protocol.TaskExtension) {
-		if env.Capabilities.Extensions == nil {
-			env.Capabilities.Extensions = map[string]json.RawMessage{}
+		// The caller's map is only read; the one sent gets a copy.
+		ext := maps.Clone(env.Capabilities.Extensions)
+		if ext == nil {
+			ext = map[string]json.RawMessage{}
 		}
-		env.Capabilities.Extensions[protocol.TaskExtension] = json.RawMessage(`{}`)
+		ext[protocol.TaskExtension] = json.RawMessage(`{}`)
+		env.Capabilities.Extensions = ext
 	}
 	return env
 }

@@ -41,7 +41,9 @@ func (p *proxy) callTaskTool(c *sake.Context, remoteName string, args json.RawMe
 		}
 	}
 	fctx, done := p.forward(c)
-	res, task, err := p.remote.StartTool(fctx, remoteName, args)
+	// The result is left encoded: the dispatcher passes it on as the
+	// remote sent it, unless something of the proxy's server looks at it.
+	res, task, err := p.remote.StartToolEncoded(fctx, remoteName, args)
 	if err = done(err); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/sakemcp/sake-go/sake/protocol"
@@ -44,9 +45,24 @@ func (p *proxyConfig) localContent(content []protocol.Content) {
 
 // localToolResult rewrites the URIs of a tool result's content.
 func (p *proxyConfig) localToolResult(res *protocol.ToolResult) {
-	if res != nil {
-		p.localContent(res.Content)
+	if res == nil || p.uriNS == "" {
+		return
 	}
+	if raw := res.Encoded(); raw != nil {
+		if !mayNameURIs(raw) {
+			return // passed on as it came
+		}
+		if res.Decode() != nil {
+			return // the dispatcher answers that it cannot be read
+		}
+	}
+	p.localContent(res.Content)
+}
+
+// mayNameURIs reports whether an encoded result may hold a URI to
+// rewrite: a "uri" member, or an escaped key that could spell one.
+func mayNameURIs(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`"uri"`)) || bytes.Contains(raw, []byte(`\u`))
 }
 
 // localPromptResult rewrites the URIs of a prompt's messages.

@@ -43,7 +43,7 @@ type Message interface {
 	// handling when cancelled.
 	Handle(ctx context.Context) sake.Reply
 	// HandleInto is Handle with the reply's body built in *buf where the
-	// server can (a result, when no Request hook sees the reply): a
+	// server can (a result; a Request hook is shown it in place): a
 	// transport that writes the body out before it reuses *buf
 	// allocates no body per reply. *buf is set to the buffer as grown;
 	// Reply.Body is either a slice of it, valid until *buf is reused, or

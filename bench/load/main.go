@@ -98,6 +98,11 @@ func plainArgs(p pathSpec, addr string) []string {
 
 func noNote(pathSpec) string { return "" }
 
+// gatewayArgs starts servers/gateway in mode.
+func gatewayArgs(mode string) func(p pathSpec, addr string) []string {
+	return func(p pathSpec, addr string) []string { return append([]string{"-mode", mode}, plainArgs(p, addr)...) }
+}
+
 var allServers = []serverSpec{
 	{name: "sake", label: "sake", args: plainArgs, note: noNote, tasks: true},
 	{
@@ -131,6 +136,17 @@ var allServers = []serverSpec{
 	}},
 	{name: "sake-2r", label: "sake-2r", bin: "replicas", httpOnly: true, tasks: true, args: replicaArgs("2"), note: func(pathSpec) string {
 		return "two replicas on PostgreSQL behind a round-robin proxy"
+	}},
+	// The gateway harness (bench/gateway.sh): one hop in front of the sake
+	// echo server, started by servers/gateway.
+	{name: "revproxy", label: "revproxy", bin: "gateway", httpOnly: true, args: gatewayArgs("revproxy"), note: func(pathSpec) string {
+		return "httputil.ReverseProxy (pooled) in front of sake over HTTP: the reference hop"
+	}},
+	{name: "gw-url", label: "gw-url", bin: "gateway", args: gatewayArgs("url"), note: func(pathSpec) string {
+		return "sake/gateway, a url entry to sake over HTTP"
+	}},
+	{name: "gw-stdio", label: "gw-stdio", bin: "gateway", args: gatewayArgs("stdio"), note: func(pathSpec) string {
+		return "sake/gateway, sake as its stdio child"
 	}},
 	{name: "bare", label: "bare", args: plainArgs, note: func(pathSpec) string {
 		return "the ceiling: encoding/json and net/http or a line reader, no framework"

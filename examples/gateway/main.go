@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/gateway"
@@ -68,7 +69,7 @@ func run(configPath, addr string, logger *slog.Logger) error {
 	defer ph.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", ph)
-	hs := &http.Server{Addr: addr, Handler: mux}
+	hs := newHTTPServer(addr, mux)
 	go func() {
 		<-ctx.Done()
 		_ = hs.Close()
@@ -78,4 +79,19 @@ func run(configPath, addr string, logger *slog.Logger) error {
 		return err
 	}
 	return nil
+}
+
+// The HTTP server's bounds, as in examples/production: a client that is
+// slow to send its headers (slowloris) or sits idle is cut off, and
+// headers are bounded; plug bounds the bodies itself. There is no
+// WriteTimeout: it would cut the SSE streams that last.
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 64 << 10
+)
+
+// newHTTPServer is the gateway's HTTP server on addr.
+func newHTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes}
 }

@@ -40,6 +40,9 @@ type Client struct {
 	serving     chan struct{}   // a slot per server request being answered (MaxServerRequests)
 	relinking   sync.Mutex      // one new handshake at a time
 	toolHints   toolHints       // the tools that may run twice (Retry)
+
+	infoOnce sync.Once
+	infoJSON []byte // c.o.info, rendered once for every forwarded request
 }
 
 // ServerInfo is what the client learned about the server when it
@@ -141,12 +144,12 @@ func (c *Client) buildMeta() []byte {
 // renderMeta renders the _meta members of a 2026-07-28 request declaring
 // caps and asking for log messages at level and above ("" for none).
 func (c *Client) renderMeta(caps protocol.ClientCapabilities, level protocol.LogLevel) []byte {
-	cb, _ := json.Marshal(caps)
-	ib, _ := json.Marshal(c.o.info)
-	m := []byte(`"io.modelcontextprotocol/protocolVersion":"` + protocol.ModernVersion + `","io.modelcontextprotocol/clientCapabilities":`)
-	m = append(m, cb...)
+	c.infoOnce.Do(func() { c.infoJSON, _ = json.Marshal(c.o.info) })
+	m := make([]byte, 0, 160+len(c.infoJSON))
+	m = append(m, `"io.modelcontextprotocol/protocolVersion":"`+protocol.ModernVersion+`","io.modelcontextprotocol/clientCapabilities":`...)
+	m = appendCapabilities(m, &caps)
 	m = append(m, `,"io.modelcontextprotocol/clientInfo":`...)
-	m = append(m, ib...)
+	m = append(m, c.infoJSON...)
 	if level != "" {
 		m = append(m, `,"io.modelcontextprotocol/logLevel":`...)
 		m = strconv.AppendQuote(m, string(level))

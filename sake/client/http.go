@@ -9,6 +9,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -189,7 +191,11 @@ func (h *httpTransport) do(ctx context.Context, method string, m *message, edit 
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("client: %s %s: %w", method, h.url, err)
+			safe := redactURL(h.url)
+			if ue, ok := errors.AsType[*url.Error](err); ok {
+				ue.URL = safe // net/http hides the password only, not the query
+			}
+			return nil, fmt.Errorf("client: %s %s: %w", method, safe, err)
 		}
 		if h.opaque {
 			h.noteSent(resp)
@@ -591,6 +597,10 @@ func (h *httpTransport) startGET() {
 	done, ready := make(chan struct{}), make(chan struct{})
 	h.getCancel, h.getDone, h.getReady = cancel, done, ready
 	go func() {
+		// The stream is the session's, not the request's that opened it
+		// (a new handshake within a call): it drops the profiler labels it
+		// was started with.
+		pprof.SetGoroutineLabels(context.Background())
 		defer close(done)
 		var once sync.Once
 		h.listenGET(ctx, func() { once.Do(func() { close(ready) }) })
@@ -710,4 +720,25 @@ func (h *httpTransport) close() error {
 	}
 	drain(resp)
 	return nil
+}
+
+// redactURL is raw as it may be written to a log or an error: its
+// userinfo and the values of its query replaced, as they often carry
+// credentials.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an endpoint URL that does not parse)"
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"REDACTED"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,7 +51,9 @@ func (c *Client) Exchange(ctx context.Context, msg []byte) (RawAnswer, error) {
 		_ = json.Unmarshal(peek.Params, &p)
 	}
 	info := c.Info()
-	m := &message{method: peek.Method, body: msg, era: info.Era, version: info.ProtocolVersion}
+	// Clipped: a transport that appends to a body it sends must not
+	// write into the caller's buffer.
+	m := &message{method: peek.Method, body: slices.Clip(msg), era: info.Era, version: info.ProtocolVersion}
 	// The headers a request of this method carries (Mcp-Name).
 	switch {
 	case peek.Method == "tools/call" || peek.Method == "prompts/get":

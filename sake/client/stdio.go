@@ -58,6 +58,12 @@ type streamTransport struct {
 	max      int64
 	logger   interface{ Warn(string, ...any) }
 	wmu      sync.Mutex
+	// The write queue (see write), under wmu: the messages to write, the
+	// buffer of the last write kept for reuse, whether a writer is
+	// writing, and the error that ended writing for good.
+	queue, spare []byte
+	writing      bool
+	writeErr     error
 
 	mu      sync.Mutex
 	pending map[string]chan []byte
@@ -65,6 +71,7 @@ type streamTransport struct {
 	readErr error
 	done    chan struct{} // closed when reading stops
 	exited  chan struct{} // closed when the command has exited
+	exitErr error         // the command's Wait error, set before exited is closed
 	stderr  chan struct{}
 	// logCtx is the context of the one request in flight that asked for
 	// log messages with a per-request level, or nil.
@@ -148,6 +155,22 @@ func (t *streamTransport) bind(_ context.Context, incoming func(context.Context,
 				}
 			}()
 		}
+	}
+	if t.cmd != nil {
+		// The process is waited for as soon as its output ends, so that
+		// its exit is known at once (Client.Lost) and it is never left a
+		// zombie.
+		go func() {
+			<-t.done
+			if t.stderr != nil {
+				<-t.stderr
+			}
+			err := t.cmd.Wait()
+			t.mu.Lock()
+			t.exitErr = err
+			t.mu.Unlock()
+			close(t.exited)
+		}()
 	}
 	go t.read()
 	return nil
@@ -234,13 +257,47 @@ func (t *streamTransport) write(b []byte) error {
 	if bytes.IndexByte(b, '\n') >= 0 {
 		return errors.New("client: a message for stdio must not contain a newline")
 	}
+	// Group commit: a message is queued; the writer that finds no write
+	// under way writes the queue, and goes on writing what the others
+	// queued meanwhile, in one system call each time. So concurrent
+	// calls share their writes, no goroutine waits for another's write to
+	// finish, and no message is copied but into the queue.
 	t.wmu.Lock()
-	defer t.wmu.Unlock()
-	if _, err := t.w.Write(append(b[:len(b):len(b)], '\n')); err != nil {
-		return fmt.Errorf("client: writing to the server: %w", err)
+	if t.writeErr != nil {
+		err := t.writeErr
+		t.wmu.Unlock()
+		return err
 	}
-	return nil
+	t.queue = append(append(t.queue, b...), '\n')
+	if t.writing {
+		t.wmu.Unlock()
+		return nil
+	}
+	t.writing = true
+	var err error
+	for len(t.queue) > 0 && err == nil {
+		buf := t.queue
+		t.queue, t.spare = t.spare[:0], nil
+		t.wmu.Unlock()
+		_, err = t.w.Write(buf)
+		t.wmu.Lock()
+		if cap(buf) <= maxQueueReuse {
+			t.spare = buf
+		}
+	}
+	if err != nil {
+		err = fmt.Errorf("client: writing to the server: %w", err)
+		t.writeErr = err
+		t.queue = nil
+	}
+	t.writing = false
+	t.wmu.Unlock()
+	return err
 }
+
+// maxQueueReuse bounds the write queue's buffer kept for the next
+// writes: 1 MiB.
+const maxQueueReuse = 1 << 20
 
 func (t *streamTransport) roundTrip(ctx context.Context, m *message) ([]byte, error) {
 	key := itoa(m.id)
@@ -299,6 +356,39 @@ func (t *streamTransport) send(_ context.Context, m *message) error {
 
 func (t *streamTransport) established(protocol.Era, string) {}
 
+// lost is closed when the server's output has ended: the connection is
+// gone for good.
+func (t *streamTransport) lost() <-chan struct{} { return t.done }
+
+// lostErr says why the connection is gone: the command's exit, when it
+// has exited, else the end of its output.
+func (t *streamTransport) lostErr() error {
+	if t.exited != nil {
+		// A server whose output ended is usually exiting: give it a moment
+		// to, so that the reason is its exit status.
+		timer := time.NewTimer(exitGrace)
+		defer timer.Stop()
+		select {
+		case <-t.exited:
+			t.mu.Lock()
+			err := t.exitErr
+			t.mu.Unlock()
+			if err == nil {
+				return errors.New("client: the server exited")
+			}
+			return fmt.Errorf("client: the server exited: %w", err)
+		case <-timer.C:
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.readErr
+}
+
+// exitGrace is how long lostErr waits for a command whose output ended to
+// exit.
+const exitGrace = 250 * time.Millisecond
+
 func (t *streamTransport) ready(context.Context) error { return nil }
 
 func (t *streamTransport) close() error {
@@ -319,14 +409,6 @@ func (t *streamTransport) close() error {
 		}
 		return err
 	}
-	go func() {
-		<-t.done
-		if t.stderr != nil {
-			<-t.stderr
-		}
-		_ = t.cmd.Wait()
-		close(t.exited)
-	}()
 	timer := time.NewTimer(t.shutdown)
 	defer timer.Stop()
 	select {

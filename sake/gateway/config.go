@@ -28,12 +28,20 @@ type Config struct {
 // Entry is one server of the configuration: a command (stdio) or a URL
 // (Streamable HTTP).
 type Entry struct {
-	// Command and Args start a stdio server; Env adds to the gateway's
-	// environment for it, and Cwd is its working directory.
+	// Command and Args start a stdio server, in the working directory
+	// Cwd. Its environment is not the gateway's: it gets a minimal base
+	// (PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TZ, XDG_*
+	// and the temporary directory's TMPDIR, TMP, TEMP; on Windows also what
+	// programs need to start), the variables InheritEnv names, and Env,
+	// which wins. So a third-party server does not read the secrets the
+	// gateway holds for other entries.
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
 	Cwd     string            `json:"cwd,omitempty"`
+	// InheritEnv names more variables of the gateway's environment for a
+	// stdio server; "*" (InheritAll) passes it the whole environment.
+	InheritEnv []string `json:"inheritEnv,omitempty"`
 	// URL is a Streamable HTTP endpoint, sent Headers with every request
 	// (for example "Authorization": "Bearer ..." for a static token).
 	URL     string            `json:"url,omitempty"`
@@ -186,6 +194,8 @@ func (e Entry) check(key string) error {
 		return fmt.Errorf("the url %q is not http:// or https://", e.URL)
 	case t == "stdio" && e.URL != "":
 		return errors.New(`has both "command" and "url"`)
+	case len(e.InheritEnv) > 0 && t != "stdio":
+		return errors.New(`"inheritEnv" is for a stdio server ("command")`)
 	case e.OAuth != nil && t != "http":
 		return errors.New(`"oauth" is for an HTTP server ("url")`)
 	case e.OAuth != nil && (e.OAuth.ClientID == "" || e.OAuth.ClientSecret == ""):

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/sakemcp/sake-go/sake/gateway"
 )
@@ -24,4 +25,28 @@ func ExampleParseConfig() {
 	// Output:
 	// everything: namespace "", command "", url "http://127.0.0.1:3001/mcp"
 	// qs: namespace "qs", command "quickstart", url ""
+}
+
+// A gateway's url entries share one HTTP client that keeps connections
+// alive; give it another size (or a client of your own with HTTPClient).
+func ExampleNewHTTPClient() {
+	hc := gateway.NewHTTPClient(128)
+	tr := hc.Transport.(*http.Transport)
+	fmt.Println(tr.MaxIdleConnsPerHost, tr.ForceAttemptHTTP2)
+	_ = gateway.HTTPClient(hc) // the Option for gateway.New
+	// Output: 128 true
+}
+
+// A stdio entry gets a minimal environment; inheritEnv names what more
+// it may read of the gateway's.
+func ExampleEntry_inheritEnv() {
+	cfg, err := gateway.ParseConfig([]byte(`{"mcpServers": {
+		"files": {"command": "files-server", "env": {"ROOT": "/srv"}, "inheritEnv": ["NODE_OPTIONS"]}
+	}}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(cfg.Servers["files"].InheritEnv)
+	// Output: [NODE_OPTIONS]
 }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
-	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -26,12 +27,16 @@ type Gateway struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	tasks   *tasks.Manager // the gateway's own, when the options bring none
+	claims  claims         // the names two remotes could both bring
 }
 
 // remote is one entry, and the connection to it while it is up.
 type remote struct {
 	key, ns string
 	entry   Entry
+	// logger is the gateway's, which hides the secrets of every entry
+	// (URL userinfo and query values, headers, env, OAuth secrets).
+	logger *slog.Logger
 
 	mu       sync.Mutex
 	up       bool
@@ -74,6 +79,13 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 		opt(&g.o)
 	}
 	g.o.defaults()
+	// The gateway's own records hide the secrets of every entry (a
+	// remote's error may reach them through a call).
+	entries := make([]Entry, 0, len(cfg.Servers))
+	for _, e := range cfg.Servers {
+		entries = append(entries, e)
+	}
+	g.o.logger = redactingLogger(g.o.logger, entries...)
 	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger)}, g.o.serverOpts...)
 	srv, err := sake.New(nil, serverOpts...)
 	if err != nil {
@@ -102,7 +114,7 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 			return nil, fmt.Errorf("gateway: %q and %q are both mounted under namespace %q", other, k, ns)
 		}
 		seen[ns] = k
-		g.remotes = append(g.remotes, &remote{key: k, ns: ns, entry: e, first: make(chan struct{})})
+		g.remotes = append(g.remotes, &remote{key: k, ns: ns, entry: e, first: make(chan struct{}), logger: g.o.logger})
 	}
 	ctx, g.cancel = context.WithCancel(ctx)
 	for _, r := range g.remotes {
@@ -143,6 +155,9 @@ func (g *Gateway) Status() []Status {
 func (g *Gateway) Close() error {
 	g.cancel()
 	g.wg.Wait()
+	if g.o.ownHTTPClient {
+		g.o.httpClient.CloseIdleConnections()
+	}
 	if g.tasks != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -168,7 +183,7 @@ func (g *Gateway) keep(ctx context.Context, r *remote) {
 		if time.Since(start) > g.o.backoffMax {
 			wait = g.o.backoffMin // it was up a good while: start over
 		}
-		g.o.logger.Warn("gateway: remote server down; trying again", "server", r.key, "in", wait, "err", err)
+		r.logger.Warn("gateway: remote server down; trying again", "server", r.key, "in", wait, "err", err)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -191,8 +206,9 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 		}
 	})
 	defer firstDone()
+	defer g.claims.release(r.key)
 	cctx, cancel := context.WithTimeout(ctx, g.o.startTimeout)
-	cl, err := client.Connect(cctx, g.transport(r.entry), g.clientOptions()...)
+	cl, err := client.Connect(cctx, g.transport(r.entry), g.clientOptions(r)...)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("connecting: %w", err)
@@ -200,7 +216,8 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	defer cl.Close()
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
-	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(g.o.logger))}, g.o.proxyOpts...)...)
+	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(r.logger)),
+		proxy.URINamespace(r.ns)}, append(slices.Clip(g.o.proxyOpts), g.filters(r)...)...)...)
 	if err != nil {
 		return fmt.Errorf("reading its components: %w", err)
 	}
@@ -228,12 +245,14 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 		r.mu.Unlock()
 	}()
 	info := cl.Info()
-	g.o.logger.Info("gateway: remote server mounted", "server", r.key, "namespace", r.ns, "name", info.Server.Name, "era", info.Era)
+	r.logger.Info("gateway: remote server mounted", "server", r.key, "namespace", r.ns, "name", info.Server.Name, "era", info.Era)
 	firstDone()
 	return g.watch(ctx, cl)
 }
 
-// watch returns when the remote stops answering pings, or ctx ends.
+// watch returns when the remote is gone: at once when its connection
+// says so (a command that exited or closed its output), else when it
+// stops answering pings; or when ctx ends.
 func (g *Gateway) watch(ctx context.Context, cl *client.Client) error {
 	t := time.NewTicker(g.o.healthEvery)
 	defer t.Stop()
@@ -241,6 +260,8 @@ func (g *Gateway) watch(ctx context.Context, cl *client.Client) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-cl.Lost():
+			return fmt.Errorf("it stopped: %w", cl.LostErr())
 		case <-t.C:
 		}
 		pctx, cancel := context.WithTimeout(ctx, g.o.healthEvery)
@@ -252,8 +273,8 @@ func (g *Gateway) watch(ctx context.Context, cl *client.Client) error {
 	}
 }
 
-func (g *Gateway) clientOptions() []client.Option {
-	return append([]client.Option{client.ClientInfo("sake-gateway", "1.0.0"), client.Logger(g.o.logger), client.ForwardQuestions()}, g.o.clientOpts...)
+func (g *Gateway) clientOptions(r *remote) []client.Option {
+	return append([]client.Option{client.ClientInfo("sake-gateway", "1.0.0"), client.Logger(r.logger), client.ForwardQuestions()}, g.o.clientOpts...)
 }
 
 // transport makes the entry's transport: its own credentials only.
@@ -261,12 +282,7 @@ func (g *Gateway) transport(e Entry) client.Transport {
 	if e.transport() == "stdio" {
 		cmd := exec.Command(e.Command, e.Args...)
 		cmd.Dir = e.Cwd
-		if len(e.Env) > 0 {
-			cmd.Env = os.Environ()
-			for k, v := range e.Env {
-				cmd.Env = append(cmd.Env, k+"="+v)
-			}
-		}
+		cmd.Env = commandEnv(e)
 		return client.Command(cmd)
 	}
 	var hopts []client.HTTPOption

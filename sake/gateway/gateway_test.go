@@ -31,6 +31,11 @@ func TestMain(m *testing.M) {
 		srv := sake.MustNew(nil, sake.Name("greeter", "1.0.0"))
 		_ = srv.AddTool(sake.NewTool("greet", func(*sake.Context) (string, error) { return "hello from stdio", nil }))
 		_ = srv.AddTool(sake.NewTool("crash", func(*sake.Context) (string, error) { os.Exit(3); return "", nil }))
+		_ = srv.AddTool(sake.NewTool("getenv", func(_ *sake.Context, a struct {
+			Name string `json:"name"`
+		}) (string, error) {
+			return os.Getenv(a.Name), nil
+		}))
 		if err := stdio.ServeStdio(srv); err != nil {
 			os.Exit(1)
 		}
@@ -186,7 +191,7 @@ func TestGatewayMountsEveryEntry(t *testing.T) {
 	}
 	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 		c := saketest.Connect(t, g.Server(), opts...)
-		if got := names(t, c); !slices.Equal(got, []string{"alpha_echo", "alpha_hang", "echo", "hang", "qs_crash", "qs_greet"}) {
+		if got := names(t, c); !slices.Equal(got, []string{"alpha_echo", "alpha_hang", "echo", "hang", "qs_crash", "qs_getenv", "qs_greet"}) {
 			t.Fatalf("tools = %v", got)
 		}
 		for tool, want := range map[string]string{"alpha_echo": "echo from alpha", "echo": "echo from beta", "qs_greet": "hello from stdio"} {
@@ -317,5 +322,36 @@ func TestGatewayRefusesWrongConfigs(t *testing.T) {
 	}}
 	if _, err := gateway.New(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "both mounted") {
 		t.Errorf("two entries under one namespace = %v", err)
+	}
+}
+
+// TestGatewayNoticesAStdioExitAtOnce: a child that exits is noticed on
+// its exit, not at the next ping (there is none within the test): the
+// call in flight gets an error naming the entry, its tools leave the
+// lists, and it is restarted and initialized again.
+func TestGatewayNoticesAStdioExitAtOnce(t *testing.T) {
+	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {"qs": %s}}`, stdioEntry()), gateway.HealthCheck(time.Hour))
+	left := make(chan struct{})
+	var once sync.Once
+	stop := g.Server().Watch(func(sake.Broadcast) {
+		if !g.Status()[0].Connected {
+			once.Do(func() { close(left) })
+		}
+	})
+	defer stop()
+	c := saketest.Connect(t, g.Server())
+	_, err := c.CallTool("qs_crash", nil)
+	var e *sake.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Message, `"qs"`) || !strings.Contains(e.Message, "stopped") {
+		t.Fatalf("a call whose server exited = %v; want an error naming the entry", err)
+	}
+	select {
+	case <-left:
+	case <-time.After(waitFor):
+		t.Fatal("the exit was not noticed (no list_changed while the child was down)")
+	}
+	until(t, g.Server(), "qs restarted", func() bool { s := g.Status()[0]; return s.Connected && s.Restarts > 0 })
+	if res, err := c.CallTool("qs_greet", nil); err != nil || res.Text() != "hello from stdio" {
+		t.Fatalf("qs_greet after the restart = %v, %v", res, err)
 	}
 }

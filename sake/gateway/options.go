@@ -14,15 +14,18 @@ import (
 type Option func(*options)
 
 type options struct {
-	serverOpts   []sake.Option
-	clientOpts   []client.Option
-	proxyOpts    []proxy.Option
-	logger       *slog.Logger
-	httpClient   *http.Client
-	backoffMin   time.Duration
-	backoffMax   time.Duration
-	healthEvery  time.Duration
-	startTimeout time.Duration
+	serverOpts []sake.Option
+	clientOpts []client.Option
+	proxyOpts  []proxy.Option
+	logger     *slog.Logger
+	httpClient *http.Client
+	// ownHTTPClient says httpClient is the gateway's own, its idle
+	// connections closed with it.
+	ownHTTPClient bool
+	backoffMin    time.Duration
+	backoffMax    time.Duration
+	healthEvery   time.Duration
+	startTimeout  time.Duration
 }
 
 // The defaults of the options.
@@ -61,9 +64,33 @@ func ProxyOptions(opts ...proxy.Option) Option {
 // come back (default slog.Default()).
 func Logger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// HTTPClient is the client of the url entries (default
-// http.DefaultClient).
+// HTTPClient is the client of the url entries (default: one of the
+// gateway's own, see NewHTTPClient). A client given here is used as it is:
+// its transport should keep as many idle connections per host as calls
+// run at once (http.DefaultTransport keeps 2, so under load every other
+// call opens a connection and closes it, leaving sockets in TIME-WAIT).
 func HTTPClient(hc *http.Client) Option { return func(o *options) { o.httpClient = hc } }
+
+// DefaultIdleConnsPerHost is how many idle connections the gateway's own
+// HTTP client keeps to each url entry's host: 64, as many as a remote is
+// sent calls at once (proxy.DefaultMaxInFlight).
+const DefaultIdleConnsPerHost = proxy.DefaultMaxInFlight
+
+// NewHTTPClient returns the HTTP client a gateway uses for its url
+// entries when HTTPClient is not given: connections kept alive and
+// reused, up to idlePerHost idle ones per host (DefaultIdleConnsPerHost
+// when 0), HTTP/2 when an https server offers it, and the proxy settings
+// of the environment.
+func NewHTTPClient(idlePerHost int) *http.Client {
+	if idlePerHost <= 0 {
+		idlePerHost = DefaultIdleConnsPerHost
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = idlePerHost
+	tr.MaxIdleConns = max(tr.MaxIdleConns, 4*idlePerHost)
+	tr.ForceAttemptHTTP2 = true
+	return &http.Client{Transport: tr}
+}
 
 // Backoff sets the waits between attempts to bring back a dead remote:
 // first minWait, doubling up to maxWait.
@@ -83,6 +110,10 @@ func StartTimeout(d time.Duration) Option { return func(o *options) { o.startTim
 func (o *options) defaults() {
 	if o.logger == nil {
 		o.logger = slog.Default()
+	}
+	if o.httpClient == nil {
+		o.httpClient = NewHTTPClient(0)
+		o.ownHTTPClient = true
 	}
 	if o.backoffMin <= 0 {
 		o.backoffMin = DefaultBackoffMin

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/internal/uritemplate"
 	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
 )
@@ -27,6 +28,7 @@ type proxyConfig struct {
 	prompts    func(protocol.PromptInfo) bool
 	resources  func(uri string) bool
 	serverOpts []sake.Option
+	uriNS      string // see URINamespace
 }
 
 // Prefix puts prefix before the name of every tool and prompt of the
@@ -91,20 +93,33 @@ func (p *proxyConfig) callTimeout() time.Duration {
 	return DefaultCallTimeout
 }
 
-// FilterTools keeps only the remote tools keep accepts.
+// FilterTools keeps only the remote tools keep accepts. Several filters
+// all have to accept a tool.
 func FilterTools(keep func(protocol.ToolInfo) bool) Option {
-	return func(p *proxyConfig) { p.tools = keep }
+	return func(p *proxyConfig) { p.tools = both(p.tools, keep) }
 }
 
-// FilterPrompts keeps only the remote prompts keep accepts.
+// FilterPrompts keeps only the remote prompts keep accepts. Several
+// filters all have to accept a prompt.
 func FilterPrompts(keep func(protocol.PromptInfo) bool) Option {
-	return func(p *proxyConfig) { p.prompts = keep }
+	return func(p *proxyConfig) { p.prompts = both(p.prompts, keep) }
 }
 
 // FilterResources keeps only the remote resources and templates whose URI
-// (or URI template) keep accepts.
+// (or URI template) keep accepts. Several filters all have to accept it.
 func FilterResources(keep func(uri string) bool) Option {
-	return func(p *proxyConfig) { p.resources = keep }
+	return func(p *proxyConfig) { p.resources = both(p.resources, keep) }
+}
+
+// both is a filter that keeps what a and b keep (either may be nil).
+func both[T any](a, b func(T) bool) func(T) bool {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	return func(v T) bool { return a(v) && b(v) }
 }
 
 // ServerOptions are options for the proxy's sake server (its name,
@@ -259,6 +274,10 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 	acquired := p.acquire()
 	if !acquired {
 		cancel()
+	} else {
+		// The call waits for the remote: a transport reading the caller's
+		// requests on this goroutine goes on reading meanwhile.
+		ctx.WaitsOutside()
 	}
 	cl := &caller{ctx: ctx, abandon: cancel, prefix: prefix}
 	c = client.WithForward(c, callerEnvelope(ctx, cl))
@@ -274,7 +293,7 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 		timedOut := context.Cause(fctx) == errUpstreamTimeout
 		cancel()
 		if !acquired {
-			return sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", p.remote.Info().Server.Name, p.cfg.maxInFlight())
+			return sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", p.name(), p.cfg.maxInFlight())
 		}
 		p.release()
 		cl.mu.Lock()
@@ -283,12 +302,36 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 			return cl.pending
 		}
 		if timedOut && err != nil {
-			return sake.NewError(sake.CodeInternalError, "the upstream server %q did not answer within %s", p.remote.Info().Server.Name, timeout)
+			return sake.NewError(sake.CodeInternalError, "the upstream server %q did not answer within %s", p.name(), timeout)
 		}
 		if err != nil && errors.Is(err, client.ErrClosed) {
-			return sake.NewError(sake.CodeInternalError, "the upstream server %q is not connected: %v", p.remote.Info().Server.Name, err)
+			return sake.NewError(sake.CodeInternalError, "the upstream server %q is not connected: %v", p.name(), err)
+		}
+		if err != nil && p.lost() {
+			return sake.NewError(sake.CodeInternalError, "the upstream server %q stopped (%v); retry once it is back", p.name(), p.remote.LostErr())
 		}
 		return upstreamError(err)
+	}
+}
+
+// name is what the proxy's errors call the remote server: the proxy's own
+// name when its server options give one (a gateway's entry key), else the
+// name the remote server gives itself.
+func (p *proxy) name() string {
+	if n := p.srv.Info().Name; n != "" {
+		return n
+	}
+	return p.remote.Info().Server.Name
+}
+
+// lost reports that the connection to the remote server is gone for good
+// (a command that exited).
+func (p *proxy) lost() bool {
+	select {
+	case <-p.remote.Lost():
+		return true
+	default:
+		return false
 	}
 }
 
@@ -327,10 +370,13 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		seen[local] = true
 		def := sake.NewTool(local, func(c *sake.Context, args json.RawMessage) (*sake.ToolResult, error) {
 			if p.remoteTasks {
-				return p.callTaskTool(c, remoteName, args)
+				res, err := p.callTaskTool(c, remoteName, args)
+				p.cfg.localToolResult(res)
+				return res, err
 			}
 			fctx, done := p.forward(c)
 			res, err := p.remote.CallTool(fctx, remoteName, args)
+			p.cfg.localToolResult(res)
 			if err = done(err); err != nil {
 				var te *sake.ToolError
 				if errors.As(err, &te) {
@@ -358,6 +404,9 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		}
 		if len(t.Icons) > 0 {
 			def.Icons(t.Icons...)
+		}
+		for k, v := range t.Meta {
+			def.Meta(k, v) // an MCP Apps view (ui.resourceUri) and the rest, as the remote wrote them
 		}
 		if err := p.srv.AddTool(def); err != nil {
 			return fmt.Errorf("client: proxying tool %s: %w", t.Name, err)
@@ -397,6 +446,7 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 			if err = done(err); err != nil {
 				return nil, err
 			}
+			p.cfg.localPromptResult(res)
 			return res, nil
 		}).Title(pr.Title).Description(pr.Description).Arguments(pr.Arguments...)
 		for _, a := range pr.Arguments {
@@ -412,6 +462,9 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 		}
 		if len(pr.Icons) > 0 {
 			def.Icons(pr.Icons...)
+		}
+		for k, v := range pr.Meta {
+			def.Meta(k, v)
 		}
 		if err := p.srv.AddPrompt(def); err != nil {
 			return fmt.Errorf("client: proxying prompt %s: %w", pr.Name, err)
@@ -474,6 +527,9 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		if len(r.Icons) > 0 {
 			def.Icons(r.Icons...)
 		}
+		for k, v := range r.Meta {
+			def.Meta(k, v)
+		}
 		if err := p.srv.AddResource(def); err != nil {
 			return fmt.Errorf("client: proxying resource %s: %w", r.URI, err)
 		}
@@ -493,6 +549,27 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		}).Name(t.Name).Title(t.Title).Description(t.Description).MIMEType(t.MIMEType)
 		if len(t.Icons) > 0 {
 			def.Icons(t.Icons...)
+		}
+		if t.Annotations != nil {
+			def.Annotations(*t.Annotations)
+		}
+		for k, v := range t.Meta {
+			def.Meta(k, v)
+		}
+		if tmpl, err := uritemplate.Parse(t.URITemplate); err == nil {
+			// completion/complete of the template's variables is the
+			// remote's, under the remote's template.
+			remoteTemplate := t.URITemplate
+			for _, variable := range tmpl.Vars() {
+				def.Complete(variable, func(c *sake.Context, r sake.CompleteRequest) (*sake.Completion, error) {
+					fctx, done := p.forward(c)
+					comp, err := p.remote.Complete(fctx, protocol.ResourceRef(remoteTemplate), variable, r.Value, r.Arguments)
+					if err = done(err); err != nil {
+						return nil, err
+					}
+					return comp, nil
+				})
+			}
 		}
 		if err := p.srv.AddResource(def); err != nil {
 			return fmt.Errorf("client: proxying resource template %s: %w", t.URITemplate, err)
@@ -584,7 +661,8 @@ func (c *caller) ListRoots(ctx context.Context) ([]sake.Root, error) {
 }
 
 // Log hands a log message of a forwarded call to the proxy's caller, who
-// gets it subject to its own log level (client.Caller).
+// gets it subject to its own log level, or, a session that set none, as
+// the remote server chose to send it (client.Caller).
 func (c *caller) Log(level sake.LogLevel, logger string, data json.RawMessage) {
-	c.ctx.Log(level, logger, data)
+	c.ctx.PassLog(level, logger, data)
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -85,7 +86,21 @@ func NewHTTPClient(idlePerHost int) *http.Client {
 	if idlePerHost <= 0 {
 		idlePerHost = DefaultIdleConnsPerHost
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	var tr *http.Transport
+	if def, ok := http.DefaultTransport.(*http.Transport); ok {
+		tr = def.Clone()
+	} else {
+		// The application replaced http.DefaultTransport with a wrapper:
+		// start from the standard library's settings.
+		tr = &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:          100,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ExpectContinueTimeout: time.Second,
+		}
+	}
 	tr.MaxIdleConnsPerHost = idlePerHost
 	tr.MaxIdleConns = max(tr.MaxIdleConns, 4*idlePerHost)
 	tr.ForceAttemptHTTP2 = true

@@ -103,3 +103,20 @@ func TestURLEntrySpeaksHTTP2WhenOffered(t *testing.T) {
 		t.Errorf("the remote was reached over %v; want HTTP/2.0 only", seen)
 	}
 }
+
+// TestNewHTTPClientWithAWrappedDefaultTransport: an application that
+// wrapped http.DefaultTransport (for tracing, say) still gets a pooled
+// client, not a panic.
+func TestNewHTTPClientWithAWrappedDefaultTransport(t *testing.T) {
+	saved := http.DefaultTransport
+	http.DefaultTransport = roundTripFunc(func(r *http.Request) (*http.Response, error) { return saved.RoundTrip(r) })
+	defer func() { http.DefaultTransport = saved }()
+	hc := gateway.NewHTTPClient(7)
+	if tr, ok := hc.Transport.(*http.Transport); !ok || tr.MaxIdleConnsPerHost != 7 || tr.Proxy == nil {
+		t.Fatalf("transport = %#v", hc.Transport)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -51,11 +51,13 @@ func (c *claims) release(key string) {
 func (g *Gateway) filters(r *remote) []proxy.Option {
 	merged := r.ns == ""
 	var others []string
+	g.mu.RLock()
 	for _, o := range g.remotes {
 		if o != r && o.ns != "" {
 			others = append(others, o.ns)
 		}
 	}
+	g.mu.RUnlock()
 	inOther := func(name, sep string) bool {
 		for _, ns := range others {
 			if strings.HasPrefix(name, ns+sep) {

@@ -57,8 +57,12 @@ type Entry struct {
 	// Namespace, when set, is the namespace the entry is mounted under in
 	// place of its key; "" merges its components with the gateway's.
 	Namespace *string `json:"namespace,omitempty"`
-	// Disabled leaves the entry out.
+	// Disabled leaves the entry out. Changed while the gateway runs (see
+	// Gateway.WatchConfig), it stops or starts the entry.
 	Disabled bool `json:"disabled,omitempty"`
+	// Required makes the gateway ready (Gateway.Ready, /readyz) only
+	// while this entry is connected.
+	Required bool `json:"required,omitempty"`
 }
 
 // OAuth is a pre-registered machine client of an HTTP server's

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -21,10 +22,15 @@ import (
 // Gateway is a sake server made of the servers of a configuration, each
 // kept connected.
 type Gateway struct {
-	srv     *sake.Server
-	o       options
+	srv *sake.Server
+	o   options
+	// mu guards remotes, which a reload changes (see Apply).
+	mu      sync.RWMutex
 	remotes []*remote
+	ctx     context.Context // the remotes' parent
 	cancel  context.CancelFunc
+	reload  reloadState
+	routes  atomic.Pointer[routeTable]
 	wg      sync.WaitGroup
 	tasks   *tasks.Manager // the gateway's own, when the options bring none
 	claims  claims         // the names two remotes could both bring
@@ -43,6 +49,13 @@ type remote struct {
 	lastErr  error
 	restarts int
 	first    chan struct{} // closed after the first attempt
+
+	// stop ends this remote alone (a reload that drops or changes it);
+	// done is closed when it has.
+	stop    context.CancelFunc
+	done    chan struct{}
+	stats   remoteStats
+	leftOut map[string]string // component → why it is not served
 }
 
 // Status is what the gateway knows of one remote.
@@ -57,6 +70,19 @@ type Status struct {
 	Err error
 	// Restarts counts the connections made after the first.
 	Restarts int
+	// Required is the entry's "required": the gateway is ready (see
+	// Ready) only while it is connected.
+	Required bool
+	// RoundTrip is the time its last health check (a ping) took; 0 before
+	// the first.
+	RoundTrip time.Duration
+	// Calls and Errors count the requests routed to it (tools, prompts,
+	// resources, completions) and those that failed.
+	Calls, Errors int64
+	// LeftOut lists the components it brought that are not served, each
+	// with why (a name that cannot be published, a definition awaiting
+	// approval).
+	LeftOut []string
 }
 
 // New starts the gateway: it connects every entry of cfg (at once, each
@@ -86,7 +112,7 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 		entries = append(entries, e)
 	}
 	g.o.logger = redactingLogger(g.o.logger, entries...)
-	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger)}, g.o.serverOpts...)
+	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger), sake.Use(g.observe)}, g.o.serverOpts...)
 	srv, err := sake.New(nil, serverOpts...)
 	if err != nil {
 		return nil, err
@@ -103,26 +129,17 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	seen := map[string]string{}
+	if err := checkConfig(cfg); err != nil {
+		return nil, err
+	}
 	for _, k := range keys {
 		e := cfg.Servers[k]
-		if err := e.check(k); err != nil {
-			return nil, fmt.Errorf("gateway: %q: %w", k, err)
-		}
-		ns := e.NamespaceOf(k)
-		if other, ok := seen[ns]; ok && ns != "" {
-			return nil, fmt.Errorf("gateway: %q and %q are both mounted under namespace %q", other, k, ns)
-		}
-		seen[ns] = k
-		g.remotes = append(g.remotes, &remote{key: k, ns: ns, entry: e, first: make(chan struct{}), logger: g.o.logger})
+		g.remotes = append(g.remotes, g.newRemote(k, e, g.o.logger))
 	}
-	ctx, g.cancel = context.WithCancel(ctx)
+	g.reroute()
+	g.ctx, g.cancel = context.WithCancel(ctx)
 	for _, r := range g.remotes {
-		g.wg.Add(1)
-		go func() {
-			defer g.wg.Done()
-			g.keep(ctx, r)
-		}()
+		g.start(r)
 	}
 	timer := time.NewTimer(g.o.startTimeout)
 	defer timer.Stop()
@@ -130,10 +147,27 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 		select {
 		case <-r.first:
 		case <-timer.C:
-		case <-ctx.Done():
+		case <-g.ctx.Done():
 		}
 	}
 	return g, nil
+}
+
+// newRemote is the remote of entry e under key, not yet started.
+func (g *Gateway) newRemote(key string, e Entry, logger *slog.Logger) *remote {
+	return &remote{key: key, ns: e.NamespaceOf(key), entry: e, first: make(chan struct{}), done: make(chan struct{}), logger: logger}
+}
+
+// start keeps r connected until the gateway closes or r.stop is called.
+func (g *Gateway) start(r *remote) {
+	ctx, stop := context.WithCancel(g.ctx)
+	r.stop = stop
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer close(r.done)
+		g.keep(ctx, r)
+	}()
 }
 
 // Server returns the gateway's server, for a transport to serve.
@@ -141,11 +175,11 @@ func (g *Gateway) Server() *sake.Server { return g.srv }
 
 // Status reports each remote, in the order of their keys.
 func (g *Gateway) Status() []Status {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
 	out := make([]Status, 0, len(g.remotes))
 	for _, r := range g.remotes {
-		r.mu.Lock()
-		out = append(out, Status{Key: r.key, Namespace: r.ns, Connected: r.up, Err: r.lastErr, Restarts: r.restarts})
-		r.mu.Unlock()
+		out = append(out, r.status())
 	}
 	return out
 }
@@ -231,6 +265,9 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	r.up, r.lastErr = true, nil
 	r.restarts += restart
 	r.mu.Unlock()
+	if restart > 0 {
+		g.o.hooks.restarted(r.key)
+	}
 	if err := g.srv.Mount(r.ns, child); err != nil {
 		r.mu.Lock()
 		r.up = false
@@ -247,13 +284,13 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	info := cl.Info()
 	r.logger.Info("gateway: remote server mounted", "server", r.key, "namespace", r.ns, "name", info.Server.Name, "era", info.Era)
 	firstDone()
-	return g.watch(ctx, cl)
+	return g.watch(ctx, cl, r)
 }
 
 // watch returns when the remote is gone: at once when its connection
 // says so (a command that exited or closed its output), else when it
 // stops answering pings; or when ctx ends.
-func (g *Gateway) watch(ctx context.Context, cl *client.Client) error {
+func (g *Gateway) watch(ctx context.Context, cl *client.Client, r *remote) error {
 	t := time.NewTicker(g.o.healthEvery)
 	defer t.Stop()
 	for {
@@ -265,8 +302,12 @@ func (g *Gateway) watch(ctx context.Context, cl *client.Client) error {
 		case <-t.C:
 		}
 		pctx, cancel := context.WithTimeout(ctx, g.o.healthEvery)
+		start := time.Now()
 		err := cl.Ping(pctx)
 		cancel()
+		if err == nil {
+			r.stats.roundTrip.Store(int64(time.Since(start)))
+		}
 		if err != nil && ctx.Err() == nil {
 			return fmt.Errorf("it stopped answering: %w", err)
 		}

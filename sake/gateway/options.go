@@ -27,6 +27,7 @@ type options struct {
 	backoffMax    time.Duration
 	healthEvery   time.Duration
 	startTimeout  time.Duration
+	hooks         Hooks
 }
 
 // The defaults of the options.

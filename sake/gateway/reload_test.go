@@ -109,7 +109,7 @@ func TestReloadRefusesABadFile(t *testing.T) {
 	g := startGateway(t, good)
 	c := saketest.Connect(t, g.Server())
 	for _, bad := range []string{
-		`{"mcpServers": {"alpha": `,                                // not JSON
+		`{"mcpServers": {"alpha": `,                               // not JSON
 		`{"mcpServers": {"alpha": {"url": "ftp://example.com"}}}`, // not valid
 		fmt.Sprintf(`{"mcpServers": {"a": {"url": %q, "namespace": "x"}, "b": {"url": %q, "namespace": "x"}}}`, alpha.url, alpha.url),
 	} {

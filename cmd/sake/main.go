@@ -57,6 +57,7 @@ func init() {
 		{"conformance", "run the official MCP conformance suite against a server", runConformance},
 		{"dev", "build and run a server, rebuilding it when its files change", runDev},
 		{"gen", "register a package's doc comments as its descriptions (go:generate)", runGen},
+		{"gateway", "serve the servers of an mcpServers file as one, reloadable, with health probes", runGateway},
 	}
 }
 

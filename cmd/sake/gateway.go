@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	otelapi "go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/gateway"
+	sakeotel "github.com/sakemcp/sake-go/sake/otel"
+	"github.com/sakemcp/sake-go/sake/plug"
+	"github.com/sakemcp/sake-go/sake/proxy"
+	"github.com/sakemcp/sake-go/sake/stdio"
+)
+
+const gatewayUsage = `usage: sake gateway [-config mcp.json] [-http ADDR | -stdio] [flags]
+
+Gateway serves the servers of an mcpServers file (the JSON Claude
+Desktop, Cursor and VS Code read) as one MCP server: each entry is
+started (command) or connected (url), mounted under its key (tool
+github_search, resource github+repo://x) and brought back with backoff
+when it dies, while the others go on serving.
+
+With -http it serves Streamable HTTP (both protocol eras) at -path, and
+the probes /healthz (200 while the process serves) and /readyz (200 when
+every entry marked "required": true is connected, else 503), each with a
+JSON body per entry: state, last error, restarts, last round-trip time,
+calls, errors. With -tls-cert and -tls-key it serves HTTPS. Without
+-http (or with -stdio) it serves stdin and stdout, for a client that
+starts it as a command.
+
+The file is watched: an edit (or SIGHUP) applies only the entries that
+changed; setting "disabled": true stops an entry, removing it starts
+nothing new. A file that does not parse or validate is refused, logged
+and shown in the probes' "configError"; the gateway serves the previous
+one.
+
+When OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)
+is set, metrics are exported over OTLP/HTTP: per entry
+sake.gateway.calls, .errors, .call.duration, .restarts, and the server's
+own MCP metrics.
+
+Examples:
+
+	sake gateway -config mcp.json -http :8080
+	sake gateway -config mcp.json -http :8443 -tls-cert cert.pem -tls-key key.pem -log-format json
+	sake gateway -config mcp.json -stdio
+`
+
+// gatewayFlags are the settings of sake gateway.
+type gatewayFlags struct {
+	config, addr, path, origins, hosts, logFormat, logLevel, tlsCert, tlsKey string
+	stdio, watch                                                             bool
+	readHeaderTimeout, idleTimeout, shutdownTimeout                          time.Duration
+	callTimeout, startTimeout, healthEvery                                   time.Duration
+	maxInFlight                                                              int
+}
+
+func runGateway(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "gateway", gatewayUsage)
+	var f gatewayFlags
+	fs.StringVar(&f.config, "config", "mcp.json", "the mcpServers configuration `file`")
+	fs.StringVar(&f.addr, "http", "", "serve Streamable HTTP on this `address` (host:port)")
+	fs.BoolVar(&f.stdio, "stdio", false, "serve stdin and stdout (the default without -http)")
+	fs.StringVar(&f.path, "path", "/mcp", "the MCP endpoint's `path` with -http")
+	fs.StringVar(&f.origins, "allowed-origins", "", "comma-separated `origins` (https://app.example.com) a browser may call from; default: the request's own host, and loopback origins on a loopback address")
+	fs.StringVar(&f.hosts, "allowed-hosts", "", "comma-separated Host header `values` accepted (DNS-rebinding protection); default: loopback names on a loopback address, any elsewhere")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log records as `text` or json, on stderr")
+	fs.StringVar(&f.logLevel, "log-level", "info", "the least `level` logged: debug, info, warn, error")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `file` (PEM, with -tls-key)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key `file` of -tls-cert (PEM)")
+	fs.BoolVar(&f.watch, "watch", true, "reload the configuration when the file changes")
+	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 10*time.Second, "how long a client may take to send a request's headers")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection is kept")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may finish after SIGINT or SIGTERM")
+	fs.DurationVar(&f.callTimeout, "call-timeout", proxy.DefaultCallTimeout, "how long a call may wait for its remote server")
+	fs.DurationVar(&f.startTimeout, "start-timeout", gateway.DefaultStartTimeout, "how long to wait for the first connections before serving (the rest keep trying)")
+	fs.DurationVar(&f.healthEvery, "health-check", gateway.DefaultHealthCheck, "how often each connected server is pinged")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "the calls sent to one remote server at once; more are refused")
+	if err := parse(fs, e, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if f.stdio && f.addr != "" {
+		return usagef("-stdio and -http exclude each other")
+	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return usagef("-tls-cert and -tls-key go together")
+	}
+	if f.tlsCert != "" && f.addr == "" {
+		return usagef("-tls-cert is for -http")
+	}
+	if !strings.HasPrefix(f.path, "/") || f.path == "/healthz" || f.path == "/readyz" {
+		return usagef("-path %q must start with / and not be /healthz or /readyz", f.path)
+	}
+	logger, err := newGatewayLogger(e.stderr, f.logFormat, f.logLevel)
+	if err != nil {
+		return err
+	}
+	return serveGateway(ctx, e, f, logger)
+}
+
+// newGatewayLogger is the logger of -log-format and -log-level.
+func newGatewayLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usagef("-log-level %q: debug, info, warn or error", level)
+	}
+	hopts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, hopts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, hopts)), nil
+	}
+	return nil, usagef("-log-format %q: text or json", format)
+}
+
+// serveGateway runs the gateway until ctx ends.
+func serveGateway(ctx context.Context, e *env, f gatewayFlags, logger *slog.Logger) error {
+	cfg, err := gateway.LoadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	hooks, serverOpts, shutdownMetrics, err := gatewayTelemetry(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer shutdownMetrics()
+	serverOpts = append(serverOpts, sake.Name("sake-gateway", "1.0.0"))
+	g, err := gateway.New(ctx, cfg, gateway.Logger(logger), gateway.ServerOptions(serverOpts...),
+		gateway.ProxyOptions(proxy.CallTimeout(f.callTimeout), proxy.MaxInFlight(f.maxInFlight)),
+		gateway.StartTimeout(f.startTimeout), gateway.HealthCheck(f.healthEvery), gateway.Observe(hooks))
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	for _, s := range g.Status() {
+		logger.Info("remote server", "server", s.Key, "namespace", s.Namespace, "connected", s.Connected, "required", s.Required)
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if f.watch {
+		go func() {
+			if err := g.WatchConfig(ctx, f.config); err != nil {
+				logger.Error("the configuration is not watched; send SIGHUP to reload it", "err", err)
+			}
+		}()
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				logger.Info("SIGHUP: reloading the configuration", "file", f.config)
+				_ = g.ReloadFile(f.config)
+			}
+		}
+	}()
+	if f.addr == "" {
+		return stdio.Serve(ctx, g.Server(), e.stdin, e.stdout, stdio.Logger(logger))
+	}
+	return serveGatewayHTTP(ctx, g, f, logger)
+}
+
+// serveGatewayHTTP serves the gateway, its probes and TLS when asked.
+func serveGatewayHTTP(ctx context.Context, g *gateway.Gateway, f gatewayFlags, logger *slog.Logger) error {
+	var popts []plug.Option
+	popts = append(popts, plug.Logger(logger))
+	if f.origins != "" {
+		popts = append(popts, plug.AllowedOrigins(strings.Split(f.origins, ",")...))
+	}
+	if f.hosts != "" {
+		popts = append(popts, plug.AllowedHosts(strings.Split(f.hosts, ",")...))
+	}
+	ph := plug.New(g.Server(), popts...)
+	defer ph.Close()
+	mux := http.NewServeMux()
+	mux.Handle(f.path, ph)
+	mux.Handle("GET /healthz", g.HealthHandler())
+	mux.Handle("GET /readyz", g.ReadyHandler())
+	// No WriteTimeout: it would cut the SSE streams that last (calls are
+	// bounded by -call-timeout).
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: f.readHeaderTimeout, IdleTimeout: f.idleTimeout,
+		MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	scheme := "http"
+	if f.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
+		if err != nil {
+			return fmt.Errorf("-tls-cert and -tls-key: %w", err)
+		}
+		hs.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+		scheme = "https"
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	if hs.TLSConfig != nil {
+		ln = tls.NewListener(ln, hs.TLSConfig)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	logger.Info("serving", "url", scheme+"://"+ln.Addr().String()+f.path, "healthz", scheme+"://"+ln.Addr().String()+"/healthz")
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "timeout", f.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	defer cancel()
+	err = hs.Shutdown(sctx)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// gatewayTelemetry exports metrics over OTLP/HTTP when the standard
+// environment names an endpoint, and returns the gateway's hooks and
+// server options that feed them (none otherwise).
+func gatewayTelemetry(ctx context.Context, e *env) (gateway.Hooks, []sake.Option, func(), error) {
+	if e.getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && e.getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") == "" {
+		return gateway.Hooks{}, nil, func() {}, nil
+	}
+	exp, err := otlpmetrichttp.New(ctx)
+	if err != nil {
+		return gateway.Hooks{}, nil, nil, fmt.Errorf("the OTLP metrics exporter: %w", err)
+	}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
+	otelapi.SetMeterProvider(mp)
+	shutdown := func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = mp.Shutdown(sctx)
+	}
+	return sakeotel.GatewayHooks(sakeotel.MeterProvider(mp)), []sake.Option{sakeotel.Instrument(sakeotel.MeterProvider(mp))}, shutdown, nil
+}

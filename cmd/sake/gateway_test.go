@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake/client"
+)
+
+// gatewayConfig writes an mcpServers file with the fixture as a stdio
+// entry, required, and returns its path.
+func gatewayConfig(t *testing.T) string {
+	t.Helper()
+	cmd := fixtureCommand(t)
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	body := fmt.Sprintf(`{"mcpServers": {"fixture": {"command": %q, "args": [%q], "env": {%q: "1"}, "required": true}}}`, cmd[0], cmd[1], serveEnv)
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestGatewayCommandServesHTTP: sake gateway -http serves the file's
+// servers at /mcp, with /readyz and /healthz, and stops on its context.
+func TestGatewayCommandServesHTTP(t *testing.T) {
+	t.Parallel()
+	config := gatewayConfig(t)
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: pw,
+		getenv: func(string) string { return "" }, goos: runtime.GOOS}
+	exited := make(chan int, 1)
+	go func() {
+		exited <- run(ctx, []string{"gateway", "-config", config, "-http", "127.0.0.1:0", "-log-format", "json"}, e)
+		pw.Close()
+	}()
+	// The log says where it serves.
+	var base string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		var rec struct{ Msg, URL, Healthz string }
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("a log record that is not JSON: %s", sc.Text())
+		}
+		if rec.Msg == "serving" {
+			base = strings.TrimSuffix(rec.URL, "/mcp")
+			break
+		}
+	}
+	if base == "" {
+		t.Fatalf("the gateway never served: exit %d", <-exited)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+
+	c, err := client.Connect(ctx, client.HTTP(base+"/mcp", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, "fixture_echo", json.RawMessage(`{"text":"through the gateway"}`))
+	if err != nil || res.Text() != "through the gateway" {
+		t.Fatalf("fixture_echo = %v, %v", res, err)
+	}
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(base + probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Ready   bool `json:"ready"`
+			Servers []struct {
+				Key, State string
+				Calls      int
+			} `json:"servers"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || !body.Ready || len(body.Servers) != 1 || body.Servers[0].State != "up" || body.Servers[0].Calls != 1 {
+			t.Errorf("%s: %d %+v %v", probe, resp.StatusCode, body, err)
+		}
+	}
+	cancel()
+	if code := <-exited; code != exitOK {
+		t.Errorf("exit code %d after the context ended", code)
+	}
+}
+
+// TestGatewayCommandServesStdio: without -http the gateway speaks on
+// stdin and stdout.
+func TestGatewayCommandServesStdio(t *testing.T) {
+	t.Parallel()
+	config := gatewayConfig(t)
+	req := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}` + "\n"
+	r := sakeRun(t, req, nil, "gateway", "-config", config, "-stdio", "-watch=false")
+	if r.code != exitOK || !strings.Contains(r.stdout, `"fixture_echo"`) {
+		t.Fatalf("stdio gateway: %+v", r)
+	}
+}
+
+func TestGatewayCommandRefusesBadFlags(t *testing.T) {
+	t.Parallel()
+	config := gatewayConfig(t)
+	for _, args := range [][]string{
+		{"-stdio", "-http", "127.0.0.1:0"},
+		{"-log-format", "xml"},
+		{"-log-level", "loud"},
+		{"-http", "127.0.0.1:0", "-tls-cert", "c.pem"},
+		{"-tls-cert", "c.pem", "-tls-key", "k.pem"},
+		{"-http", "127.0.0.1:0", "-path", "/readyz"},
+		{"extra"},
+	} {
+		r := sakeRun(t, "", nil, append([]string{"gateway", "-config", config}, args...)...)
+		if r.code != exitUsage {
+			t.Errorf("%v: exit %d, want %d: %s", args, r.code, exitUsage, r.stderr)
+		}
+	}
+	r := sakeRun(t, "", nil, "gateway", "-config", filepath.Join(t.TempDir(), "missing.json"), "-stdio")
+	if r.code != exitFail || !strings.Contains(r.stderr, "missing.json") {
+		t.Errorf("a missing file: %+v", r)
+	}
+}

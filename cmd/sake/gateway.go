@@ -216,11 +216,14 @@ func serveGatewayHTTP(ctx context.Context, g *gateway.Gateway, f gatewayFlags, l
 	if err != nil {
 		return err
 	}
-	if hs.TLSConfig != nil {
-		ln = tls.NewListener(ln, hs.TLSConfig)
-	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() {
+		if hs.TLSConfig != nil {
+			errc <- hs.ServeTLS(ln, "", "") // HTTP/2 offered, as ListenAndServeTLS does
+			return
+		}
+		errc <- hs.Serve(ln)
+	}()
 	logger.Info("serving", "url", scheme+"://"+ln.Addr().String()+f.path, "healthz", scheme+"://"+ln.Addr().String()+"/healthz")
 	select {
 	case err := <-errc:

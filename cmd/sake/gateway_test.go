@@ -34,33 +34,9 @@ func gatewayConfig(t *testing.T) string {
 func TestGatewayCommandServesHTTP(t *testing.T) {
 	t.Parallel()
 	config := gatewayConfig(t)
-	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: pw,
-		getenv: func(string) string { return "" }, goos: runtime.GOOS}
-	exited := make(chan int, 1)
-	go func() {
-		exited <- run(ctx, []string{"gateway", "-config", config, "-http", "127.0.0.1:0", "-log-format", "json"}, e)
-		pw.Close()
-	}()
-	// The log says where it serves.
-	var base string
-	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		var rec struct{ Msg, URL, Healthz string }
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("a log record that is not JSON: %s", sc.Text())
-		}
-		if rec.Msg == "serving" {
-			base = strings.TrimSuffix(rec.URL, "/mcp")
-			break
-		}
-	}
-	if base == "" {
-		t.Fatalf("the gateway never served: exit %d", <-exited)
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	base, exited := startGatewayCommand(t, ctx, "-config", config, "-http", "127.0.0.1:0", "-log-format", "json")
 
 	c, err := client.Connect(ctx, client.HTTP(base+"/mcp", nil))
 	if err != nil {
@@ -92,6 +68,78 @@ func TestGatewayCommandServesHTTP(t *testing.T) {
 	cancel()
 	if code := <-exited; code != exitOK {
 		t.Errorf("exit code %d after the context ended", code)
+	}
+}
+
+// startGatewayCommand runs sake gateway with args until ctx ends and
+// returns the URL it serves (without /mcp) once its log says so.
+func startGatewayCommand(t *testing.T, ctx context.Context, args ...string) (string, <-chan int) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: pw,
+		getenv: func(string) string { return "" }, goos: runtime.GOOS}
+	exited := make(chan int, 1)
+	go func() {
+		exited <- run(ctx, append([]string{"gateway"}, args...), e)
+		pw.Close()
+	}()
+	var base string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		var rec struct{ Msg, URL string }
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("a log record that is not JSON: %s", sc.Text())
+		}
+		if rec.Msg == "serving" {
+			base = strings.TrimSuffix(rec.URL, "/mcp")
+			break
+		}
+	}
+	if base == "" {
+		t.Fatalf("the gateway never served: exit %d", <-exited)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return base, exited
+}
+
+// TestGatewayCommandStartsFromTheReadme: the README's mcpServers example
+// starts the gateway with one command, which serves its probes at once
+// while the entries connect.
+func TestGatewayCommandStartsFromTheReadme(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	at := strings.Index(text, "`sake gateway` serves the servers")
+	if at < 0 {
+		t.Fatal("the README shows no sake gateway example")
+	}
+	block := text[at:]
+	start := strings.Index(block, "```json\n") + len("```json\n")
+	block = block[start:]
+	block = block[:strings.Index(block, "```")]
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(path, []byte(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	base, exited := startGatewayCommand(t, ctx, "-config", path, "-http", "127.0.0.1:0", "-log-format", "json", "-start-timeout", "1ms")
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct{ Servers []struct{ Key string } }
+	err = json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || len(body.Servers) != 2 || body.Servers[0].Key != "everything" || body.Servers[1].Key != "qs" {
+		t.Fatalf("/healthz from the README's file: %d %+v %v", resp.StatusCode, body, err)
+	}
+	cancel()
+	if code := <-exited; code != exitOK {
+		t.Errorf("exit code %d", code)
 	}
 }
 

@@ -281,13 +281,17 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 	}
 	cl := &caller{ctx: ctx, abandon: cancel, prefix: prefix}
 	c = client.WithForward(c, callerEnvelope(ctx, cl))
-	c = client.WithProgress(c, func(pr client.Progress) {
-		total := 0.0
-		if pr.Total != nil {
-			total = *pr.Total
-		}
-		ctx.Progress(pr.Progress, total, pr.Message)
-	})
+	if len(ctx.ProgressToken()) > 0 {
+		// The remote's progress reaches a caller that asked for progress;
+		// for another, the remote is not asked for any.
+		c = client.WithProgress(c, func(pr client.Progress) {
+			total := 0.0
+			if pr.Total != nil {
+				total = *pr.Total
+			}
+			ctx.Progress(pr.Progress, total, pr.Message)
+		})
+	}
 	fctx := c
 	return c, func(err error) error {
 		timedOut := context.Cause(fctx) == errUpstreamTimeout

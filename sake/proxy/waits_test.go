@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -63,4 +64,43 @@ func ExampleURINamespace() {
 	}
 	parent := sake.MustNew(nil)
 	_ = parent.Mount("notes", notes) // a resource_link to memo://1 reads notes+memo://1
+}
+
+// TestProxyAsksProgressOnlyForACallerWhoDoes: the remote is asked for
+// progress only when the proxy's caller asked for it.
+func TestProxyAsksProgressOnlyForACallerWhoDoes(t *testing.T) {
+	t.Parallel()
+	remoteSrv := sake.MustNew(nil, sake.Name("remote", "1.0.0"))
+	if err := remoteSrv.AddTool(sake.NewTool("echo", func(*sake.Context) (string, error) { return "echoed", nil })); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var calls []string
+	remote, err := client.Connect(t.Context(), memory.Transport(remoteSrv), client.OnMessage(func(sent bool, msg []byte) {
+		if sent && strings.Contains(string(msg), `"tools/call"`) {
+			mu.Lock()
+			calls = append(calls, string(msg))
+			mu.Unlock()
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	p, err := proxy.New(t.Context(), remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}`
+	for _, extra := range []string{"", `,"progressToken":"tok"`} {
+		msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{` + meta + extra + `}}}`
+		if reply := p.Handle(context.Background(), []byte(msg), nil); !strings.Contains(string(reply.Body), "echoed") {
+			t.Fatalf("the call = %s", reply.Body)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 2 || strings.Contains(calls[0], "progressToken") || !strings.Contains(calls[1], "progressToken") {
+		t.Errorf("the remote was sent %q; want a progress token in the second call only", calls)
+	}
 }

@@ -92,14 +92,14 @@ func (g *Gateway) filters(r *remote) []proxy.Option {
 				r.logger.Warn("gateway: a tool name inside another entry's namespace; left out", "server", r.key, "tool", t.Name)
 				return false
 			}
-			return keep("tool:", t.Name)
+			return keep("tool:", publishedName("", t.Name))
 		}),
 		proxy.FilterPrompts(func(p protocol.PromptInfo) bool {
 			if inOther(p.Name, "_") {
 				r.logger.Warn("gateway: a prompt name inside another entry's namespace; left out", "server", r.key, "prompt", p.Name)
 				return false
 			}
-			return keep("prompt:", p.Name)
+			return keep("prompt:", publishedName("", p.Name))
 		}),
 	}
 }

@@ -159,8 +159,10 @@ func ParseConfig(data []byte) (*Config, error) {
 // namespaceRE is what sake.Server.Mount takes.
 var namespaceRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9.-]{0,63}$`)
 
-// NamespaceOf is the namespace an entry is mounted under: its
-// Namespace, else its key.
+// NamespaceOf is the namespace an entry asks for: its Namespace, else
+// its key. The gateway mounts it made a name every client accepts (dots,
+// underscores and other characters become dashes, at most
+// MaxMountedNamespace characters; see Status.Namespace).
 func (e Entry) NamespaceOf(key string) string {
 	if e.Namespace != nil {
 		return *e.Namespace
@@ -185,9 +187,10 @@ func (e Entry) transport() string {
 }
 
 func (e Entry) check(key string) error {
-	ns := e.NamespaceOf(key)
-	if ns != "" && !namespaceRE.MatchString(ns) {
-		return fmt.Errorf(`the namespace %q is not a letter followed by at most 63 letters, digits, dots and dashes; set "namespace"`, ns)
+	// A key is made a namespace (see mountedNamespace); a namespace
+	// written out must be one already.
+	if ns := e.Namespace; ns != nil && *ns != "" && !namespaceRE.MatchString(*ns) {
+		return fmt.Errorf(`the namespace %q is not a letter followed by at most 63 letters, digits, dots and dashes; fix "namespace"`, *ns)
 	}
 	switch t := e.transport(); {
 	case t == "stdio" && e.Command == "":

@@ -155,7 +155,7 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 
 // newRemote is the remote of entry e under key, not yet started.
 func (g *Gateway) newRemote(key string, e Entry, logger *slog.Logger) *remote {
-	return &remote{key: key, ns: e.NamespaceOf(key), entry: e, first: make(chan struct{}), done: make(chan struct{}), logger: logger}
+	return &remote{key: key, ns: mountedNamespace(e.NamespaceOf(key)), entry: e, first: make(chan struct{}), done: make(chan struct{}), logger: logger}
 }
 
 // start keeps r connected until the gateway closes or r.stop is called.
@@ -241,6 +241,9 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	})
 	defer firstDone()
 	defer g.claims.release(r.key)
+	r.mu.Lock()
+	r.leftOut = nil // what this connection leaves out is found anew
+	r.mu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, g.o.startTimeout)
 	cl, err := client.Connect(cctx, g.transport(r.entry), g.clientOptions(r)...)
 	cancel()
@@ -251,7 +254,7 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(r.logger)),
-		proxy.URINamespace(r.ns)}, append(slices.Clip(g.o.proxyOpts), g.filters(r)...)...)...)
+		proxy.URINamespace(r.ns)}, append(append(slices.Clip(g.o.proxyOpts), g.filters(r)...), g.nameOptions(r)...)...)...)
 	if err != nil {
 		return fmt.Errorf("reading its components: %w", err)
 	}

@@ -37,7 +37,7 @@ func checkConfig(cfg *Config) error {
 		if err := e.check(k); err != nil {
 			return fmt.Errorf("gateway: %q: %w", k, err)
 		}
-		ns := e.NamespaceOf(k)
+		ns := mountedNamespace(e.NamespaceOf(k))
 		if other, ok := seen[ns]; ok && ns != "" {
 			return fmt.Errorf("gateway: %q and %q are both mounted under namespace %q", other, k, ns)
 		}

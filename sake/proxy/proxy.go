@@ -29,6 +29,8 @@ type proxyConfig struct {
 	resources  func(uri string) bool
 	serverOpts []sake.Option
 	uriNS      string // see URINamespace
+	rename     func(kind, remote string) string
+	leaveOut   func(kind, remote string, err error)
 }
 
 // Prefix puts prefix before the name of every tool and prompt of the
@@ -370,8 +372,7 @@ func (p *proxy) syncTools(ctx context.Context) error {
 			continue
 		}
 		remoteName := t.Name
-		local := p.cfg.prefix + t.Name
-		seen[local] = true
+		local := p.cfg.localName("tool", t.Name)
 		def := sake.NewTool(local, func(c *sake.Context, args json.RawMessage) (*sake.ToolResult, error) {
 			if p.remoteTasks {
 				res, err := p.callTaskTool(c, remoteName, args)
@@ -413,8 +414,12 @@ func (p *proxy) syncTools(ctx context.Context) error {
 			def.Meta(k, v) // an MCP Apps view (ui.resourceUri) and the rest, as the remote wrote them
 		}
 		if err := p.srv.AddTool(def); err != nil {
-			return fmt.Errorf("client: proxying tool %s: %w", t.Name, err)
+			if err := p.cfg.refused("tool", t.Name, err); err != nil {
+				return fmt.Errorf("client: proxying tool %s: %w", t.Name, err)
+			}
+			continue
 		}
+		seen[local] = true
 	}
 	p.mu.Lock()
 	old := p.tools
@@ -442,8 +447,7 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 			continue
 		}
 		remoteName := pr.Name
-		local := p.cfg.prefix + pr.Name
-		seen[local] = true
+		local := p.cfg.localName("prompt", pr.Name)
 		def := sake.NewPrompt(local, func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
 			fctx, done := p.forward(c)
 			res, err := p.remote.GetPrompt(fctx, remoteName, args)
@@ -471,8 +475,12 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 			def.Meta(k, v)
 		}
 		if err := p.srv.AddPrompt(def); err != nil {
-			return fmt.Errorf("client: proxying prompt %s: %w", pr.Name, err)
+			if err := p.cfg.refused("prompt", pr.Name, err); err != nil {
+				return fmt.Errorf("client: proxying prompt %s: %w", pr.Name, err)
+			}
+			continue
 		}
+		seen[local] = true
 	}
 	p.mu.Lock()
 	old := p.prompts

@@ -49,6 +49,13 @@ nothing new. A file that does not parse or validate is refused, logged
 and shown in the probes' "configError"; the gateway serves the previous
 one.
 
+With "pin": true (top-level, or per entry), each tool's definition (name,
+description, schemas) is pinned in the lock file beside the
+configuration (mcp.json's is mcp.lock.json; commit it): a tool whose
+definition later changes is withheld until approved with
+
+	sake gateway approve [-config mcp.json] [server[/tool]]
+
 When OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)
 is set, metrics are exported over OTLP/HTTP: per entry
 sake.gateway.calls, .errors, .call.duration, .restarts, and the server's
@@ -71,6 +78,9 @@ type gatewayFlags struct {
 }
 
 func runGateway(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "approve" {
+		return runGatewayApprove(e, args[1:])
+	}
 	fs := newFlags(e, "gateway", gatewayUsage)
 	var f gatewayFlags
 	fs.StringVar(&f.config, "config", "mcp.json", "the mcpServers configuration `file`")
@@ -144,7 +154,7 @@ func serveGateway(ctx context.Context, e *env, f gatewayFlags, logger *slog.Logg
 	}
 	defer shutdownMetrics()
 	serverOpts = append(serverOpts, sake.Name("sake-gateway", "1.0.0"))
-	g, err := gateway.New(ctx, cfg, gateway.Logger(logger), gateway.ServerOptions(serverOpts...),
+	g, err := gateway.New(ctx, cfg, gateway.Logger(logger), gateway.LockFile(gateway.LockPath(f.config)), gateway.ServerOptions(serverOpts...),
 		gateway.ProxyOptions(proxy.CallTimeout(f.callTimeout), proxy.MaxInFlight(f.maxInFlight)),
 		gateway.StartTimeout(f.startTimeout), gateway.HealthCheck(f.healthEvery), gateway.Observe(hooks))
 	if err != nil {
@@ -259,4 +269,40 @@ func gatewayTelemetry(ctx context.Context, e *env) (gateway.Hooks, []sake.Option
 		_ = mp.Shutdown(sctx)
 	}
 	return sakeotel.GatewayHooks(sakeotel.MeterProvider(mp)), []sake.Option{sakeotel.Instrument(sakeotel.MeterProvider(mp))}, shutdown, nil
+}
+
+const gatewayApproveUsage = `usage: sake gateway approve [-config mcp.json] [server[/tool]]
+
+Approve serves again the tools a gateway withheld because their
+definition changed since it was pinned: it records their new definition
+in the lock file beside the configuration (mcp.json's is mcp.lock.json).
+Without an argument it approves every withheld tool; with server, those
+of that entry; with server/tool, that one (the tool's name on its
+server). A running gateway watching the file serves them at once (else
+send it SIGHUP). Review the lock file's diff before committing it.
+`
+
+func runGatewayApprove(e *env, args []string) error {
+	fs := newFlags(e, "gateway approve", gatewayApproveUsage)
+	config := fs.String("config", "mcp.json", "the mcpServers configuration `file` whose lock file is changed")
+	if err := parse(fs, e, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usagef("approve takes at most one server or server/tool")
+	}
+	server, tool, _ := strings.Cut(fs.Arg(0), "/")
+	lock := gateway.LockPath(*config)
+	done, err := gateway.Approve(lock, server, tool)
+	if err != nil {
+		return err
+	}
+	if len(done) == 0 {
+		fmt.Fprintf(e.stderr, "sake gateway approve: nothing withheld matches %q in %s\n", fs.Arg(0), lock)
+		return errSilentFail
+	}
+	for _, d := range done {
+		fmt.Fprintf(e.stdout, "approved %s\n", d)
+	}
+	return nil
 }

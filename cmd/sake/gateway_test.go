@@ -177,3 +177,39 @@ func TestGatewayCommandRefusesBadFlags(t *testing.T) {
 		t.Errorf("a missing file: %+v", r)
 	}
 }
+
+// TestGatewayApprove: sake gateway approve moves the withheld
+// definitions of the lock file beside the configuration to the approved
+// ones, and fails when nothing matches.
+func TestGatewayApprove(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	config := filepath.Join(dir, "mcp.json")
+	lock := filepath.Join(dir, "mcp.lock.json")
+	if err := os.WriteFile(lock, []byte(`{"servers": {"dict": {"tools": {"lookup": "sha256:old", "other": "sha256:o"}, "pending": {"lookup": "sha256:new"}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := sakeRun(t, "", nil, "gateway", "approve", "-config", config, "dict/other"); r.code != exitFail || !strings.Contains(r.stderr, "nothing withheld") {
+		t.Fatalf("approving what is not withheld: %+v", r)
+	}
+	r := sakeRun(t, "", nil, "gateway", "approve", "-config", config, "dict")
+	if r.code != exitOK || r.stdout != "approved dict/lookup\n" {
+		t.Fatalf("approve: %+v", r)
+	}
+	raw, err := os.ReadFile(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Servers map[string]struct {
+			Tools   map[string]string
+			Pending map[string]string
+		}
+	}
+	if err := json.Unmarshal(raw, &d); err != nil || d.Servers["dict"].Tools["lookup"] != "sha256:new" || len(d.Servers["dict"].Pending) != 0 {
+		t.Fatalf("lock after approve: %s %v", raw, err)
+	}
+	if r := sakeRun(t, "", nil, "gateway", "approve", "a", "b"); r.code != exitUsage {
+		t.Errorf("two arguments: %+v", r)
+	}
+}

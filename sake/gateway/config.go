@@ -23,6 +23,9 @@ type Config struct {
 	// Servers are the entries of "mcpServers" (Claude Desktop, Cursor)
 	// or "servers" (VS Code), by key.
 	Servers map[string]Entry
+	// Pin pins the tool definitions of every entry that does not say
+	// otherwise (Entry.Pin): the file's top-level "pin".
+	Pin bool
 }
 
 // Entry is one server of the configuration: a command (stdio) or a URL
@@ -60,6 +63,13 @@ type Entry struct {
 	// Disabled leaves the entry out. Changed while the gateway runs (see
 	// Gateway.WatchConfig), it stops or starts the entry.
 	Disabled bool `json:"disabled,omitempty"`
+	// Pin, when set, says whether the entry's tool definitions are
+	// pinned (else the configuration's Pin does): the hash of each tool's
+	// name, description and schemas is recorded the first time it is seen
+	// (in the LockFile), and a tool whose definition later differs,
+	// including after list_changed, is withheld, logged and listed by the
+	// probes until approved (Approve, `sake gateway approve`).
+	Pin *bool `json:"pin,omitempty"`
 	// Required makes the gateway ready (Gateway.Ready, /readyz) only
 	// while this entry is connected.
 	Required bool `json:"required,omitempty"`
@@ -87,6 +97,7 @@ type OAuth struct {
 type file struct {
 	MCPServers map[string]Entry `json:"mcpServers"`
 	Servers    map[string]Entry `json:"servers"`
+	Pin        bool             `json:"pin"`
 }
 
 // LoadConfig reads a configuration file (see ParseConfig).
@@ -128,7 +139,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	if servers == nil {
 		return nil, errors.New(`gateway: the configuration has no "mcpServers" (or "servers") object`)
 	}
-	cfg := &Config{Servers: map[string]Entry{}}
+	cfg := &Config{Servers: map[string]Entry{}, Pin: f.Pin}
 	var problems []string
 	keys := make([]string, 0, len(servers))
 	for k := range servers {
@@ -255,4 +266,12 @@ func expand(s string) string {
 	return varRE.ReplaceAllStringFunc(s, func(m string) string {
 		return os.Getenv(varRE.FindStringSubmatch(m)[1])
 	})
+}
+
+// pins reports whether e's tool definitions are pinned.
+func (c *Config) pins(e Entry) bool {
+	if e.Pin != nil {
+		return *e.Pin
+	}
+	return c.Pin
 }

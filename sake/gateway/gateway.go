@@ -31,6 +31,7 @@ type Gateway struct {
 	cancel  context.CancelFunc
 	reload  reloadState
 	routes  atomic.Pointer[routeTable]
+	pins    pins
 	wg      sync.WaitGroup
 	tasks   *tasks.Manager // the gateway's own, when the options bring none
 	claims  claims         // the names two remotes could both bring
@@ -56,6 +57,7 @@ type remote struct {
 	done    chan struct{}
 	stats   remoteStats
 	leftOut map[string]string // component → why it is not served
+	pin     bool              // its tools' definitions are pinned
 }
 
 // Status is what the gateway knows of one remote.
@@ -132,9 +134,15 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 	if err := checkConfig(cfg); err != nil {
 		return nil, err
 	}
+	if g.pins.data, err = readLock(g.o.lockPath); err != nil {
+		return nil, err
+	}
+	g.pins.path = g.o.lockPath
 	for _, k := range keys {
 		e := cfg.Servers[k]
-		g.remotes = append(g.remotes, g.newRemote(k, e, g.o.logger))
+		r := g.newRemote(k, e, g.o.logger)
+		r.pin = cfg.pins(e)
+		g.remotes = append(g.remotes, r)
 	}
 	g.reroute()
 	g.ctx, g.cancel = context.WithCancel(ctx)
@@ -254,7 +262,7 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(r.logger)),
-		proxy.URINamespace(r.ns)}, append(append(slices.Clip(g.o.proxyOpts), g.filters(r)...), g.nameOptions(r)...)...)...)
+		proxy.URINamespace(r.ns)}, append(append(append(slices.Clip(g.o.proxyOpts), g.filters(r)...), g.pinOptions(r)...), g.nameOptions(r)...)...)...)
 	if err != nil {
 		return fmt.Errorf("reading its components: %w", err)
 	}

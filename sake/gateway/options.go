@@ -28,6 +28,7 @@ type options struct {
 	healthEvery   time.Duration
 	startTimeout  time.Duration
 	hooks         Hooks
+	lockPath      string
 }
 
 // The defaults of the options.

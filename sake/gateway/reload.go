@@ -83,7 +83,7 @@ func (g *Gateway) Apply(cfg *Config) error {
 		e := cfg.Servers[k]
 		if r, ok := old[k]; ok {
 			delete(old, k)
-			if reflect.DeepEqual(r.entry, e) {
+			if reflect.DeepEqual(r.entry, e) && r.pin == cfg.pins(e) {
 				next = append(next, r)
 				continue
 			}
@@ -91,6 +91,7 @@ func (g *Gateway) Apply(cfg *Config) error {
 		}
 		// The new entry's secrets are hidden in its records too.
 		r := g.newRemote(k, e, redactingLogger(g.o.logger, e))
+		r.pin = cfg.pins(e)
 		next = append(next, r)
 		started = append(started, r)
 	}
@@ -125,7 +126,10 @@ func (g *Gateway) ReloadFile(path string) error {
 		g.reloaded(err)
 		return err
 	}
-	return g.Apply(cfg)
+	if err := g.Apply(cfg); err != nil {
+		return err
+	}
+	return g.reloadLock()
 }
 
 // notReloaded starts the error of a refused reload.
@@ -174,6 +178,7 @@ func (g *Gateway) WatchConfig(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	lockAbs, _ := filepath.Abs(g.pins.path)
 	if err := w.Add(filepath.Dir(abs)); err != nil {
 		return fmt.Errorf("gateway: cannot watch the configuration's directory: %w", err)
 	}
@@ -188,6 +193,10 @@ func (g *Gateway) WatchConfig(ctx context.Context, path string) error {
 		case ev, ok := <-w.Events:
 			if !ok {
 				return nil
+			}
+			if g.pins.path != "" && filepath.Clean(ev.Name) == lockAbs {
+				_ = g.reloadLock()
+				continue
 			}
 			if filepath.Clean(ev.Name) != abs && !isDataLink(ev.Name, abs) {
 				continue

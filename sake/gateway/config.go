@@ -26,6 +26,9 @@ type Config struct {
 	// Pin pins the tool definitions of every entry that does not say
 	// otherwise (Entry.Pin): the file's top-level "pin".
 	Pin bool
+	// Auth is the file's "auth" section: the issuer whose tokens the
+	// gateway accepts, nil when it takes callers as its transport does.
+	Auth *Auth
 }
 
 // Entry is one server of the configuration: a command (stdio) or a URL
@@ -70,6 +73,10 @@ type Entry struct {
 	// including after list_changed, is withheld, logged and listed by the
 	// probes until approved (Approve, `sake gateway approve`).
 	Pin *bool `json:"pin,omitempty"`
+	// Access says which callers see and call the entry's components (and,
+	// under "tools", each tool's); nil lets in every caller the transport
+	// lets in.
+	Access *Access `json:"access,omitempty"`
 	// Required makes the gateway ready (Gateway.Ready, /readyz) only
 	// while this entry is connected.
 	Required bool `json:"required,omitempty"`
@@ -98,6 +105,7 @@ type file struct {
 	MCPServers map[string]Entry `json:"mcpServers"`
 	Servers    map[string]Entry `json:"servers"`
 	Pin        bool             `json:"pin"`
+	Auth       *Auth            `json:"auth"`
 }
 
 // LoadConfig reads a configuration file (see ParseConfig).
@@ -139,8 +147,14 @@ func ParseConfig(data []byte) (*Config, error) {
 	if servers == nil {
 		return nil, errors.New(`gateway: the configuration has no "mcpServers" (or "servers") object`)
 	}
-	cfg := &Config{Servers: map[string]Entry{}, Pin: f.Pin}
+	cfg := &Config{Servers: map[string]Entry{}, Pin: f.Pin, Auth: f.Auth}
 	var problems []string
+	if f.Auth != nil {
+		f.Auth.Issuer, f.Auth.Audience, f.Auth.JWKSURI = expand(f.Auth.Issuer), expand(f.Auth.Audience), expand(f.Auth.JWKSURI)
+		if err := f.Auth.check(); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
 	keys := make([]string, 0, len(servers))
 	for k := range servers {
 		keys = append(keys, k)
@@ -225,7 +239,7 @@ func (e Entry) check(key string) error {
 	case t != "stdio" && t != "http":
 		return fmt.Errorf("unknown type %q: stdio or http", e.Type)
 	}
-	return nil
+	return e.Access.check()
 }
 
 // expand replaces ${NAME} and ${env:NAME} with the environment's values.

@@ -32,6 +32,10 @@ type Gateway struct {
 	reload  reloadState
 	routes  atomic.Pointer[routeTable]
 	pins    pins
+	// auth is the configuration's "auth", perCaller says lists are
+	// filtered by the entries' access rules: both are fixed at New.
+	auth      *Auth
+	perCaller bool
 	wg      sync.WaitGroup
 	tasks   *tasks.Manager // the gateway's own, when the options bring none
 	claims  claims         // the names two remotes could both bring
@@ -115,6 +119,10 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 	}
 	g.o.logger = redactingLogger(g.o.logger, entries...)
 	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger), sake.Use(g.observe)}, g.o.serverOpts...)
+	g.auth, g.perCaller = cfg.Auth, cfg.hasAccess()
+	if g.perCaller {
+		serverOpts = append(serverOpts, sake.PerCallerLists(g.allow))
+	}
 	srv, err := sake.New(nil, serverOpts...)
 	if err != nil {
 		return nil, err

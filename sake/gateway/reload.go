@@ -63,7 +63,11 @@ func sortedKeys[V any](m map[string]V) []string {
 // happened. A configuration that does not validate changes nothing and is
 // returned as an error, kept for Health until a later reload succeeds.
 func (g *Gateway) Apply(cfg *Config) error {
-	if err := checkConfig(cfg); err != nil {
+	err := checkConfig(cfg)
+	if err == nil {
+		err = g.checkReloadable(cfg)
+	}
+	if err != nil {
 		err = fmt.Errorf("%s: %w", notReloaded, err)
 		g.reloaded(err)
 		return err

@@ -36,9 +36,9 @@ type Gateway struct {
 	// filtered by the entries' access rules: both are fixed at New.
 	auth      *Auth
 	perCaller bool
-	wg      sync.WaitGroup
-	tasks   *tasks.Manager // the gateway's own, when the options bring none
-	claims  claims         // the names two remotes could both bring
+	wg        sync.WaitGroup
+	tasks     *tasks.Manager // the gateway's own, when the options bring none
+	claims    claims         // the names two remotes could both bring
 }
 
 // remote is one entry, and the connection to it while it is up.

@@ -22,23 +22,24 @@ import (
 // Gateway is a sake server made of the servers of a configuration, each
 // kept connected.
 type Gateway struct {
-	srv *sake.Server
-	o   options
-	// mu guards remotes, which a reload changes (see Apply).
-	mu      sync.RWMutex
+	srv     *sake.Server
+	o       options
 	remotes []*remote
-	ctx     context.Context // the remotes' parent
 	cancel  context.CancelFunc
-	reload  reloadState
-	routes  atomic.Pointer[routeTable]
-	pins    pins
+	wg      sync.WaitGroup
+	tasks   *tasks.Manager // the gateway's own, when the options bring none
+	claims  claims         // the names two remotes could both bring
+
+	// mu guards remotes, which a reload changes (see Apply).
+	mu     sync.RWMutex
+	ctx    context.Context // the remotes' parent
+	reload reloadState
+	routes atomic.Pointer[routeTable]
+	pins   pins
 	// auth is the configuration's "auth", perCaller says lists are
 	// filtered by the entries' access rules: both are fixed at New.
 	auth      *Auth
 	perCaller bool
-	wg        sync.WaitGroup
-	tasks     *tasks.Manager // the gateway's own, when the options bring none
-	claims    claims         // the names two remotes could both bring
 }
 
 // remote is one entry, and the connection to it while it is up.

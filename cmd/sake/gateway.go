@@ -20,6 +20,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/gateway"
 	sakeotel "github.com/sakemcp/sake-go/sake/otel"
 	"github.com/sakemcp/sake-go/sake/plug"
@@ -55,6 +56,12 @@ configuration (mcp.json's is mcp.lock.json; commit it): a tool whose
 definition later changes is withheld until approved with
 
 	sake gateway approve [-config mcp.json] [server[/tool]]
+
+With an "auth" section ({"issuer", "audience", "jwksUri", "scopes"}) the
+HTTP endpoint accepts only access tokens (JWTs) of that issuer for that
+audience and serves its protected-resource metadata; an entry's "access"
+rule ({"scopes", "subjects", "clients", "claims", "tools"}) shows and
+lets call its components only to the callers it names.
 
 When OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)
 is set, metrics are exported over OTLP/HTTP: per entry
@@ -188,13 +195,38 @@ func serveGateway(ctx context.Context, e *env, f gatewayFlags, logger *slog.Logg
 		}
 	}()
 	if f.addr == "" {
+		if cfg.Auth != nil {
+			logger.Warn(`"auth" is for -http: over stdio no caller has a token, so only what access rules let in without one is served`)
+		}
 		return stdio.Serve(ctx, g.Server(), e.stdin, e.stdout, stdio.Logger(logger))
 	}
-	return serveGatewayHTTP(ctx, g, f, logger)
+	return serveGatewayHTTP(ctx, g, cfg.Auth, f, logger)
+}
+
+// gatewayAuthorization makes the endpoint a resource server that accepts
+// the tokens of a's issuer, and serves its protected-resource metadata.
+func gatewayAuthorization(ctx context.Context, a *gateway.Auth, mux *http.ServeMux) (plug.Option, error) {
+	jwks := a.JWKSURI
+	if jwks == "" {
+		md, err := auth.Discover(ctx, a.Issuer, nil)
+		if err != nil {
+			return nil, fmt.Errorf(`"auth": the issuer's metadata cannot be read (set "jwksUri" to skip it): %w`, err)
+		}
+		if jwks = md.JWKSURI; jwks == "" {
+			return nil, fmt.Errorf(`"auth": the issuer %s publishes no jwks_uri; set "jwksUri"`, a.Issuer)
+		}
+	}
+	v, err := auth.NewJWTVerifier(auth.JWTConfig{Issuer: a.Issuer, Audience: []string{a.Audience}, Keys: auth.NewJWKS(jwks, nil)})
+	if err != nil {
+		return nil, fmt.Errorf(`"auth": %w`, err)
+	}
+	meta := &auth.ResourceMetadata{Resource: a.Audience, AuthorizationServers: []string{a.Issuer}, ScopesSupported: a.Scopes}
+	mux.Handle(auth.WellKnownPath(a.Audience), meta.Handler())
+	return plug.Authorization(v, auth.MetadataURL(a.Audience), a.Scopes...), nil
 }
 
 // serveGatewayHTTP serves the gateway, its probes and TLS when asked.
-func serveGatewayHTTP(ctx context.Context, g *gateway.Gateway, f gatewayFlags, logger *slog.Logger) error {
+func serveGatewayHTTP(ctx context.Context, g *gateway.Gateway, a *gateway.Auth, f gatewayFlags, logger *slog.Logger) error {
 	var popts []plug.Option
 	popts = append(popts, plug.Logger(logger))
 	if f.origins != "" {
@@ -203,9 +235,16 @@ func serveGatewayHTTP(ctx context.Context, g *gateway.Gateway, f gatewayFlags, l
 	if f.hosts != "" {
 		popts = append(popts, plug.AllowedHosts(strings.Split(f.hosts, ",")...))
 	}
+	mux := http.NewServeMux()
+	if a != nil {
+		authz, err := gatewayAuthorization(ctx, a, mux)
+		if err != nil {
+			return err
+		}
+		popts = append(popts, authz)
+	}
 	ph := plug.New(g.Server(), popts...)
 	defer ph.Close()
-	mux := http.NewServeMux()
 	mux.Handle(f.path, ph)
 	mux.Handle("GET /healthz", g.HealthHandler())
 	mux.Handle("GET /readyz", g.ReadyHandler())

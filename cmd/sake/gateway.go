@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	otelapi "go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -23,6 +24,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/gateway"
 	sakeotel "github.com/sakemcp/sake-go/sake/otel"
+	"github.com/sakemcp/sake-go/sake/pgreplica"
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/proxy"
 	"github.com/sakemcp/sake-go/sake/stdio"
@@ -63,6 +65,11 @@ audience and serves its protected-resource metadata; an entry's "access"
 rule ({"scopes", "subjects", "clients", "claims", "tools"}) shows and
 lets call its components only to the callers it names.
 
+With -postgres, several gateways on one database serve as one behind a
+balancer without sticky sessions: a session begun on one replica goes on
+on another. Each replica holds its own connections to the servers and its
+own children.
+
 When OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)
 is set, metrics are exported over OTLP/HTTP: per entry
 sake.gateway.calls, .errors, .call.duration, .restarts, and the server's
@@ -78,6 +85,7 @@ Examples:
 // gatewayFlags are the settings of sake gateway.
 type gatewayFlags struct {
 	config, addr, path, origins, hosts, logFormat, logLevel, tlsCert, tlsKey string
+	postgres                                                                 string
 	stdio, watch                                                             bool
 	readHeaderTimeout, idleTimeout, shutdownTimeout                          time.Duration
 	callTimeout, startTimeout, healthEvery                                   time.Duration
@@ -100,6 +108,7 @@ func runGateway(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.logLevel, "log-level", "info", "the least `level` logged: debug, info, warn, error")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `file` (PEM, with -tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key `file` of -tls-cert (PEM)")
+	fs.StringVar(&f.postgres, "postgres", "", "join the gateway replicas on this PostgreSQL `URL`: sessions, tasks, broadcasts and the signing secret are shared, so a balancer needs no sticky sessions")
 	fs.BoolVar(&f.watch, "watch", true, "reload the configuration when the file changes")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 10*time.Second, "how long a client may take to send a request's headers")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection is kept")
@@ -160,6 +169,17 @@ func serveGateway(ctx context.Context, e *env, f gatewayFlags, logger *slog.Logg
 		return err
 	}
 	defer shutdownMetrics()
+	if f.postgres != "" {
+		replica, pool, err := joinGatewayReplicas(ctx, f.postgres, logger)
+		if err != nil {
+			return err
+		}
+		// Closed after the gateway, then the pool (deferred calls run
+		// last first).
+		defer pool.Close()
+		defer replica.Close(context.Background()) //nolint:errcheck // tasks still running are failed and logged
+		serverOpts = append(serverOpts, replica.Options()...)
+	}
 	serverOpts = append(serverOpts, sake.Name("sake-gateway", "1.0.0"))
 	g, err := gateway.New(ctx, cfg, gateway.Logger(logger), gateway.LockFile(gateway.LockPath(f.config)), gateway.ServerOptions(serverOpts...),
 		gateway.ProxyOptions(proxy.CallTimeout(f.callTimeout), proxy.MaxInFlight(f.maxInFlight)),
@@ -344,4 +364,21 @@ func runGatewayApprove(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "approved %s\n", d)
 	}
 	return nil
+}
+
+// joinGatewayReplicas connects to the database and joins the replicas on
+// it.
+func joinGatewayReplicas(ctx context.Context, url string, logger *slog.Logger) (*pgreplica.Replica, *pgxpool.Pool, error) {
+	pool, err := pgxpool.New(context.WithoutCancel(ctx), url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-postgres: %w", err)
+	}
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	replica, err := pgreplica.Open(octx, pool, pgreplica.Logger(logger))
+	if err != nil {
+		pool.Close()
+		return nil, nil, fmt.Errorf("-postgres: cannot join the replicas: %w", err)
+	}
+	return replica, pool, nil
 }

@@ -204,7 +204,9 @@ func (g *Gateway) Status() []Status {
 // Close disconnects every remote (stopping the commands) and waits for
 // it; the gateway's own task manager is shut down.
 func (g *Gateway) Close() error {
+	g.reload.applying.Lock() // no reload starts a remote after this
 	g.cancel()
+	g.reload.applying.Unlock()
 	g.wg.Wait()
 	if g.o.ownHTTPClient {
 		g.o.httpClient.CloseIdleConnections()

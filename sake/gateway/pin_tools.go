@@ -224,6 +224,9 @@ func (g *Gateway) reloadLock() error {
 func (g *Gateway) restart(key string) {
 	g.reload.applying.Lock()
 	defer g.reload.applying.Unlock()
+	if g.ctx.Err() != nil {
+		return
+	}
 	g.mu.Lock()
 	var old, fresh *remote
 	for i, r := range g.remotes {

@@ -3,7 +3,9 @@ package gateway
 import (
 	"context"
 	"errors"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -68,7 +70,13 @@ func (g *Gateway) Apply(cfg *Config) error {
 		err = g.checkReloadable(cfg)
 	}
 	if err != nil {
-		err = fmt.Errorf("%s: %w", notReloaded, err)
+		var entries []Entry
+		if cfg != nil {
+			for _, e := range cfg.Servers {
+				entries = append(entries, e)
+			}
+		}
+		err = refused(err, entries)
 		g.reloaded(err)
 		return err
 	}
@@ -126,7 +134,7 @@ func (g *Gateway) Apply(cfg *Config) error {
 func (g *Gateway) ReloadFile(path string) error {
 	cfg, err := LoadConfig(path)
 	if err != nil {
-		err = fmt.Errorf("%s: %w", notReloaded, err)
+		err = refused(err, entriesIn(path))
 		g.reloaded(err)
 		return err
 	}
@@ -134,6 +142,31 @@ func (g *Gateway) ReloadFile(path string) error {
 		return err
 	}
 	return g.reloadLock()
+}
+
+// refused is the error of a refused reload, with the secrets of the
+// refused entries hidden (it is logged and shown by the probes).
+func refused(err error, entries []Entry) error {
+	return errors.New(redactor(entries...)(notReloaded + ": " + err.Error()))
+}
+
+// entriesIn reads the entries of a file that may not validate, for their
+// secrets: what can be read of them.
+func entriesIn(path string) []Entry {
+	raw, err := os.ReadFile(path)
+	if err != nil || len(raw) > MaxConfigBytes {
+		return nil
+	}
+	var f file
+	_ = json.Unmarshal(raw, &f)
+	var out []Entry
+	for _, servers := range []map[string]Entry{f.MCPServers, f.Servers} {
+		for _, e := range servers {
+			e.expand()
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // notReloaded starts the error of a refused reload.

@@ -108,7 +108,9 @@ func TestReloadRefusesABadFile(t *testing.T) {
 	}
 	g := startGateway(t, good)
 	c := saketest.Connect(t, g.Server())
+	t.Setenv("GATEWAY_TEST_TOKEN", "from-the-env-secret")
 	for _, bad := range []string{
+		`{"mcpServers": {"alpha": {"url": "ftp://user:hunter2-pass@example.com/?token=${env:GATEWAY_TEST_TOKEN}"}}}`,
 		`{"mcpServers": {"alpha": `,                               // not JSON
 		`{"mcpServers": {"alpha": {"url": "ftp://example.com"}}}`, // not valid
 		fmt.Sprintf(`{"mcpServers": {"a": {"url": %q, "namespace": "x"}, "b": {"url": %q, "namespace": "x"}}}`, alpha.url, alpha.url),
@@ -126,6 +128,11 @@ func TestReloadRefusesABadFile(t *testing.T) {
 		body := getHealth(t, g.HealthHandler(), http.StatusOK)
 		if !strings.Contains(body.ConfigError, "not reloaded") {
 			t.Errorf("health after a refused reload: configError %q", body.ConfigError)
+		}
+		for _, secret := range []string{"hunter2-pass", "from-the-env-secret"} {
+			if strings.Contains(body.ConfigError, secret) || strings.Contains(g.ReloadError().Error(), secret) {
+				t.Errorf("the refused file's secret %q is shown: %q", secret, body.ConfigError)
+			}
 		}
 	}
 	write(good)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake/gateway"
 	"github.com/sakemcp/sake-go/sake/saketest"
@@ -18,7 +19,7 @@ func TestAccessRulesOnListsAndCalls(t *testing.T) {
 	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {
 		"alpha": {"url": %q, "access": {"scopes": ["alpha"], "tools": {"hang": {"subjects": ["ana"]}}}},
 		"beta": {"url": %q},
-		"gamma": {"url": %q, "access": {"claims": {"groups": ["finance"]}}}}}`, alpha.url+"/mcp", beta.url+"/mcp", gamma.url+"/mcp"))
+		"gamma": {"url": %q, "access": {"claims": {"groups": ["finance"]}}}}}`, alpha.url+"/mcp", beta.url+"/mcp", gamma.url+"/mcp"), gateway.HealthCheck(time.Hour))
 	for _, tc := range []struct {
 		who     string
 		opts    []saketest.Option

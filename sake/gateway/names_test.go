@@ -8,8 +8,10 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake/gateway"
 	"github.com/sakemcp/sake-go/sake/saketest"
@@ -32,7 +34,8 @@ func init() {
 // serveRaw answers the handshake era on stdin and stdout: tools named
 // "report.v2 daily", longName, "plain" and "bad-schema" (whose input
 // schema is not an object, so no server can serve it), each answering
-// with its own name.
+// with its own name; or, when rawEnv is "pid", one tool, pid, that
+// answers with the process id.
 func serveRaw() {
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -59,10 +62,18 @@ func serveRaw() {
 		case "ping":
 			result = map[string]any{}
 		case "tools/list":
+			if os.Getenv(rawEnv) == "pid" {
+				result = map[string]any{"tools": []any{tool("pid", `{"type":"object"}`)}}
+				break
+			}
 			result = map[string]any{"tools": []any{tool("report.v2 daily", `{"type":"object"}`), tool(longName, `{"type":"object"}`),
 				tool("plain", `{"type":"object"}`), tool("bad-schema", `{"type":"string"}`)}}
 		case "tools/call":
-			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": "called " + m.Params.Name}}}
+			text := "called " + m.Params.Name
+			if m.Params.Name == "pid" {
+				text = strconv.Itoa(os.Getpid())
+			}
+			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}
 		default:
 			_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "no " + m.Method}})
 			continue
@@ -84,7 +95,7 @@ func TestNamesEveryClientAccepts(t *testing.T) {
 	}
 	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {
 		"raw.tools": {"command": %q, "args": ["-test.run=^$"], "env": {%q: "1"}},
-		"merged": {"command": %q, "args": ["-test.run=^$"], "env": {%q: "1"}, "namespace": ""}}}`, exe, rawEnv, exe, rawEnv))
+		"merged": {"command": %q, "args": ["-test.run=^$"], "env": {%q: "1"}, "namespace": ""}}}`, exe, rawEnv, exe, rawEnv), gateway.HealthCheck(time.Hour))
 	for _, s := range g.Status() {
 		if !s.Connected {
 			t.Fatalf("%s not connected: %v", s.Key, s.Err)

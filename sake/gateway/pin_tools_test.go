@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/gateway"
@@ -60,7 +61,7 @@ func TestPinnedToolWithheldUntilApproved(t *testing.T) {
 	if lockPath != filepath.Join(dir, "mcp.lock.json") {
 		t.Fatalf("LockPath = %s", lockPath)
 	}
-	g := startGateway(t, config, gateway.LockFile(lockPath))
+	g := startGateway(t, config, gateway.LockFile(lockPath), gateway.HealthCheck(time.Hour))
 	c := saketest.Connect(t, g.Server())
 	if got := names(t, c); !slices.Equal(got, []string{"dict_lookup", "dict_other"}) {
 		t.Fatalf("tools = %v", got)
@@ -111,7 +112,7 @@ func TestPinnedToolWithheldUntilApproved(t *testing.T) {
 
 	// A gateway started on this lock serves the approved definition, and
 	// withholds the old one.
-	g2 := startGateway(t, config, gateway.LockFile(lockPath))
+	g2 := startGateway(t, config, gateway.LockFile(lockPath), gateway.HealthCheck(time.Hour))
 	if got := names(t, saketest.Connect(t, g2.Server())); !slices.Equal(got, []string{"dict_lookup", "dict_other"}) {
 		t.Fatalf("a second gateway's tools = %v", got)
 	}

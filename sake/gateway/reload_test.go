@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake/gateway"
 	"github.com/sakemcp/sake-go/sake/saketest"
@@ -37,7 +38,7 @@ func TestReloadTouchesOnlyWhatChanged(t *testing.T) {
 	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {
 		"alpha": {"url": %q},
 		"beta": {"url": %q, "headers": {"Authorization": "Bearer old-token"}},
-		"delta": {"url": %q}}}`, alpha.url+"/mcp", beta.url+"/mcp", delta.url+"/mcp"), hooks)
+		"delta": {"url": %q}}}`, alpha.url+"/mcp", beta.url+"/mcp", delta.url+"/mcp"), hooks, gateway.HealthCheck(time.Hour))
 	c := saketest.Connect(t, g.Server())
 
 	type result struct {
@@ -94,6 +95,37 @@ func TestReloadTouchesOnlyWhatChanged(t *testing.T) {
 	}
 }
 
+// TestReloadLeavesAnUnchangedChildRunning: a reload that adds an entry
+// and edits another keeps the stdio child of an unchanged entry: the
+// same process answers before and after.
+func TestReloadLeavesAnUnchangedChildRunning(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	alpha, beta := newRemote(t, "alpha"), newRemote(t, "beta")
+	child := fmt.Sprintf(`{"command": %q, "args": ["-test.run=^$"], "env": {%q: "pid"}}`, exe, rawEnv)
+	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {"child": %s, "alpha": {"url": %q}}}`, child, alpha.url+"/mcp"), gateway.HealthCheck(time.Hour))
+	c := saketest.Connect(t, g.Server())
+	pid := func() string {
+		t.Helper()
+		res, err := c.CallTool("child_pid", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Text()
+	}
+	before := pid()
+	if err := g.Apply(parse(t, fmt.Sprintf(`{"mcpServers": {"child": %s, "alpha": {"url": %q, "headers": {"X-Edited": "yes"}}, "beta": {"url": %q}}}`,
+		child, alpha.url+"/mcp", beta.url+"/mcp"))); err != nil {
+		t.Fatal(err)
+	}
+	until(t, g.Server(), "beta is mounted", func() bool { return slices.Contains(names(t, c), "beta_echo") })
+	if after := pid(); after != before {
+		t.Fatalf("the unchanged stdio entry was restarted: pid %s, then %s", before, after)
+	}
+}
+
 // TestReloadRefusesABadFile: a file that does not parse, or does not
 // validate, leaves the gateway as it was, and the health endpoint shows
 // why until a good file is applied.
@@ -106,7 +138,7 @@ func TestReloadRefusesABadFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	g := startGateway(t, good)
+	g := startGateway(t, good, gateway.HealthCheck(time.Hour))
 	c := saketest.Connect(t, g.Server())
 	t.Setenv("GATEWAY_TEST_TOKEN", "from-the-env-secret")
 	for _, bad := range []string{

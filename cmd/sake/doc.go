@@ -17,6 +17,7 @@
 //	conformance  run the official MCP conformance suite against a server
 //	dev          build and run a server, rebuilding it when its files change
 //	gen          register a package's doc comments as its descriptions (go:generate)
+//	gateway      serve the servers of an mcpServers file as one, reloadable, with health probes
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -165,6 +166,20 @@
 // in one file of the package. -check changes nothing and exits with 1,
 // printing what differs, when the file is missing or not what gen would
 // write now: a CI step that catches a comment changed without go generate.
+//
+// # Gateway
+//
+//	sake gateway [-config mcp.json] [-http ADDR | -stdio] [flags]
+//	sake gateway approve [-config mcp.json] [server[/tool]]
+//
+// serves the servers of an mcpServers file as one MCP server (see package
+// sake/gateway), over Streamable HTTP with /healthz and /readyz, or over
+// stdio. The file is watched and SIGHUP reloads it: only the entries that
+// changed are touched, and a file that does not validate is refused. TLS
+// (-tls-cert, -tls-key), allowed origins and hosts, timeouts, JSON logs,
+// token verification from the file's "auth" section, pinned tool
+// definitions (approve serves a changed one again), replicas on
+// PostgreSQL (-postgres) and OTLP metrics; -h lists them.
 //
 // # Exit codes
 //

@@ -85,7 +85,7 @@ Examples:
 // gatewayFlags are the settings of sake gateway.
 type gatewayFlags struct {
 	config, addr, path, origins, hosts, logFormat, logLevel, tlsCert, tlsKey string
-	postgres                                                                 string
+	postgres, probes                                                         string
 	stdio, watch                                                             bool
 	readHeaderTimeout, idleTimeout, shutdownTimeout                          time.Duration
 	callTimeout, startTimeout, healthEvery                                   time.Duration
@@ -109,6 +109,7 @@ func runGateway(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `file` (PEM, with -tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key `file` of -tls-cert (PEM)")
 	fs.StringVar(&f.postgres, "postgres", "", "join the gateway replicas on this PostgreSQL `URL`: sessions, tasks, broadcasts and the signing secret are shared, so a balancer needs no sticky sessions")
+	fs.StringVar(&f.probes, "probes", "", "serve /healthz and /readyz on this `address` instead of the -http one (to keep them off a public port)")
 	fs.BoolVar(&f.watch, "watch", true, "reload the configuration when the file changes")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 10*time.Second, "how long a client may take to send a request's headers")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection is kept")
@@ -131,6 +132,9 @@ func runGateway(ctx context.Context, e *env, args []string) error {
 	}
 	if f.tlsCert != "" && f.addr == "" {
 		return usagef("-tls-cert is for -http")
+	}
+	if f.probes != "" && f.addr == "" {
+		return usagef("-probes is for -http")
 	}
 	if !strings.HasPrefix(f.path, "/") || f.path == "/healthz" || f.path == "/readyz" {
 		return usagef("-path %q must start with / and not be /healthz or /readyz", f.path)
@@ -266,8 +270,22 @@ func serveGatewayHTTP(ctx context.Context, g *gateway.Gateway, a *gateway.Auth, 
 	ph := plug.New(g.Server(), popts...)
 	defer ph.Close()
 	mux.Handle(f.path, ph)
-	mux.Handle("GET /healthz", g.HealthHandler())
-	mux.Handle("GET /readyz", g.ReadyHandler())
+	probes := mux
+	if f.probes != "" {
+		probes = http.NewServeMux()
+	}
+	probes.Handle("GET /healthz", g.HealthHandler())
+	probes.Handle("GET /readyz", g.ReadyHandler())
+	if f.probes != "" {
+		pln, err := net.Listen("tcp", f.probes)
+		if err != nil {
+			return fmt.Errorf("-probes: %w", err)
+		}
+		ps := &http.Server{Handler: probes, ReadHeaderTimeout: f.readHeaderTimeout, IdleTimeout: f.idleTimeout, MaxHeaderBytes: 64 << 10}
+		go func() { _ = ps.Serve(pln) }()
+		defer ps.Close()
+		logger.Info("serving the probes", "healthz", "http://"+pln.Addr().String()+"/healthz")
+	}
 	// No WriteTimeout: it would cut the SSE streams that last (calls are
 	// bounded by -call-timeout).
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: f.readHeaderTimeout, IdleTimeout: f.idleTimeout,

@@ -74,6 +74,13 @@ func TestGatewayCommandServesHTTP(t *testing.T) {
 // startGatewayCommand runs sake gateway with args until ctx ends and
 // returns the URL it serves (without /mcp) once its log says so.
 func startGatewayCommand(t *testing.T, ctx context.Context, args ...string) (string, <-chan int) {
+	base, _, exited := startGatewayCommandProbes(t, ctx, args...)
+	return base, exited
+}
+
+// startGatewayCommandProbes is startGatewayCommand that also returns the
+// URL of the probes' /healthz when -probes serves them apart.
+func startGatewayCommandProbes(t *testing.T, ctx context.Context, args ...string) (string, string, <-chan int) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: pw,
@@ -83,12 +90,15 @@ func startGatewayCommand(t *testing.T, ctx context.Context, args ...string) (str
 		exited <- run(ctx, append([]string{"gateway"}, args...), e)
 		pw.Close()
 	}()
-	var base string
+	var base, healthz string
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
-		var rec struct{ Msg, URL string }
+		var rec struct{ Msg, URL, Healthz string }
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatalf("a log record that is not JSON: %s", sc.Text())
+		}
+		if rec.Msg == "serving the probes" {
+			healthz = rec.Healthz
 		}
 		if rec.Msg == "serving" {
 			base = strings.TrimSuffix(rec.URL, "/mcp")
@@ -99,7 +109,32 @@ func startGatewayCommand(t *testing.T, ctx context.Context, args ...string) (str
 		t.Fatalf("the gateway never served: exit %d", <-exited)
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	return base, exited
+	return base, healthz, exited
+}
+
+// TestGatewayCommandProbesApart: with -probes the probes are served on
+// their own address and not on the MCP one.
+func TestGatewayCommandProbesApart(t *testing.T) {
+	t.Parallel()
+	config := gatewayConfig(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	base, healthz, exited := startGatewayCommandProbes(t, ctx, "-config", config, "-http", "127.0.0.1:0", "-probes", "127.0.0.1:0", "-log-format", "json")
+	for url, want := range map[string]int{healthz: http.StatusOK, strings.TrimSuffix(healthz, "/healthz") + "/readyz": http.StatusOK,
+		base + "/healthz": http.StatusNotFound, base + "/readyz": http.StatusNotFound} {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", url, resp.StatusCode, want)
+		}
+	}
+	cancel()
+	if code := <-exited; code != exitOK {
+		t.Errorf("exit code %d", code)
+	}
 }
 
 // TestGatewayCommandStartsFromTheReadme: the README's mcpServers example
@@ -165,6 +200,7 @@ func TestGatewayCommandRefusesBadFlags(t *testing.T) {
 		{"-http", "127.0.0.1:0", "-tls-cert", "c.pem"},
 		{"-tls-cert", "c.pem", "-tls-key", "k.pem"},
 		{"-http", "127.0.0.1:0", "-path", "/readyz"},
+		{"-probes", "127.0.0.1:0"},
 		{"extra"},
 	} {
 		r := sakeRun(t, "", nil, append([]string{"gateway", "-config", config}, args...)...)

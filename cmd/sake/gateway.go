@@ -143,6 +143,12 @@ func runGateway(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if f.tlsCert != "" {
+		// Checked before any server is started.
+		if _, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey); err != nil {
+			return fmt.Errorf("-tls-cert and -tls-key: %w", err)
+		}
+	}
 	return serveGateway(ctx, e, f, logger)
 }
 

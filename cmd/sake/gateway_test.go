@@ -82,6 +82,15 @@ func startGatewayCommand(t *testing.T, ctx context.Context, args ...string) (str
 // URL of the probes' /healthz when -probes serves them apart.
 func startGatewayCommandProbes(t *testing.T, ctx context.Context, args ...string) (string, string, <-chan int) {
 	t.Helper()
+	base, healthz, exited, _ := startGatewayCommandLogs(t, ctx, args...)
+	return base, healthz, exited
+}
+
+// startGatewayCommandLogs is startGatewayCommandProbes that also returns
+// the messages the gateway logs once it serves (those that come while
+// nobody reads are dropped past 256).
+func startGatewayCommandLogs(t *testing.T, ctx context.Context, args ...string) (string, string, <-chan int, <-chan string) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: pw,
 		getenv: func(string) string { return "" }, goos: runtime.GOOS}
@@ -108,8 +117,20 @@ func startGatewayCommandProbes(t *testing.T, ctx context.Context, args ...string
 	if base == "" {
 		t.Fatalf("the gateway never served: exit %d", <-exited)
 	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	return base, healthz, exited
+	logs := make(chan string, 256)
+	go func() {
+		for sc.Scan() {
+			var rec struct{ Msg string }
+			if json.Unmarshal(sc.Bytes(), &rec) == nil {
+				select {
+				case logs <- rec.Msg:
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	return base, healthz, exited, logs
 }
 
 // TestGatewayCommandProbesApart: with -probes the probes are served on

@@ -59,9 +59,9 @@ definition later changes is withheld until approved with
 
 	sake gateway approve [-config mcp.json] [server[/tool]]
 
-With an "auth" section ({"issuer", "audience", "jwksUri", "scopes"}) the
-HTTP endpoint accepts only access tokens (JWTs) of that issuer for that
-audience and serves its protected-resource metadata; an entry's "access"
+With an "auth" section ({"issuer", "audience", "jwksUri", "scopes"}, or
+"introspection": {"clientId", "clientSecret"} for opaque tokens) the HTTP
+endpoint accepts only access tokens of that issuer for that audience and serves its protected-resource metadata; an entry's "access"
 rule ({"scopes", "subjects", "clients", "claims", "tools"}) shows and
 lets call its components only to the callers it names.
 
@@ -236,6 +236,23 @@ func serveGateway(ctx context.Context, e *env, f gatewayFlags, logger *slog.Logg
 // gatewayAuthorization makes the endpoint a resource server that accepts
 // the tokens of a's issuer, and serves its protected-resource metadata.
 func gatewayAuthorization(ctx context.Context, a *gateway.Auth, mux *http.ServeMux) (plug.Option, error) {
+	meta := &auth.ResourceMetadata{Resource: a.Audience, AuthorizationServers: []string{a.Issuer}, ScopesSupported: a.Scopes}
+	mux.Handle(auth.WellKnownPath(a.Audience), meta.Handler())
+	if in := a.Introspection; in != nil {
+		endpoint := in.Endpoint
+		if endpoint == "" {
+			md, err := auth.Discover(ctx, a.Issuer, nil)
+			if err != nil {
+				return nil, fmt.Errorf(`"auth": the issuer's metadata cannot be read (set "introspection"."endpoint" to skip it): %w`, err)
+			}
+			if endpoint = md.IntrospectionEndpoint; endpoint == "" {
+				return nil, fmt.Errorf(`"auth": the issuer %s publishes no introspection_endpoint; set "introspection"."endpoint"`, a.Issuer)
+			}
+		}
+		v := &auth.Introspector{Endpoint: endpoint, ClientID: in.ClientID, ClientSecret: in.ClientSecret,
+			Audience: []string{a.Audience}, Issuer: a.Issuer, CacheTTL: introspectionCache}
+		return plug.Authorization(v, auth.MetadataURL(a.Audience), a.Scopes...), nil
+	}
 	jwks := a.JWKSURI
 	if jwks == "" {
 		md, err := auth.Discover(ctx, a.Issuer, nil)
@@ -250,10 +267,12 @@ func gatewayAuthorization(ctx context.Context, a *gateway.Auth, mux *http.ServeM
 	if err != nil {
 		return nil, fmt.Errorf(`"auth": %w`, err)
 	}
-	meta := &auth.ResourceMetadata{Resource: a.Audience, AuthorizationServers: []string{a.Issuer}, ScopesSupported: a.Scopes}
-	mux.Handle(auth.WellKnownPath(a.Audience), meta.Handler())
 	return plug.Authorization(v, auth.MetadataURL(a.Audience), a.Scopes...), nil
 }
+
+// introspectionCache is how long an active introspection answer is
+// reused (never past the token's exp).
+const introspectionCache = 30 * time.Second
 
 // serveGatewayHTTP serves the gateway, its probes and TLS when asked.
 func serveGatewayHTTP(ctx context.Context, g *gateway.Gateway, a *gateway.Auth, f gatewayFlags, logger *slog.Logger) error {

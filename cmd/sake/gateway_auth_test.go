@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,6 +117,66 @@ func TestGatewayCommandVerifiesTokens(t *testing.T) {
 		if ok := callErr == nil && res.Text() == "hi"; ok != tc.want {
 			t.Errorf("scopes %v: fixture_echo = %v, %v", tc.scopes, res, callErr)
 		}
+	}
+	cancel()
+	if code := <-exited; code != exitOK {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// TestGatewayCommandIntrospectsTokens: with "introspection" the gateway
+// asks the issuer about each opaque token, with its own credentials, and
+// admits only an active one for its audience.
+func TestGatewayCommandIntrospectsTokens(t *testing.T) {
+	const issuer, audience = "https://idp.example.com", "https://gateway.example.com/mcp"
+	var asked atomic.Int32
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		if id, secret, ok := r.BasicAuth(); !ok || id != "gateway" || secret != "introspection-secret" {
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		switch r.PostFormValue("token") {
+		case "good-token":
+			fmt.Fprintf(w, `{"active":true,"iss":%q,"aud":%q,"sub":"ana","scope":"fixture","exp":%d}`, issuer, audience, time.Now().Add(time.Hour).Unix())
+		case "other-audience":
+			fmt.Fprintf(w, `{"active":true,"iss":%q,"aud":"https://elsewhere.example.com","sub":"ana","scope":"fixture"}`, issuer)
+		default:
+			fmt.Fprint(w, `{"active":false}`)
+		}
+	}))
+	defer idp.Close()
+	t.Setenv("GATEWAY_INTROSPECTION_SECRET", "introspection-secret")
+	cmd := fixtureCommand(t)
+	config := filepath.Join(t.TempDir(), "mcp.json")
+	body := fmt.Sprintf(`{"auth": {"issuer": %q, "audience": %q,
+		"introspection": {"endpoint": %q, "clientId": "gateway", "clientSecret": "${env:GATEWAY_INTROSPECTION_SECRET}"}},
+		"mcpServers": {"fixture": {"command": %q, "args": [%q], "env": {%q: "1"}, "access": {"scopes": ["fixture"]}}}}`,
+		issuer, audience, idp.URL, cmd[0], cmd[1], serveEnv)
+	if err := os.WriteFile(config, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	base, exited := startGatewayCommand(t, ctx, "-config", config, "-http", "127.0.0.1:0", "-log-format", "json")
+	for _, bad := range []string{"", "revoked-token", "other-audience"} {
+		_, err := client.Connect(ctx, client.HTTP(base+"/mcp", nil, client.BearerToken(bad)))
+		if err == nil {
+			t.Errorf("token %q was admitted", bad)
+		}
+	}
+	c, err := client.Connect(ctx, client.HTTP(base+"/mcp", nil, client.BearerToken("good-token")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.CallTool(ctx, "fixture_echo", json.RawMessage(`{"text":"introspected"}`))
+	c.Close()
+	if err != nil || res.Text() != "introspected" {
+		t.Fatalf("fixture_echo = %v, %v", res, err)
+	}
+	if asked.Load() == 0 {
+		t.Error("the issuer was never asked")
 	}
 	cancel()
 	if code := <-exited; code != exitOK {

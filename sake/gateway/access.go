@@ -11,8 +11,8 @@ import (
 )
 
 // Auth is the "auth" section of a configuration: the gateway is an
-// OAuth 2.1 resource server that accepts access tokens (JWTs) an issuer
-// signs for it. The library keeps it for the program that serves the
+// OAuth 2.1 resource server that accepts access tokens an issuer gives
+// for it: JWTs it signs, or opaque tokens it answers for (Introspection). The library keeps it for the program that serves the
 // gateway (sake gateway builds a sake/auth verifier and plug's
 // Authorization from it); the gateway itself enforces the entries'
 // Access rules on whatever identity the transport establishes.
@@ -29,6 +29,20 @@ type Auth struct {
 	JWKSURI string `json:"jwksUri,omitempty"`
 	// Scopes are required of every request.
 	Scopes []string `json:"scopes,omitempty"`
+	// Introspection, when set, verifies tokens by asking the issuer
+	// (RFC 7662) instead of by signature.
+	Introspection *Introspection `json:"introspection,omitempty"`
+}
+
+// Introspection is how the gateway asks its issuer about a token. Its
+// values may name the environment ("${env:INTROSPECTION_SECRET}").
+type Introspection struct {
+	// Endpoint is the introspection endpoint; empty, it is read from the
+	// issuer's metadata.
+	Endpoint string `json:"endpoint,omitempty"`
+	// ClientID and ClientSecret are the gateway's credentials there.
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret"`
 }
 
 // Access says which callers see and call an entry's components: a caller
@@ -154,6 +168,10 @@ func (a *Auth) check() error {
 		return errors.New(`"auth" needs "audience", the gateway's URL as its tokens name it`)
 	case !strings.HasPrefix(a.Issuer, "https://") && !strings.HasPrefix(a.Issuer, "http://"):
 		return fmt.Errorf(`"auth": the issuer %q is not a URL`, a.Issuer)
+	case a.Introspection != nil && (a.Introspection.ClientID == "" || a.Introspection.ClientSecret == ""):
+		return errors.New(`"auth": "introspection" needs "clientId" and "clientSecret"`)
+	case a.Introspection != nil && a.JWKSURI != "":
+		return errors.New(`"auth": "introspection" and "jwksUri" exclude each other; keep one`)
 	}
 	return nil
 }

@@ -69,6 +69,8 @@ func TestAccessRulesNeedARestartToAppear(t *testing.T) {
 		`{"auth": {"issuer": "https://idp"}, "mcpServers": {"a": {"url": "http://x"}}}`,
 		`{"mcpServers": {"a": {"url": "http://x", "access": {"claims": {"groups": []}}}}}`,
 		`{"mcpServers": {"a": {"url": "http://x", "access": {"tools": {"t": null}}}}}`,
+		`{"auth": {"issuer": "https://idp", "audience": "https://gw", "introspection": {"clientId": "gw"}}, "mcpServers": {"a": {"url": "http://x"}}}`,
+		`{"auth": {"issuer": "https://idp", "audience": "https://gw", "jwksUri": "https://idp/keys", "introspection": {"clientId": "gw", "clientSecret": "s3cret"}}, "mcpServers": {"a": {"url": "http://x"}}}`,
 	} {
 		if _, err := gateway.ParseConfig([]byte(bad)); err == nil {
 			t.Errorf("%s was accepted", bad)

@@ -151,6 +151,9 @@ func ParseConfig(data []byte) (*Config, error) {
 	var problems []string
 	if f.Auth != nil {
 		f.Auth.Issuer, f.Auth.Audience, f.Auth.JWKSURI = expand(f.Auth.Issuer), expand(f.Auth.Audience), expand(f.Auth.JWKSURI)
+		if in := f.Auth.Introspection; in != nil {
+			in.Endpoint, in.ClientID, in.ClientSecret = expand(in.Endpoint), expand(in.ClientID), expand(in.ClientSecret)
+		}
 		if err := f.Auth.check(); err != nil {
 			problems = append(problems, err.Error())
 		}

@@ -306,7 +306,13 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	info := cl.Info()
 	r.logger.Info("gateway: remote server mounted", "server", r.key, "namespace", r.ns, "name", info.Server.Name, "era", info.Era)
 	firstDone()
-	return g.watch(ctx, cl, r)
+	err = g.watch(ctx, cl, r)
+	// Why it went down is known before its components leave, so whoever
+	// hears them leave finds the error in Status.
+	r.mu.Lock()
+	r.lastErr = err
+	r.mu.Unlock()
+	return err
 }
 
 // watch returns when the remote is gone: at once when its connection

@@ -20,6 +20,7 @@
 //	gen          register a package's doc comments as its descriptions (go:generate)
 //	openapi      serve the HTTP API of an OpenAPI document as an MCP server
 //	version      print the version of sake
+//	gateway      serve the servers of an mcpServers file as one, reloadable, with health probes
 //
 // Use "sake <command> -h" for more about a command.
 //
@@ -208,6 +209,7 @@
 // document's first server, or at -base-url; -header adds a header to every
 // request to the API, with $VAR replaced by the environment's value, and
 // -max-response bounds the bytes read of one answer.
+//
 // # Version
 //
 //	sake version [-v]
@@ -216,6 +218,20 @@
 // install fetched, the pseudo-version go build stamped in a checkout, or
 // else the newest release's version followed by "(devel)". -v adds the Go
 // version, the platform and the commit.
+//
+// # Gateway
+//
+//	sake gateway [-config mcp.json] [-http ADDR | -stdio] [flags]
+//	sake gateway approve [-config mcp.json] [server[/tool]]
+//
+// serves the servers of an mcpServers file as one MCP server (see package
+// sake/gateway), over Streamable HTTP with /healthz and /readyz, or over
+// stdio. The file is watched and SIGHUP reloads it: only the entries that
+// changed are touched, and a file that does not validate is refused. TLS
+// (-tls-cert, -tls-key), allowed origins and hosts, timeouts, JSON logs,
+// token verification from the file's "auth" section, pinned tool
+// definitions (approve serves a changed one again), replicas on
+// PostgreSQL (-postgres) and OTLP metrics; -h lists them.
 //
 // # Exit codes
 //

@@ -68,6 +68,7 @@ func init() {
 		{"gen", "register a package's doc comments as its descriptions (go:generate)", runGen},
 		{"openapi", "serve the HTTP API of an OpenAPI document as an MCP server", runOpenAPI},
 		{"version", "print the version of sake", runVersion},
+		{"gateway", "serve the servers of an mcpServers file as one, reloadable, with health probes", runGateway},
 	}
 }
 

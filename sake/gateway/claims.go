@@ -51,11 +51,13 @@ func (c *claims) release(key string) {
 func (g *Gateway) filters(r *remote) []proxy.Option {
 	merged := r.ns == ""
 	var others []string
+	g.mu.RLock()
 	for _, o := range g.remotes {
 		if o != r && o.ns != "" {
 			others = append(others, o.ns)
 		}
 	}
+	g.mu.RUnlock()
 	inOther := func(name, sep string) bool {
 		for _, ns := range others {
 			if strings.HasPrefix(name, ns+sep) {
@@ -90,14 +92,14 @@ func (g *Gateway) filters(r *remote) []proxy.Option {
 				r.logger.Warn("gateway: a tool name inside another entry's namespace; left out", "server", r.key, "tool", t.Name)
 				return false
 			}
-			return keep("tool:", t.Name)
+			return keep("tool:", publishedName("", t.Name))
 		}),
 		proxy.FilterPrompts(func(p protocol.PromptInfo) bool {
 			if inOther(p.Name, "_") {
 				r.logger.Warn("gateway: a prompt name inside another entry's namespace; left out", "server", r.key, "prompt", p.Name)
 				return false
 			}
-			return keep("prompt:", p.Name)
+			return keep("prompt:", publishedName("", p.Name))
 		}),
 	}
 }

@@ -25,6 +25,12 @@ type Config struct {
 	// Servers are the entries of "mcpServers" (Claude Desktop, Cursor)
 	// or "servers" (VS Code), by key.
 	Servers map[string]Entry
+	// Pin pins the tool definitions of every entry that does not say
+	// otherwise (Entry.Pin): the file's top-level "pin".
+	Pin bool
+	// Auth is the file's "auth" section: the issuer whose tokens the
+	// gateway accepts, nil when it takes callers as its transport does.
+	Auth *Auth
 }
 
 // Entry is one server of the configuration: a command (stdio) or a URL
@@ -66,8 +72,23 @@ type Entry struct {
 	// clients are not ready for drops the component rather than changing
 	// it under them. Components without a version pass.
 	Versions string `json:"versions,omitempty"`
-	// Disabled leaves the entry out.
+	// Disabled leaves the entry out. Changed while the gateway runs (see
+	// Gateway.WatchConfig), it stops or starts the entry.
 	Disabled bool `json:"disabled,omitempty"`
+	// Pin, when set, says whether the entry's tool definitions are
+	// pinned (else the configuration's Pin does): the hash of each tool's
+	// name, description and schemas is recorded the first time it is seen
+	// (in the LockFile), and a tool whose definition later differs,
+	// including after list_changed, is withheld, logged and listed by the
+	// probes until approved (Approve, `sake gateway approve`).
+	Pin *bool `json:"pin,omitempty"`
+	// Access says which callers see and call the entry's components (and,
+	// under "tools", each tool's); nil lets in every caller the transport
+	// lets in.
+	Access *Access `json:"access,omitempty"`
+	// Required makes the gateway ready (Gateway.Ready, /readyz) only
+	// while this entry is connected.
+	Required bool `json:"required,omitempty"`
 }
 
 // OAuth is a pre-registered machine client of an HTTP server's
@@ -92,6 +113,8 @@ type OAuth struct {
 type file struct {
 	MCPServers map[string]Entry `json:"mcpServers"`
 	Servers    map[string]Entry `json:"servers"`
+	Pin        bool             `json:"pin"`
+	Auth       *Auth            `json:"auth"`
 }
 
 // LoadConfig reads a configuration file (see ParseConfig).
@@ -133,8 +156,17 @@ func ParseConfig(data []byte) (*Config, error) {
 	if servers == nil {
 		return nil, errors.New(`gateway: the configuration has no "mcpServers" (or "servers") object`)
 	}
-	cfg := &Config{Servers: map[string]Entry{}}
+	cfg := &Config{Servers: map[string]Entry{}, Pin: f.Pin, Auth: f.Auth}
 	var problems []string
+	if f.Auth != nil {
+		f.Auth.Issuer, f.Auth.Audience, f.Auth.JWKSURI = expand(f.Auth.Issuer), expand(f.Auth.Audience), expand(f.Auth.JWKSURI)
+		if in := f.Auth.Introspection; in != nil {
+			in.Endpoint, in.ClientID, in.ClientSecret = expand(in.Endpoint), expand(in.ClientID), expand(in.ClientSecret)
+		}
+		if err := f.Auth.check(); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
 	keys := make([]string, 0, len(servers))
 	for k := range servers {
 		keys = append(keys, k)
@@ -164,8 +196,10 @@ func ParseConfig(data []byte) (*Config, error) {
 // namespaceRE is what sake.Server.Mount takes.
 var namespaceRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9.-]{0,63}$`)
 
-// NamespaceOf is the namespace an entry is mounted under: its
-// Namespace, else its key.
+// NamespaceOf is the namespace an entry asks for: its Namespace, else
+// its key. The gateway mounts it made a name every client accepts (dots,
+// underscores and other characters become dashes, at most
+// MaxMountedNamespace characters; see Status.Namespace).
 func (e Entry) NamespaceOf(key string) string {
 	if e.Namespace != nil {
 		return *e.Namespace
@@ -190,9 +224,10 @@ func (e Entry) transport() string {
 }
 
 func (e Entry) check(key string) error {
-	ns := e.NamespaceOf(key)
-	if ns != "" && !namespaceRE.MatchString(ns) {
-		return fmt.Errorf(`the namespace %q is not a letter followed by at most 63 letters, digits, dots and dashes; set "namespace"`, ns)
+	// A key is made a namespace (see mountedNamespace); a namespace
+	// written out must be one already.
+	if ns := e.Namespace; ns != nil && *ns != "" && !namespaceRE.MatchString(*ns) {
+		return fmt.Errorf(`the namespace %q is not a letter followed by at most 63 letters, digits, dots and dashes; fix "namespace"`, *ns)
 	}
 	if err := (sake.VersionFilter{Range: e.Versions}).Check(); err != nil {
 		return fmt.Errorf(`"versions": %w`, err)
@@ -219,7 +254,7 @@ func (e Entry) check(key string) error {
 	case t != "stdio" && t != "http":
 		return fmt.Errorf("unknown type %q: stdio or http", e.Type)
 	}
-	return nil
+	return e.Access.check()
 }
 
 // expand replaces ${NAME} and ${env:NAME} with the environment's values.
@@ -260,4 +295,12 @@ func expand(s string) string {
 	return varRE.ReplaceAllStringFunc(s, func(m string) string {
 		return os.Getenv(varRE.FindStringSubmatch(m)[1])
 	})
+}
+
+// pins reports whether e's tool definitions are pinned.
+func (c *Config) pins(e Entry) bool {
+	if e.Pin != nil {
+		return *e.Pin
+	}
+	return c.Pin
 }

@@ -60,7 +60,6 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"sse", `{"mcpServers":{"a":{"type":"sse","url":"http://h/sse"}}}`, "sse"},
 		{"unknown type", `{"mcpServers":{"a":{"type":"ws","url":"ws://h"}}}`, "unknown type"},
 		{"url scheme", `{"mcpServers":{"a":{"url":"ftp://h/mcp"}}}`, "not http"},
-		{"key is no namespace", `{"mcpServers":{"my_server":{"command":"x"}}}`, `set "namespace"`},
 		{"bad namespace", `{"mcpServers":{"a":{"command":"x","namespace":"a+b"}}}`, "namespace"},
 		{"oauth on stdio", `{"mcpServers":{"a":{"command":"x","oauth":{"clientId":"g","clientSecret":"s"}}}}`, `"oauth" is for an HTTP server`},
 		{"oauth without a secret", `{"mcpServers":{"a":{"url":"http://h/mcp","oauth":{"clientId":"g"}}}}`, `needs "clientId" and "clientSecret"`},

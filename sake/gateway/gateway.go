@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -28,6 +29,17 @@ type Gateway struct {
 	wg      sync.WaitGroup
 	tasks   *tasks.Manager // the gateway's own, when the options bring none
 	claims  claims         // the names two remotes could both bring
+
+	// mu guards remotes, which a reload changes (see Apply).
+	mu     sync.RWMutex
+	ctx    context.Context // the remotes' parent
+	reload reloadState
+	routes atomic.Pointer[routeTable]
+	pins   pins
+	// auth is the configuration's "auth", perCaller says lists are
+	// filtered by the entries' access rules: both are fixed at New.
+	auth      *Auth
+	perCaller bool
 }
 
 // remote is one entry, and the connection to it while it is up.
@@ -43,6 +55,14 @@ type remote struct {
 	lastErr  error
 	restarts int
 	first    chan struct{} // closed after the first attempt
+
+	// stop ends this remote alone (a reload that drops or changes it);
+	// done is closed when it has.
+	stop    context.CancelFunc
+	done    chan struct{}
+	stats   remoteStats
+	leftOut map[string]string // component → why it is not served
+	pin     bool              // its tools' definitions are pinned
 }
 
 // Status is what the gateway knows of one remote.
@@ -57,6 +77,19 @@ type Status struct {
 	Err error
 	// Restarts counts the connections made after the first.
 	Restarts int
+	// Required is the entry's "required": the gateway is ready (see
+	// Ready) only while it is connected.
+	Required bool
+	// RoundTrip is the time its last health check (a ping) took; 0 before
+	// the first.
+	RoundTrip time.Duration
+	// Calls and Errors count the requests routed to it (tools, prompts,
+	// resources, completions) and those that failed.
+	Calls, Errors int64
+	// LeftOut lists the components it brought that are not served, each
+	// with why (a name that cannot be published, a definition awaiting
+	// approval).
+	LeftOut []string
 }
 
 // New starts the gateway: it connects every entry of cfg (at once, each
@@ -86,7 +119,11 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 		entries = append(entries, e)
 	}
 	g.o.logger = redactingLogger(g.o.logger, entries...)
-	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger)}, g.o.serverOpts...)
+	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger), sake.Use(g.observe)}, g.o.serverOpts...)
+	g.auth, g.perCaller = cfg.Auth, cfg.hasAccess()
+	if g.perCaller {
+		serverOpts = append(serverOpts, sake.PerCallerLists(g.allow))
+	}
 	srv, err := sake.New(nil, serverOpts...)
 	if err != nil {
 		return nil, err
@@ -103,26 +140,23 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	seen := map[string]string{}
+	if err := checkConfig(cfg); err != nil {
+		return nil, err
+	}
+	if g.pins.data, err = readLock(g.o.lockPath); err != nil {
+		return nil, err
+	}
+	g.pins.path = g.o.lockPath
 	for _, k := range keys {
 		e := cfg.Servers[k]
-		if err := e.check(k); err != nil {
-			return nil, fmt.Errorf("gateway: %q: %w", k, err)
-		}
-		ns := e.NamespaceOf(k)
-		if other, ok := seen[ns]; ok && ns != "" {
-			return nil, fmt.Errorf("gateway: %q and %q are both mounted under namespace %q", other, k, ns)
-		}
-		seen[ns] = k
-		g.remotes = append(g.remotes, &remote{key: k, ns: ns, entry: e, first: make(chan struct{}), logger: g.o.logger})
+		r := g.newRemote(k, e, g.o.logger)
+		r.pin = cfg.pins(e)
+		g.remotes = append(g.remotes, r)
 	}
-	ctx, g.cancel = context.WithCancel(ctx)
+	g.reroute()
+	g.ctx, g.cancel = context.WithCancel(ctx)
 	for _, r := range g.remotes {
-		g.wg.Add(1)
-		go func() {
-			defer g.wg.Done()
-			g.keep(ctx, r)
-		}()
+		g.start(r)
 	}
 	timer := time.NewTimer(g.o.startTimeout)
 	defer timer.Stop()
@@ -130,10 +164,27 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 		select {
 		case <-r.first:
 		case <-timer.C:
-		case <-ctx.Done():
+		case <-g.ctx.Done():
 		}
 	}
 	return g, nil
+}
+
+// newRemote is the remote of entry e under key, not yet started.
+func (g *Gateway) newRemote(key string, e Entry, logger *slog.Logger) *remote {
+	return &remote{key: key, ns: mountedNamespace(e.NamespaceOf(key)), entry: e, first: make(chan struct{}), done: make(chan struct{}), logger: logger}
+}
+
+// start keeps r connected until the gateway closes or r.stop is called.
+func (g *Gateway) start(r *remote) {
+	ctx, stop := context.WithCancel(g.ctx)
+	r.stop = stop
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer close(r.done)
+		g.keep(ctx, r)
+	}()
 }
 
 // Server returns the gateway's server, for a transport to serve.
@@ -141,11 +192,11 @@ func (g *Gateway) Server() *sake.Server { return g.srv }
 
 // Status reports each remote, in the order of their keys.
 func (g *Gateway) Status() []Status {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
 	out := make([]Status, 0, len(g.remotes))
 	for _, r := range g.remotes {
-		r.mu.Lock()
-		out = append(out, Status{Key: r.key, Namespace: r.ns, Connected: r.up, Err: r.lastErr, Restarts: r.restarts})
-		r.mu.Unlock()
+		out = append(out, r.status())
 	}
 	return out
 }
@@ -153,7 +204,9 @@ func (g *Gateway) Status() []Status {
 // Close disconnects every remote (stopping the commands) and waits for
 // it; the gateway's own task manager is shut down.
 func (g *Gateway) Close() error {
+	g.reload.applying.Lock() // no reload starts a remote after this
 	g.cancel()
+	g.reload.applying.Unlock()
 	g.wg.Wait()
 	if g.o.ownHTTPClient {
 		g.o.httpClient.CloseIdleConnections()
@@ -207,6 +260,9 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	})
 	defer firstDone()
 	defer g.claims.release(r.key)
+	r.mu.Lock()
+	r.leftOut = nil // what this connection leaves out is found anew
+	r.mu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, g.o.startTimeout)
 	cl, err := client.Connect(cctx, g.transport(r.entry), g.clientOptions(r)...)
 	cancel()
@@ -217,7 +273,7 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	child, err := proxy.New(rctx, cl, append([]proxy.Option{proxy.ServerOptions(sake.Name(r.key, "1.0.0"), sake.Logger(r.logger)),
-		proxy.URINamespace(r.ns)}, append(slices.Clip(g.o.proxyOpts), g.filters(r)...)...)...)
+		proxy.URINamespace(r.ns)}, append(append(append(slices.Clip(g.o.proxyOpts), g.filters(r)...), g.pinOptions(r)...), g.nameOptions(r)...)...)...)
 	if err != nil {
 		return fmt.Errorf("reading its components: %w", err)
 	}
@@ -236,6 +292,9 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	r.up, r.lastErr = true, nil
 	r.restarts += restart
 	r.mu.Unlock()
+	if restart > 0 {
+		g.o.hooks.restarted(r.key)
+	}
 	if err := g.srv.Mount(r.ns, child); err != nil {
 		r.mu.Lock()
 		r.up = false
@@ -252,13 +311,19 @@ func (g *Gateway) serve(ctx context.Context, r *remote, attempt int) error {
 	info := cl.Info()
 	r.logger.Info("gateway: remote server mounted", "server", r.key, "namespace", r.ns, "name", info.Server.Name, "era", info.Era)
 	firstDone()
-	return g.watch(ctx, cl)
+	err = g.watch(ctx, cl, r)
+	// Why it went down is known before its components leave, so whoever
+	// hears them leave finds the error in Status.
+	r.mu.Lock()
+	r.lastErr = err
+	r.mu.Unlock()
+	return err
 }
 
 // watch returns when the remote is gone: at once when its connection
 // says so (a command that exited or closed its output), else when it
 // stops answering pings; or when ctx ends.
-func (g *Gateway) watch(ctx context.Context, cl *client.Client) error {
+func (g *Gateway) watch(ctx context.Context, cl *client.Client, r *remote) error {
 	t := time.NewTicker(g.o.healthEvery)
 	defer t.Stop()
 	for {
@@ -270,8 +335,12 @@ func (g *Gateway) watch(ctx context.Context, cl *client.Client) error {
 		case <-t.C:
 		}
 		pctx, cancel := context.WithTimeout(ctx, g.o.healthEvery)
+		start := time.Now()
 		err := cl.Ping(pctx)
 		cancel()
+		if err == nil {
+			r.stats.roundTrip.Store(int64(time.Since(start)))
+		}
 		if err != nil && ctx.Err() == nil {
 			return fmt.Errorf("it stopped answering: %w", err)
 		}

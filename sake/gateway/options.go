@@ -27,6 +27,8 @@ type options struct {
 	backoffMax    time.Duration
 	healthEvery   time.Duration
 	startTimeout  time.Duration
+	hooks         Hooks
+	lockPath      string
 }
 
 // The defaults of the options.

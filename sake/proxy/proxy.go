@@ -29,6 +29,8 @@ type proxyConfig struct {
 	resources  func(uri string) bool
 	serverOpts []sake.Option
 	uriNS      string // see URINamespace
+	rename     func(kind, remote string) string
+	leaveOut   func(kind, remote string, err error)
 }
 
 // Prefix puts prefix before the name of every tool and prompt of the
@@ -371,8 +373,7 @@ func (p *proxy) syncTools(ctx context.Context) error {
 			continue
 		}
 		remoteName := t.Name
-		local := p.cfg.prefix + t.Name
-		seen[local] = true
+		local := p.cfg.localName("tool", t.Name)
 		version := remoteVersion(t.Meta)
 		def := sake.NewTool(local, func(c *sake.Context, args json.RawMessage) (*sake.ToolResult, error) {
 			if p.remoteTasks {
@@ -425,8 +426,12 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		}
 		p.replaceVersion("tool "+local, version, func() bool { return p.srv.RemoveTool(local) })
 		if err := p.srv.AddTool(def); err != nil {
-			return fmt.Errorf("client: proxying tool %s: %w", t.Name, err)
+			if err := p.cfg.refused("tool", t.Name, err); err != nil {
+				return fmt.Errorf("client: proxying tool %s: %w", t.Name, err)
+			}
+			continue
 		}
+		seen[local] = true
 	}
 	p.mu.Lock()
 	old := p.tools
@@ -455,8 +460,7 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 			continue
 		}
 		remoteName := pr.Name
-		local := p.cfg.prefix + pr.Name
-		seen[local] = true
+		local := p.cfg.localName("prompt", pr.Name)
 		version := remoteVersion(pr.Meta)
 		def := sake.NewPrompt(local, func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
 			fctx, done := p.forward(c)
@@ -492,8 +496,12 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 		}
 		p.replaceVersion("prompt "+local, version, func() bool { return p.srv.RemovePrompt(local) })
 		if err := p.srv.AddPrompt(def); err != nil {
-			return fmt.Errorf("client: proxying prompt %s: %w", pr.Name, err)
+			if err := p.cfg.refused("prompt", pr.Name, err); err != nil {
+				return fmt.Errorf("client: proxying prompt %s: %w", pr.Name, err)
+			}
+			continue
 		}
+		seen[local] = true
 	}
 	p.mu.Lock()
 	old := p.prompts

@@ -30,6 +30,7 @@ type options struct {
 	broker               backend.Broker
 	sessionStore         backend.SessionStore
 	lists                *listPolicy
+	unlisted             ClaimFunc
 }
 
 // Tasks gives the server a task manager (see sake/tasks), so tools

@@ -43,6 +43,7 @@ type Server struct {
 	stopBroker     func() // stops listening to the other replicas
 	share          sharing
 	mounts         mountTable // the servers mounted into this one (Mount)
+	claims         claimTable // the sessions' subscriptions to unlisted resources (SubscribeUnlisted)
 	replicaTag     string     // in the ids of server-initiated requests
 	declared       *registry  // the components built from impl, for a server built during package initialization
 }

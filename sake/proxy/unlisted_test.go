@@ -1,0 +1,154 @@
+package proxy_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/client/memory"
+	"github.com/sakemcp/sake-go/sake/protocol"
+	"github.com/sakemcp/sake-go/sake/proxy"
+)
+
+// unlistedRemote is a server that lists one resource and takes
+// subscriptions to one more it does not list, test://watched-resource,
+// as @modelcontextprotocol/server-everything does: it counts the
+// subscriptions it holds.
+type unlistedRemote struct {
+	srv  *sake.Server
+	mu   sync.Mutex
+	held int
+	// ended is told each time a subscription ends.
+	ended chan struct{}
+}
+
+func newUnlistedRemote(t *testing.T) *unlistedRemote {
+	t.Helper()
+	r := &unlistedRemote{ended: make(chan struct{}, 16)}
+	srv, err := sake.New(nil, sake.SubscribeUnlisted(func(_ context.Context, uri string) (func(), error) {
+		if uri != "test://watched-resource" {
+			return nil, sake.NewError(sake.CodeInvalidParams, "Invalid params: no such resource")
+		}
+		r.mu.Lock()
+		r.held++
+		r.mu.Unlock()
+		return func() {
+			r.mu.Lock()
+			r.held--
+			r.mu.Unlock()
+			r.ended <- struct{}{}
+		}, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddResource(sake.NewResource("test://listed", func(*sake.Context) (string, error) { return "listed", nil })); err != nil {
+		t.Fatal(err)
+	}
+	r.srv = srv
+	return r
+}
+
+func (r *unlistedRemote) holds() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.held
+}
+
+// A resource the remote serves without listing it is subscribable
+// through the proxy when the remote takes the subscription: its updates
+// reach the subscriber, and the last unsubscription ends the remote's.
+// One the remote refuses, one the proxy's filter leaves out and one
+// asked by a caller who may not read the proxy's resources are refused,
+// and the remote is not asked for the last two.
+func TestProxySubscribesToUnlistedResources(t *testing.T) {
+	t.Parallel()
+	for _, remoteEra := range eras {
+		t.Run("remote "+remoteEra.Name, func(t *testing.T) {
+			t.Parallel()
+			up := newUnlistedRemote(t)
+			remote, err := client.Connect(t.Context(), memory.Transport(up.srv), append(remoteEra.Opts, client.ForwardQuestions())...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer remote.Close()
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			srv, err := proxy.New(ctx, remote, proxy.FilterResources(func(uri string) bool { return uri != "test://hidden" }),
+				proxy.ServerOptions(sake.RequireScopes("read")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			updates := make(chan string, 4)
+			reader := &protocol.Identity{Subject: "u", FromToken: true, Scopes: []string{"read"}}
+			local, err := client.Connect(t.Context(), memory.Transport(srv, memory.AsIdentity(reader)), client.ProtocolVersion(protocol.LegacyVersion),
+				client.OnNotification(func(n protocol.Notification) {
+					if n.Method == "notifications/resources/updated" {
+						updates <- string(n.Params)
+					}
+				}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer local.Close()
+			second, err := client.Connect(t.Context(), memory.Transport(srv, memory.AsIdentity(reader)), client.ProtocolVersion(protocol.LegacyVersion))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer second.Close()
+
+			for _, c := range []*client.Client{local, second} {
+				if _, err := c.Request(t.Context(), "resources/subscribe", map[string]any{"uri": "test://watched-resource"}); err != nil {
+					t.Fatalf("subscribe through the proxy = %v", err)
+				}
+			}
+			if n := up.holds(); n != 1 {
+				t.Fatalf("the remote holds %d subscriptions, want 1 for both subscribers", n)
+			}
+			up.srv.ResourceUpdated("test://watched-resource")
+			select {
+			case u := <-updates:
+				if u != `{"uri":"test://watched-resource"}` {
+					t.Errorf("update = %s", u)
+				}
+			case <-t.Context().Done():
+				t.Fatal("the update did not come through the proxy")
+			}
+
+			var e *sake.Error
+			if _, err := local.Request(t.Context(), "resources/subscribe", map[string]any{"uri": "test://nowhere"}); !errors.As(err, &e) || e.Code != sake.CodeInvalidParams {
+				t.Errorf("subscribe to a URI the remote refuses = %v, want -32602", err)
+			}
+			if _, err := local.Request(t.Context(), "resources/subscribe", map[string]any{"uri": "test://hidden"}); !errors.As(err, &e) || e.Code != sake.CodeInvalidParams {
+				t.Errorf("subscribe to a URI the filter leaves out = %v, want -32602", err)
+			}
+			stranger, err := client.Connect(t.Context(), memory.Transport(srv, memory.AsIdentity(&protocol.Identity{Subject: "v", FromToken: true})), client.ProtocolVersion(protocol.LegacyVersion))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stranger.Close()
+			if _, err := stranger.Request(t.Context(), "resources/subscribe", map[string]any{"uri": "test://watched-resource"}); !errors.As(err, new(*protocol.InsufficientScopeError)) {
+				t.Errorf("subscribe without the read scope = %v, want insufficient scope", err)
+			}
+
+			if _, err := local.Request(t.Context(), "resources/unsubscribe", map[string]any{"uri": "test://watched-resource"}); err != nil {
+				t.Fatal(err)
+			}
+			if n := up.holds(); n != 1 {
+				t.Fatalf("after one of two unsubscribed the remote holds %d, want 1", n)
+			}
+			second.Close() // its session ends with its subscription
+			select {
+			case <-up.ended:
+			case <-t.Context().Done():
+				t.Fatal("the remote subscription outlived the proxy's subscribers")
+			}
+			if n := up.holds(); n != 0 {
+				t.Errorf("the remote holds %d subscriptions, want none", n)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
@@ -114,7 +115,7 @@ func TestProxySubscribesToUnlistedResources(t *testing.T) {
 				if u != `{"uri":"test://watched-resource"}` {
 					t.Errorf("update = %s", u)
 				}
-			case <-t.Context().Done():
+			case <-time.After(waitFor):
 				t.Fatal("the update did not come through the proxy")
 			}
 
@@ -143,7 +144,7 @@ func TestProxySubscribesToUnlistedResources(t *testing.T) {
 			second.Close() // its session ends with its subscription
 			select {
 			case <-up.ended:
-			case <-t.Context().Done():
+			case <-time.After(waitFor):
 				t.Fatal("the remote subscription outlived the proxy's subscribers")
 			}
 			if n := up.holds(); n != 0 {

@@ -231,7 +231,10 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 		return nil, InvalidParams("Invalid params: tools/call needs a tool name")
 	}
 	t := reg.toolsByName[p.Name]
-	if t == nil || !s.allows(req, t.info()) || !t.gate.allows(req) {
+	if t == nil {
+		return nil, s.missing("tool", p.Name, func() error { return InvalidParams("Unknown tool: %s", p.Name) })
+	}
+	if !s.allows(req, t.info()) || !t.gate.allows(req) {
 		return nil, InvalidParams("Unknown tool: %s", p.Name)
 	}
 	if err := s.authorize(t.require, req); err != nil {
@@ -307,7 +310,10 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 
 func (s *Server) getPrompt(ctx context.Context, req *Request, reg *registry) (any, error) {
 	p := reg.promptsByName[req.Params.Name]
-	if p == nil || !s.permits(req, p) {
+	if p == nil {
+		return nil, s.missing("prompt", req.Params.Name, func() error { return InvalidParams("Unknown prompt: %s", req.Params.Name) })
+	}
+	if !s.permits(req, p) {
 		return nil, InvalidParams("Unknown prompt: %s", req.Params.Name)
 	}
 	if err := s.authorize(p.require, req); err != nil {

@@ -31,6 +31,7 @@ type options struct {
 	sessionStore         backend.SessionStore
 	lists                *listPolicy
 	unlisted             ClaimFunc
+	explainMissing       func(kind, name string) error
 }
 
 // Tasks gives the server a task manager (see sake/tasks), so tools

@@ -86,7 +86,7 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 		entries = append(entries, e)
 	}
 	g.o.logger = redactingLogger(g.o.logger, entries...)
-	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger)}, g.o.serverOpts...)
+	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger), sake.ExplainMissing(g.missing)}, g.o.serverOpts...)
 	srv, err := sake.New(nil, serverOpts...)
 	if err != nil {
 		return nil, err

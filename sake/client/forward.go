@@ -100,7 +100,9 @@ type logParams struct {
 // go to its caller at the caller's level, where the transport tells
 // which call they belong to (HTTP, in memory; over stdio, 2026-07-28
 // requests ask for log messages with their caller's level one at a time,
-// and a request made while another one receives them goes without). A
+// and a request made while another one receives them goes without; a
+// handshake-era session's log message is the one forwarded call's in
+// flight, and with none or several it is the session's, see Filter.Logs). A
 // question belongs to the forwarded call it came with (HTTP, in memory);
 // over stdio a session's request names no call, so it belongs to the one
 // forwarded call in flight, except roots/list: the roots are the

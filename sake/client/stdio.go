@@ -217,6 +217,12 @@ func (t *streamTransport) read() {
 			t.mu.Lock()
 			ctx = t.logCtx
 			t.mu.Unlock()
+			if ctx == nil {
+				// A handshake-era session's log message, like its
+				// questions, belongs to the one forwarded call in flight;
+				// else to no call (the session's own).
+				ctx = t.callOf()
+			}
 		case peek.Kind() == protocol.KindRequest && peek.Method != "roots/list":
 			// Nor does a request of the server (a session's question).
 			// roots/list never belongs to a call: the roots are the

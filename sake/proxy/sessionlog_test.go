@@ -92,3 +92,78 @@ func TestProxyPassesLogsOutsideCalls(t *testing.T) {
 	default:
 	}
 }
+
+// Over stdio a log message that comes while one forwarded call is in
+// flight is that call's: its caller gets it (one that set no level too,
+// as directly), and the other sessions do not.
+func TestProxyGivesAStdioLogToTheOneCallInFlight(t *testing.T) {
+	t.Parallel()
+	up, tr := newStdioServer(t)
+	remote, err := client.Connect(t.Context(), tr, client.ForwardQuestions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	p, err := proxy.New(ctx, remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	connect := func(level protocol.LogLevel) (*client.Client, chan string) {
+		logs := make(chan string, 8)
+		c, err := client.Connect(t.Context(), memory.Transport(p), client.ProtocolVersion(protocol.LegacyVersion),
+			client.OnNotification(func(n protocol.Notification) {
+				if n.Method == "notifications/message" {
+					logs <- string(n.Params)
+				}
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if level != "" {
+			if err := c.SetLogLevel(t.Context(), level); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c, logs
+	}
+	caller, callerLogs := connect("")
+	_, otherLogs := connect(protocol.LevelDebug)
+	done := make(chan error, 1)
+	go func() {
+		_, err := caller.CallTool(t.Context(), "work", nil)
+		done <- err
+	}()
+	var id []byte
+	select {
+	case id = <-up.calls:
+	case <-time.After(waitFor):
+		t.Fatal("the call did not reach the server")
+	}
+	up.write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working on it"}}`)
+	up.finish(id, "done")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-callerLogs:
+		if !strings.Contains(got, "working on it") {
+			t.Errorf("the caller got %s", got)
+		}
+	default:
+		t.Error("the caller did not get its call's log message before the result")
+	}
+	// A message outside any call goes to the sessions whose level admits
+	// it: the other session gets this one, and not the call's before it.
+	up.write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"idle"}}`)
+	select {
+	case got := <-otherLogs:
+		if !strings.Contains(got, "idle") {
+			t.Errorf("another session got %s, want only the message outside any call", got)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("the message outside any call did not come")
+	}
+}

@@ -291,7 +291,10 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 			return &ReadResult{Contents: contents}, nil
 		}
 	}
-	if r == nil || !s.permits(req, r) {
+	if r == nil {
+		return nil, s.missing("resource", uri, func() error { return resourceNotFound(req.Era, uri) })
+	}
+	if !s.permits(req, r) {
 		return nil, resourceNotFound(req.Era, uri)
 	}
 	if err := s.authorize(r.require, req); err != nil {

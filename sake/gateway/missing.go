@@ -6,13 +6,18 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 )
 
-// missing explains a call of a tool or prompt under the namespace of an
-// entry that is not connected (a stdio server that exited and is being
-// restarted, a URL being reconnected): the caller is told which entry and
-// why, not that the name is unknown (sake.ExplainMissing).
+// missing explains a call of a tool or prompt, or a read of a resource,
+// under the namespace of an entry that is not connected (a stdio server
+// that exited and is being restarted, a URL being reconnected): the
+// caller is told which entry and why, not that the name is unknown
+// (sake.ExplainMissing).
 func (g *Gateway) missing(kind, name string) error {
+	sep := "_"
+	if kind == "resource" {
+		sep = "+"
+	}
 	for _, r := range g.remotes {
-		if r.ns == "" || !strings.HasPrefix(name, r.ns+"_") {
+		if r.ns == "" || !strings.HasPrefix(name, r.ns+sep) {
 			continue
 		}
 		r.mu.Lock()

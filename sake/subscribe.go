@@ -18,7 +18,8 @@ func (s *Server) maxSubscriptionURI() int {
 
 // subscribe serves resources/subscribe and resources/unsubscribe. A
 // subscription is kept only for a URI the server serves (a resource, a
-// template's instance or a skill's file), of valid UTF-8 without NUL (so
+// template's instance or a skill's file, or one that SubscribeUnlisted,
+// its own or a mounted server's, claims), of valid UTF-8 without NUL (so
 // that every backend.SessionStore can keep it), within
 // Limits.MaxSubscriptionURIBytes, and within the session's
 // Limits.MaxSubscriptions, and only by a caller who may read it (the

@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,5 +152,64 @@ func TestProxySubscribesToUnlistedResources(t *testing.T) {
 				t.Errorf("the remote holds %d subscriptions, want none", n)
 			}
 		})
+	}
+}
+
+// A 2026-07-28 caller's subscriptions/listen may name a resource the
+// remote serves without listing it: the remote is subscribed to while the
+// stream lasts, and its updates come on the stream; one the remote
+// refuses fails the listen.
+func TestProxyListensToUnlistedResources(t *testing.T) {
+	t.Parallel()
+	up := newUnlistedRemote(t)
+	remote, err := client.Connect(t.Context(), memory.Transport(up.srv), client.ForwardQuestions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, err := proxy.New(ctx, remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := client.Connect(t.Context(), memory.Transport(srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	if local.Info().Era != protocol.EraModern {
+		t.Fatalf("the caller speaks %v", local.Info().Era)
+	}
+	var e *sake.Error
+	if _, err := local.Listen(t.Context(), client.Filter{Resources: []string{"test://nowhere"}}, nil); !errors.As(err, &e) || e.Code != sake.CodeInvalidParams {
+		t.Errorf("a listen naming a URI the remote refuses = %v, want -32602", err)
+	}
+	updates := make(chan string, 4)
+	sub, err := local.Listen(t.Context(), client.Filter{Resources: []string{"test://watched-resource"}}, func(n protocol.Notification) {
+		if n.Method == "notifications/resources/updated" {
+			updates <- string(n.Params)
+		}
+	})
+	if err != nil {
+		t.Fatalf("listen to an unlisted resource = %v", err)
+	}
+	if n := up.holds(); n != 1 {
+		t.Fatalf("the remote holds %d subscriptions, want 1", n)
+	}
+	up.srv.ResourceUpdated("test://watched-resource")
+	select {
+	case u := <-updates:
+		if !strings.Contains(u, `"uri":"test://watched-resource"`) {
+			t.Errorf("update = %s", u)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("the update did not come through the proxy")
+	}
+	sub.Close()
+	select {
+	case <-up.ended:
+	case <-time.After(waitFor):
+		t.Fatal("the remote subscription outlived the stream")
 	}
 }

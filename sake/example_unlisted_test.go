@@ -15,7 +15,7 @@ import (
 // A server that serves more than it lists takes subscriptions to the
 // URIs it knows, here any sensor://, and hears when each one ends.
 func ExampleSubscribeUnlisted() {
-	srv := sake.MustNew(nil, sake.SubscribeUnlisted(func(_ context.Context, uri string) (func(), error) {
+	srv := sake.MustNew(nil, sake.SubscribeUnlisted(func(_ context.Context, _ *sake.Request, uri string) (func(), error) {
 		if !strings.HasPrefix(uri, "sensor://") {
 			return nil, sake.NewError(sake.CodeInvalidParams, "Invalid params: no such resource: %s", uri)
 		}

@@ -8,12 +8,13 @@ import (
 )
 
 // ClaimFunc is asked whether a server takes a subscription to uri, a
-// resource it serves without listing it (see SubscribeUnlisted). nil
+// resource it serves without listing it (see SubscribeUnlisted), for the
+// caller of req (its Identity, to bound what each caller holds). nil
 // error accepts it: release is then called once, when the subscription
 // ends (the session unsubscribes or ends). An error refuses it and is the
 // subscriber's answer: a *Error as it is (say -32602 for a URI the server
 // does not serve), any other as an internal error.
-type ClaimFunc func(ctx context.Context, uri string) (release func(), err error)
+type ClaimFunc func(ctx context.Context, req *Request, uri string) (release func(), err error)
 
 // SubscribeUnlisted lets the server take resources/subscribe for URIs
 // that no resource, template or skill file of it matches: a server that
@@ -58,7 +59,7 @@ func (s *Server) claimsUnlisted() bool {
 // in no mount's namespace), to take a subscription to uri.
 func (s *Server) claimUnlisted(ctx context.Context, req *Request, uri string) (func(), error) {
 	if s.opts.unlisted != nil {
-		return s.callClaim(ctx, uri)
+		return s.callClaim(ctx, req, uri)
 	}
 	s.mounts.mu.Lock()
 	mounts := slices.Clone(s.mounts.list)
@@ -102,14 +103,14 @@ func (m *mount) claim(ctx context.Context, req *Request, uri string) (func(), er
 }
 
 // callClaim runs the ClaimFunc, a panic in it being an internal error.
-func (s *Server) callClaim(ctx context.Context, uri string) (release func(), err error) {
+func (s *Server) callClaim(ctx context.Context, req *Request, uri string) (release func(), err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.logger.Error("sake: a SubscribeUnlisted claim panicked", "uri", uri, "panic", r)
 			release, err = nil, NewError(CodeInternalError, "the server failed to take the subscription")
 		}
 	}()
-	release, err = s.opts.unlisted(ctx, uri)
+	release, err = s.opts.unlisted(ctx, req, uri)
 	if err != nil {
 		if _, ok := err.(*Error); !ok {
 			err = NewError(CodeInternalError, "%v", err)

@@ -23,7 +23,7 @@ type claimer struct {
 func newClaimer(t *testing.T, scheme string, opts ...sake.Option) *claimer {
 	t.Helper()
 	c := &claimer{held: map[string]int{}, closed: make(chan string, 8)}
-	opts = append(opts, sake.SubscribeUnlisted(func(_ context.Context, uri string) (func(), error) {
+	opts = append(opts, sake.SubscribeUnlisted(func(_ context.Context, _ *sake.Request, uri string) (func(), error) {
 		if len(uri) < len(scheme) || uri[:len(scheme)] != scheme {
 			return nil, sake.NewError(sake.CodeInvalidParams, "Invalid params: not mine: %s", uri)
 		}

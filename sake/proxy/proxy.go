@@ -172,7 +172,7 @@ func New(ctx context.Context, remote *client.Client, opts ...Option) (*sake.Serv
 	// on demand (see claim); p is set before the server serves anyone.
 	var p *proxy
 	servesSkills := len(skillOpts) > 0
-	skillOpts = append(skillOpts, sake.SubscribeUnlisted(func(c context.Context, uri string) (func(), error) { return p.claim(c, uri) }))
+	skillOpts = append(skillOpts, sake.SubscribeUnlisted(func(c context.Context, req *sake.Request, uri string) (func(), error) { return p.claim(c, req, uri) }))
 	serverOpts := append(cfg.serverOpts[:len(cfg.serverOpts):len(cfg.serverOpts)], skillOpts...)
 	srv, err := sake.New(nil, serverOpts...)
 	if err != nil {
@@ -235,6 +235,9 @@ type proxy struct {
 	// onDemand are the subscriptions to resources the remote did not list,
 	// taken for the proxy's subscribers (see claim), by URI.
 	onDemand map[string]*onDemandSub
+	// claimsBy counts the claims of unlisted resources each caller holds
+	// (by Identity.Owner), for MaxUnlistedSubscriptionsPerCaller.
+	claimsBy map[string]int
 }
 
 // upstreamError keeps the remote server's authorization failures from

@@ -15,6 +15,13 @@ import (
 // them: 1024. A subscription beyond it is refused until one ends.
 const MaxUnlistedSubscriptions = 1024
 
+// MaxUnlistedSubscriptionsPerCaller bounds the subscriptions to resources
+// the remote does not list that one caller (an identity's owner, every
+// anonymous caller together) holds through a proxy, over all its
+// sessions: 256, so that no caller takes the whole of
+// MaxUnlistedSubscriptions.
+const MaxUnlistedSubscriptionsPerCaller = 256
+
 // onDemandSub is the proxy's subscription to a resource the remote server
 // did not list, held while any of the proxy's subscribers holds one.
 type onDemandSub struct {
@@ -27,18 +34,24 @@ type onDemandSub struct {
 // subscribable when it takes the subscription. Its updates then reach the
 // proxy's subscribers. The URIs the proxy's filters leave out, and those
 // of its copied skills, are not the remote's to serve through it.
-func (p *proxy) claim(ctx context.Context, uri string) (func(), error) {
+func (p *proxy) claim(ctx context.Context, req *sake.Request, uri string) (func(), error) {
 	if !declaresSubscribe(p.remote.Info()) {
 		return nil, sake.NewError(sake.CodeInvalidParams, "Invalid params: no resource matches the uri, and the upstream server %q takes no resource subscriptions", p.name())
 	}
 	if (p.cfg.resources != nil && !p.cfg.resources(uri)) || (p.skills && strings.HasPrefix(uri, skillScheme)) {
 		return nil, sake.NewError(sake.CodeInvalidParams, "Invalid params: no resource or resource template matches the uri; subscribe to a URI that resources/list or resources/templates/list names")
 	}
+	owner := req.Identity.Owner()
 	p.mu.Lock()
+	if p.claimsBy[owner] >= MaxUnlistedSubscriptionsPerCaller {
+		p.mu.Unlock()
+		return nil, sake.NewError(sake.CodeInvalidParams, "Invalid params: this caller holds %d subscriptions to resources the upstream server %q does not list, the most one caller holds (MaxUnlistedSubscriptionsPerCaller); unsubscribe from one first", MaxUnlistedSubscriptionsPerCaller, p.name())
+	}
 	if s := p.onDemand[uri]; s != nil {
 		s.refs++
+		p.countClaim(owner)
 		p.mu.Unlock()
-		return p.releaser(uri), nil
+		return p.releaser(uri, owner), nil
 	}
 	if len(p.onDemand) >= MaxUnlistedSubscriptions {
 		p.mu.Unlock()
@@ -67,25 +80,38 @@ func (p *proxy) claim(ctx context.Context, uri string) (func(), error) {
 	if s := p.onDemand[uri]; s != nil {
 		// Another subscriber's claim of the same URI got there first.
 		s.refs++
+		p.countClaim(owner)
 		p.mu.Unlock()
-		sub.Close()
-		return p.releaser(uri), nil
+		go sub.Close()
+		return p.releaser(uri, owner), nil
 	}
 	if p.onDemand == nil {
 		p.onDemand = map[string]*onDemandSub{}
 	}
 	p.onDemand[uri] = &onDemandSub{sub: sub, refs: 1}
+	p.countClaim(owner)
 	p.mu.Unlock()
-	return p.releaser(uri), nil
+	return p.releaser(uri, owner), nil
 }
 
-// releaser returns the release of one claim of uri: the last one ends the
-// remote subscription.
-func (p *proxy) releaser(uri string) func() {
+// countClaim counts a claim of owner's, under p.mu.
+func (p *proxy) countClaim(owner string) {
+	if p.claimsBy == nil {
+		p.claimsBy = map[string]int{}
+	}
+	p.claimsBy[owner]++
+}
+
+// releaser returns the release of one claim of uri by owner: the last
+// claim of uri ends the remote subscription.
+func (p *proxy) releaser(uri, owner string) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			p.mu.Lock()
+			if p.claimsBy[owner]--; p.claimsBy[owner] <= 0 {
+				delete(p.claimsBy, owner)
+			}
 			s := p.onDemand[uri]
 			if s == nil {
 				p.mu.Unlock()

@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -16,9 +17,9 @@ import (
 )
 
 // unlistedRemote is a server that lists one resource and takes
-// subscriptions to one more it does not list, test://watched-resource,
-// as @modelcontextprotocol/server-everything does: it counts the
-// subscriptions it holds.
+// subscriptions to those it does not list under test://watched (such as
+// test://watched-resource, as @modelcontextprotocol/server-everything
+// does): it counts the subscriptions it holds.
 type unlistedRemote struct {
 	srv  *sake.Server
 	mu   sync.Mutex
@@ -27,11 +28,11 @@ type unlistedRemote struct {
 	ended chan struct{}
 }
 
-func newUnlistedRemote(t *testing.T) *unlistedRemote {
+func newUnlistedRemote(t *testing.T, opts ...sake.Option) *unlistedRemote {
 	t.Helper()
 	r := &unlistedRemote{ended: make(chan struct{}, 16)}
-	srv, err := sake.New(nil, sake.SubscribeUnlisted(func(_ context.Context, uri string) (func(), error) {
-		if uri != "test://watched-resource" {
+	srv, err := sake.New(nil, append(opts, sake.SubscribeUnlisted(func(_ context.Context, _ *sake.Request, uri string) (func(), error) {
+		if !strings.HasPrefix(uri, "test://watched") {
 			return nil, sake.NewError(sake.CodeInvalidParams, "Invalid params: no such resource")
 		}
 		r.mu.Lock()
@@ -41,9 +42,12 @@ func newUnlistedRemote(t *testing.T) *unlistedRemote {
 			r.mu.Lock()
 			r.held--
 			r.mu.Unlock()
-			r.ended <- struct{}{}
+			select {
+			case r.ended <- struct{}{}:
+			default: // nobody waits for this one
+			}
 		}, nil
-	}))
+	}))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,5 +215,53 @@ func TestProxyListensToUnlistedResources(t *testing.T) {
 	case <-up.ended:
 	case <-time.After(waitFor):
 		t.Fatal("the remote subscription outlived the stream")
+	}
+}
+
+// One caller holds at most MaxUnlistedSubscriptionsPerCaller
+// subscriptions to unlisted resources through a proxy, over all its
+// sessions; another caller still subscribes.
+func TestProxyBoundsEachCallersUnlistedSubscriptions(t *testing.T) {
+	t.Parallel()
+	// The proxy's one session at the remote holds every caller's.
+	up := newUnlistedRemote(t, sake.WithLimits(sake.Limits{MaxSubscriptions: 4 * proxy.MaxUnlistedSubscriptionsPerCaller}))
+	remote, err := client.Connect(t.Context(), memory.Transport(up.srv), client.ProtocolVersion(protocol.LegacyVersion))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, err := proxy.New(ctx, remote, proxy.ServerOptions(sake.WithLimits(sake.Limits{MaxSubscriptions: proxy.MaxUnlistedSubscriptionsPerCaller})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := func(subject string) *client.Client {
+		c, err := client.Connect(t.Context(), memory.Transport(srv, memory.AsIdentity(&protocol.Identity{Subject: subject, FromToken: true})), client.ProtocolVersion(protocol.LegacyVersion))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	first, second := session("greedy"), session("greedy")
+	for i := range proxy.MaxUnlistedSubscriptionsPerCaller {
+		if _, err := first.Request(t.Context(), "resources/subscribe", map[string]any{"uri": fmt.Sprintf("test://watched/%d", i)}); err != nil {
+			t.Fatalf("subscription %d = %v", i, err)
+		}
+	}
+	var e *sake.Error
+	_, err = second.Request(t.Context(), "resources/subscribe", map[string]any{"uri": "test://watched/more"})
+	if !errors.As(err, &e) || e.Code != sake.CodeInvalidParams || !strings.Contains(e.Message, "MaxUnlistedSubscriptionsPerCaller") {
+		t.Errorf("one more for the same caller = %v, want -32602 naming the bound", err)
+	}
+	if _, err := session("other").Request(t.Context(), "resources/subscribe", map[string]any{"uri": "test://watched/more"}); err != nil {
+		t.Errorf("another caller's subscription = %v", err)
+	}
+	if _, err := first.Request(t.Context(), "resources/unsubscribe", map[string]any{"uri": "test://watched/0"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.Request(t.Context(), "resources/subscribe", map[string]any{"uri": "test://watched/again"}); err != nil {
+		t.Errorf("a subscription after one ended = %v", err)
 	}
 }

@@ -81,7 +81,7 @@ func (s *Server) checkListenURIs(req *Request, uris []string, reg *registry) err
 		if err := s.checkSubscription(uri, nil); err != nil {
 			return err
 		}
-		if !s.readableUnder(req, uri, reg) {
+		if !s.readableUnder(req, uri, reg) && !s.claimsUnlisted() {
 			return notSubscribable(uri)
 		}
 	}
@@ -124,6 +124,11 @@ func (s *Server) listen(ctx context.Context, req *Request, reg *registry) (any, 
 	if err := s.checkListenURIs(req, f.ResourceSubscriptions, reg); err != nil {
 		return nil, err
 	}
+	release, err := s.claimListenURIs(ctx, req, f.ResourceSubscriptions, reg)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if len(f.TaskIDs) > 0 {
 		if s.opts.tasks == nil {
 			f.TaskIDs = nil

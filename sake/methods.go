@@ -231,7 +231,10 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 		return nil, InvalidParams("Invalid params: tools/call needs a tool name")
 	}
 	t := reg.toolsByName[p.Name]
-	if t == nil || !s.allows(req, t.info()) || !t.gate.allows(req) {
+	if t == nil {
+		return nil, s.missing("tool", p.Name, func() error { return InvalidParams("Unknown tool: %s", p.Name) })
+	}
+	if !s.allows(req, t.info()) || !t.gate.allows(req) {
 		return nil, InvalidParams("Unknown tool: %s", p.Name)
 	}
 	if v := askedVersion(req); v != "" && v != t.version {
@@ -294,7 +297,10 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 			return &ReadResult{Contents: contents}, nil
 		}
 	}
-	if r == nil || !s.permits(req, r) {
+	if r == nil {
+		return nil, s.missing("resource", uri, func() error { return resourceNotFound(req.Era, uri) })
+	}
+	if !s.permits(req, r) {
 		return nil, resourceNotFound(req.Era, uri)
 	}
 	if v := askedVersion(req); v != "" && v != r.version {
@@ -319,7 +325,10 @@ func (s *Server) readResource(ctx context.Context, req *Request, reg *registry) 
 
 func (s *Server) getPrompt(ctx context.Context, req *Request, reg *registry) (any, error) {
 	p := reg.promptsByName[req.Params.Name]
-	if p == nil || !s.permits(req, p) {
+	if p == nil {
+		return nil, s.missing("prompt", req.Params.Name, func() error { return InvalidParams("Unknown prompt: %s", req.Params.Name) })
+	}
+	if !s.permits(req, p) {
 		return nil, InvalidParams("Unknown prompt: %s", req.Params.Name)
 	}
 	if v := askedVersion(req); v != "" && v != p.version {

@@ -96,7 +96,9 @@ func (s *Server) Mount(namespace string, child *Server) error {
 	m := &mount{parent: s, child: child, ns: namespace}
 	s.mounts.list = append(s.mounts.list, m)
 	s.mounts.mu.Unlock()
-	m.stop = child.Watch(m.changed)
+	stopWatch := child.Watch(m.changed)
+	stopLogs := child.logWatchers.add(s.deliverLog)
+	m.stop = func() { stopWatch(); stopLogs() }
 	if err := m.sync(true); err != nil {
 		m.stop()
 		s.mounts.remove(m)

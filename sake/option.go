@@ -30,6 +30,8 @@ type options struct {
 	broker               backend.Broker
 	sessionStore         backend.SessionStore
 	lists                *listPolicy
+	unlisted             ClaimFunc
+	explainMissing       func(kind, name string) error
 }
 
 // Tasks gives the server a task manager (see sake/tasks), so tools

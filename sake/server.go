@@ -42,9 +42,11 @@ type Server struct {
 	shutdownOnce   sync.Once
 	stopBroker     func() // stops listening to the other replicas
 	share          sharing
-	mounts         mountTable // the servers mounted into this one (Mount)
-	replicaTag     string     // in the ids of server-initiated requests
-	declared       *registry  // the components built from impl, for a server built during package initialization
+	mounts         mountTable  // the servers mounted into this one (Mount)
+	claims         claimTable  // the sessions' subscriptions to unlisted resources (SubscribeUnlisted)
+	logWatchers    logWatchers // the parents told of log messages outside requests (Server.Log)
+	replicaTag     string      // in the ids of server-initiated requests
+	declared       *registry   // the components built from impl, for a server built during package initialization
 }
 
 // blueprint is what reflection learns about a type, computed once per type

@@ -18,7 +18,8 @@ func (s *Server) maxSubscriptionURI() int {
 
 // subscribe serves resources/subscribe and resources/unsubscribe. A
 // subscription is kept only for a URI the server serves (a resource, a
-// template's instance or a skill's file), of valid UTF-8 without NUL (so
+// template's instance or a skill's file, or one that SubscribeUnlisted,
+// its own or a mounted server's, claims), of valid UTF-8 without NUL (so
 // that every backend.SessionStore can keep it), within
 // Limits.MaxSubscriptionURIBytes, and within the session's
 // Limits.MaxSubscriptions, and only by a caller who may read it (the
@@ -27,7 +28,7 @@ func (s *Server) maxSubscriptionURI() int {
 // The checks are made here, in the dispatcher, so that a refused
 // subscription reaches neither the session nor its store. Unsubscribing is
 // never refused: it only frees.
-func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, error) {
+func subscribe(s *Server, ctx context.Context, req *Request, reg *registry) (any, error) {
 	uri := req.Params.URI
 	if uri == "" {
 		return nil, InvalidParams("Invalid params: %s needs a uri", req.Method)
@@ -35,11 +36,18 @@ func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, 
 	sess := req.Session
 	if req.Method == "resources/unsubscribe" {
 		if sess != nil && sess.unsubscribe(uri) {
+			s.claims.release(sess, uri)
 			s.sessionChanged(sess)
 		}
 		return emptyResult{}, nil
 	}
-	if err := s.checkSubscription(uri, reg); err != nil {
+	// A URI no component serves may be claimed (SubscribeUnlisted).
+	unlisted := !s.serves(uri, reg) && s.claimsUnlisted()
+	checkReg := reg
+	if unlisted {
+		checkReg = nil
+	}
+	if err := s.checkSubscription(uri, checkReg); err != nil {
 		return nil, err
 	}
 	if s.refusesURI(req, uri, reg) {
@@ -48,12 +56,29 @@ func subscribe(s *Server, _ context.Context, req *Request, reg *registry) (any, 
 	if err := s.authorizeURI(req, uri, reg); err != nil {
 		return nil, err
 	}
+	release := func() {}
+	if unlisted {
+		if sess != nil && sess.subscribed(uri) {
+			return emptyResult{}, nil // claimed already
+		}
+		var err error
+		if release, err = s.claimUnlisted(ctx, req, uri); err != nil {
+			return nil, err
+		}
+	}
 	if sess == nil {
+		release()
 		return emptyResult{}, nil
 	}
 	added, ok := sess.subscribe(uri, s.maxSubscriptions())
 	if !ok {
+		release()
 		return nil, InvalidParams("Invalid params: this session already holds %d subscriptions, the server's Limits.MaxSubscriptions; unsubscribe from one first", s.maxSubscriptions())
+	}
+	if !added {
+		release()
+	} else if unlisted {
+		s.claims.hold(sess, uri, release)
 	}
 	if added {
 		s.sessionChanged(sess)

@@ -487,10 +487,10 @@ func (c *Client) incoming(ctx context.Context, msg []byte) {
 	if n.Method == "notifications/progress" && c.deliverProgress(n.Params) {
 		return
 	}
-	if c.deliverToSubscription(n) {
-		return
-	}
 	if n.Method == "notifications/message" && ctx != nil && forwardLog(ctx, n.Params) {
+		return // a forwarded call's, not the session's
+	}
+	if c.deliverToSubscription(n) {
 		return
 	}
 	if fn := c.o.onNotification; fn != nil {

@@ -60,7 +60,7 @@ func forwardOf(ctx context.Context) *Forward {
 func IsForwarded(ctx context.Context) bool { return forwardOf(ctx) != nil }
 
 // errNoCaller refuses a question that belongs to no forwarded call.
-var errNoCaller = errors.New("client: a question from the upstream server outside any forwarded call (over stdio, a question that comes while several forwarded calls run belongs to none: the transport does not say which)")
+var errNoCaller = errors.New("client: a question from the upstream server outside any forwarded call (over stdio, a question that comes while several forwarded calls run belongs to none: the transport does not say which; nor does roots/list, a question of the session every caller shares)")
 
 func callerOf(ctx context.Context) (Caller, error) {
 	if f := forwardOf(ctx); f != nil && f.To != nil {
@@ -100,11 +100,16 @@ type logParams struct {
 // go to its caller at the caller's level, where the transport tells
 // which call they belong to (HTTP, in memory; over stdio, 2026-07-28
 // requests ask for log messages with their caller's level one at a time,
-// and a request made while another one receives them goes without). A
+// and a request made while another one receives them goes without; a
+// handshake-era session's log message is the one forwarded call's in
+// flight, and with none or several it is the session's, see Filter.Logs). A
 // question belongs to the forwarded call it came with (HTTP, in memory);
 // over stdio a session's request names no call, so it belongs to the one
-// forwarded call in flight. A question outside any forwarded call (none
-// runs, or, over stdio, several do) is refused: it is never asked to the
+// forwarded call in flight, except roots/list: the roots are the
+// session's, which every caller shares, and a server asks for them when
+// it likes (after the handshake, say), so over stdio it belongs to no
+// call. A question outside any forwarded call (none runs, or, over stdio,
+// several do, or it is roots/list) is refused: it is never asked to the
 // wrong caller.
 func ForwardQuestions() Option {
 	return func(o *options) {

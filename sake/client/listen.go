@@ -20,6 +20,12 @@ type Filter struct {
 	// TaskIDs asks for notifications/tasks of these tasks (tasks
 	// extension).
 	TaskIDs []string `json:"taskIds,omitempty"`
+	// Logs asks for the log messages (notifications/message) of a
+	// handshake-era session that belong to no call of the client's: those
+	// the server sends on its own, and, over stdio, those the transport
+	// cannot tell the call of. A 2026-07-28 server sends none outside a
+	// request, so it is not sent to one.
+	Logs bool `json:"-"`
 }
 
 // Subscription is an open subscription: its notifications go to the
@@ -235,6 +241,8 @@ func (s *Subscription) wants(method, uri, taskID string) bool {
 		}
 	case "notifications/tasks/status":
 		return slices.Contains(f.TaskIDs, taskID)
+	case "notifications/message":
+		return f.Logs
 	}
 	return false
 }

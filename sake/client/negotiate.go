@@ -241,9 +241,24 @@ func (c *Client) askLogLevel(ctx context.Context) error {
 	return nil
 }
 
-// relink starts a new session after the server ended the old one.
+// relink starts a new session after the server ended the old one. It
+// runs within the call that found the session gone, but for the client:
+// what the server asks on the new session's handshake requests (its own
+// startup questions) is not that call's caller's to answer.
 func (c *Client) relink(ctx context.Context, version string) error {
 	c.relinking.Lock()
 	defer c.relinking.Unlock()
-	return c.initialize(ctx, version, true)
+	return c.initialize(unforwarded{ctx}, version, true)
+}
+
+// unforwarded is a context whose requests are the client's own, not a
+// forwarded call's (see WithForward), with the deadline and cancellation
+// of the one it wraps.
+type unforwarded struct{ context.Context }
+
+func (u unforwarded) Value(key any) any {
+	if _, ok := key.(forwardKey); ok {
+		return nil
+	}
+	return u.Context.Value(key)
 }

@@ -85,6 +85,7 @@ type streamTransport struct {
 // callOf is the context a request of the server is answered in: that of
 // the one forwarded call in flight, or nil when none or several are (the
 // request is then outside any call: a proxy refuses to guess its caller).
+// It is not asked for roots/list, which is outside any call over stdio.
 func (t *streamTransport) callOf() context.Context {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -216,8 +217,18 @@ func (t *streamTransport) read() {
 			t.mu.Lock()
 			ctx = t.logCtx
 			t.mu.Unlock()
-		case peek.Kind() == protocol.KindRequest:
+			if ctx == nil {
+				// A handshake-era session's log message, like its
+				// questions, belongs to the one forwarded call in flight;
+				// else to no call (the session's own).
+				ctx = t.callOf()
+			}
+		case peek.Kind() == protocol.KindRequest && peek.Method != "roots/list":
 			// Nor does a request of the server (a session's question).
+			// roots/list never belongs to a call: the roots are the
+			// session's, and a server asks for them when it likes (after
+			// the handshake, say), so that the one call in flight then may
+			// well be another caller's.
 			ctx = t.callOf()
 		}
 		t.incoming(ctx, line)

@@ -170,6 +170,11 @@ func New(ctx context.Context, remote *client.Client, opts ...Option) (*sake.Serv
 	if err != nil {
 		return nil, err
 	}
+	// Resources the remote serves without listing them are subscribed to
+	// on demand (see claim); p is set before the server serves anyone.
+	var p *proxy
+	servesSkills := len(skillOpts) > 0
+	skillOpts = append(skillOpts, sake.SubscribeUnlisted(func(c context.Context, req *sake.Request, uri string) (func(), error) { return p.claim(c, req, uri) }))
 	serverOpts := append(cfg.serverOpts[:len(cfg.serverOpts):len(cfg.serverOpts)], skillOpts...)
 	srv, err := sake.New(nil, serverOpts...)
 	if err != nil {
@@ -183,8 +188,8 @@ func New(ctx context.Context, remote *client.Client, opts ...Option) (*sake.Serv
 			return nil, err
 		}
 	}
-	p := &proxy{remote: remote, srv: srv, cfg: cfg, tools: map[string]bool{}, prompts: map[string]bool{}, resources: map[string]bool{},
-		remoteTasks: remoteTasks, running: map[string]*remoteTask{}, skills: len(skillOpts) > 0,
+	p = &proxy{remote: remote, srv: srv, cfg: cfg, tools: map[string]bool{}, prompts: map[string]bool{}, resources: map[string]bool{},
+		remoteTasks: remoteTasks, running: map[string]*remoteTask{}, skills: servesSkills,
 		inFlight: make(chan struct{}, cfg.maxInFlight())}
 	if info.HasCapability("tools") {
 		if err := p.syncTools(ctx); err != nil {
@@ -230,6 +235,12 @@ type proxy struct {
 	// followed are the resources of a session the proxy holds a
 	// subscription to, one each (see follow).
 	followed map[string]bool
+	// onDemand are the subscriptions to resources the remote did not list,
+	// taken for the proxy's subscribers (see claim), by URI.
+	onDemand map[string]*onDemandSub
+	// claimsBy counts the claims of unlisted resources each caller holds
+	// (by Identity.Owner), for MaxUnlistedSubscriptionsPerCaller.
+	claimsBy map[string]int
 }
 
 // upstreamError keeps the remote server's authorization failures from

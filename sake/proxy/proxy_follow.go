@@ -35,18 +35,23 @@ func (p *proxy) follow(ctx context.Context) {
 		default: // a change is pending already: the next sync takes it in
 		}
 	}
-	f := client.Filter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}
+	// The remote's log messages outside any call go to the proxy's
+	// sessions whose level admits them.
+	f := client.Filter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true, Logs: true}
 	if info.Era == sake.EraModern {
 		// One stream: the server acknowledges the subscriptions it honours.
 		f.Resources = uris
 		uris = nil
 	}
 	sub, err := p.remote.Listen(ctx, f, func(n protocol.Notification) {
-		if n.Method == "notifications/resources/updated" {
+		switch n.Method {
+		case "notifications/resources/updated":
 			p.updated(n.Params, "")
-			return
+		case "notifications/message":
+			p.passLog(n.Params)
+		default:
+			onChange(n)
 		}
-		onChange(n)
 	})
 	if err != nil {
 		p.remote.Logger().Warn("client: the proxy cannot follow the remote server's changes", "err", err)
@@ -167,4 +172,18 @@ func declaresSubscribe(info client.ServerInfo) bool {
 		} `json:"resources"`
 	}
 	return json.Unmarshal(info.Capabilities, &caps) == nil && caps.Resources != nil && caps.Resources.Subscribe
+}
+
+// passLog passes on a log message of the remote server's that belongs to
+// no call (sake.Server.Log).
+func (p *proxy) passLog(params json.RawMessage) {
+	var m struct {
+		Level  sake.LogLevel   `json:"level"`
+		Logger string          `json:"logger"`
+		Data   json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(params, &m) != nil || len(m.Data) == 0 {
+		return
+	}
+	p.srv.Log(m.Level, m.Logger, m.Data)
 }

@@ -1,7 +1,5 @@
 package sake
 
-import "github.com/sakemcp/sake-go/sake/protocol"
-
 // PassLog passes on a log message that another server sent within this
 // call, as a proxy does with its remote server's. It reaches the client
 // as Log's messages do, at or above the level the client asked for; and
@@ -14,20 +12,9 @@ func (c *Context) PassLog(level LogLevel, logger string, data any) {
 		c.Log(level, logger, data)
 		return
 	}
-	b := make([]byte, 0, 128)
-	b = protocol.AppendNotificationHead(b, "notifications/message")
-	b = append(b, `{"level":`...)
-	b = protocol.AppendString(b, string(level))
-	if logger != "" {
-		b = append(b, `,"logger":`...)
-		b = protocol.AppendString(b, logger)
-	}
-	b = append(b, `,"data":`...)
-	var err error
-	if b, err = protocol.AppendAny(b, data); err != nil {
-		c.srv.logger.Warn("sake: log data is not JSON", "err", err)
+	b, ok := c.srv.logMessage(level, logger, data)
+	if !ok {
 		return
 	}
-	b = append(b, "}}"...)
 	c.notify(b)
 }

@@ -172,21 +172,10 @@ func (c *Context) Log(level LogLevel, logger string, data any) {
 	if !c.logEnabled(level) {
 		return
 	}
-	b := make([]byte, 0, 128)
-	b = protocol.AppendNotificationHead(b, "notifications/message")
-	b = append(b, `{"level":`...)
-	b = protocol.AppendString(b, string(level))
-	if logger != "" {
-		b = append(b, `,"logger":`...)
-		b = protocol.AppendString(b, logger)
-	}
-	b = append(b, `,"data":`...)
-	var err error
-	if b, err = protocol.AppendAny(b, data); err != nil {
-		c.srv.logger.Warn("sake: log data is not JSON", "err", err)
+	b, ok := c.srv.logMessage(level, logger, data)
+	if !ok {
 		return
 	}
-	b = append(b, "}}"...)
 	c.notify(b)
 }
 

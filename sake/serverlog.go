@@ -20,21 +20,11 @@ func (s *Server) Log(level LogLevel, logger string, data any) {
 		s.logger.Warn("sake: a log message with an unknown level is dropped", "level", level)
 		return
 	}
-	b := make([]byte, 0, 128)
-	b = protocol.AppendNotificationHead(b, "notifications/message")
-	b = append(b, `{"level":`...)
-	b = protocol.AppendString(b, string(level))
-	if logger != "" {
-		b = append(b, `,"logger":`...)
-		b = protocol.AppendString(b, logger)
-	}
-	b = append(b, `,"data":`...)
-	var err error
-	if b, err = protocol.AppendAny(b, data); err != nil {
-		s.logger.Warn("sake: log data is not JSON", "err", err)
+	b, ok := s.logMessage(level, logger, data)
+	if !ok {
 		return
 	}
-	s.deliverLog(level.Severity(), append(b, "}}"...))
+	s.deliverLog(level.Severity(), b)
 }
 
 // deliverLog sends a rendered log message of the given severity to the
@@ -87,4 +77,24 @@ func (l *logWatchers) send(severity int, msg []byte) {
 	for _, fn := range fns {
 		fn(severity, msg)
 	}
+}
+
+// logMessage encodes a notifications/message; false (logged) when data
+// is not JSON.
+func (s *Server) logMessage(level LogLevel, logger string, data any) ([]byte, bool) {
+	b := make([]byte, 0, 128)
+	b = protocol.AppendNotificationHead(b, "notifications/message")
+	b = append(b, `{"level":`...)
+	b = protocol.AppendString(b, string(level))
+	if logger != "" {
+		b = append(b, `,"logger":`...)
+		b = protocol.AppendString(b, logger)
+	}
+	b = append(b, `,"data":`...)
+	var err error
+	if b, err = protocol.AppendAny(b, data); err != nil {
+		s.logger.Warn("sake: log data is not JSON", "err", err)
+		return nil, false
+	}
+	return append(b, "}}"...), true
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,13 +55,34 @@ type pins struct {
 	data lockData
 }
 
+// maxLockBytes bounds the lock file a gateway reads: 16 MiB, far more
+// than the hashes of thousands of tools take.
+const maxLockBytes = 16 << 20
+
+// readBounded reads the file at path, refusing one longer than max bytes.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(raw)) > max {
+		return nil, fmt.Errorf("gateway: %s is longer than %d bytes", path, max)
+	}
+	return raw, nil
+}
+
 // readLock reads the lock file at path; a missing file is an empty lock.
 func readLock(path string) (lockData, error) {
 	d := lockData{Servers: map[string]*lockEntry{}}
 	if path == "" {
 		return d, nil
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := readBounded(path, maxLockBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return d, nil
 	}

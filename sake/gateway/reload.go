@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -153,8 +152,8 @@ func refused(err error, entries []Entry) error {
 // entriesIn reads the entries of a file that may not validate, for their
 // secrets: what can be read of them.
 func entriesIn(path string) []Entry {
-	raw, err := os.ReadFile(path)
-	if err != nil || len(raw) > MaxConfigBytes {
+	raw, err := readBounded(path, MaxConfigBytes)
+	if err != nil {
 		return nil
 	}
 	var f file

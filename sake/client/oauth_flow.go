@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -161,6 +162,20 @@ func (a *OAuthAuthorizer) codeFlow(ctx context.Context, d *discovery, scopes []s
 	if a.cfg.Browser == nil || a.cfg.RedirectURL == "" {
 		return nil, fmt.Errorf("%w: the server asks for authorization and the client has no Browser and RedirectURL to get it", ErrAuthorization)
 	}
+	p, err := a.beginCode(ctx, d, scopes, su)
+	if err != nil {
+		return nil, err
+	}
+	back, err := a.cfg.Browser(ctx, p.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAuthorization, err)
+	}
+	return a.completeCode(ctx, p, back)
+}
+
+// beginCode builds the authorization request of the code grant: its URL,
+// and the state and PKCE verifier that its completion checks and sends.
+func (a *OAuthAuthorizer) beginCode(ctx context.Context, d *discovery, scopes []string, su *stepUp) (*PendingSignIn, error) {
 	as := d.as
 	if as.documented && !slices.Contains(as.challengeMethods, "S256") {
 		return nil, fmt.Errorf("%w: the authorization server %s does not offer PKCE with S256", ErrAuthorization, as.issuer)
@@ -200,17 +215,21 @@ func (a *OAuthAuthorizer) codeFlow(ctx context.Context, d *discovery, scopes []s
 	} else {
 		authURL += "?" + q.Encode()
 	}
-	back, err := a.cfg.Browser(ctx, authURL)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrAuthorization, err)
-	}
+	return &PendingSignIn{URL: authURL, State: state, Resource: d.resource, Issuer: as.issuer,
+		verifier: verifier, as: as, cl: cl, scopes: scopes, redirect: a.cfg.RedirectURL}, nil
+}
+
+// completeCode checks the authorization response back (state, iss,
+// error, code) and trades its code for a token.
+func (a *OAuthAuthorizer) completeCode(ctx context.Context, p *PendingSignIn, back *url.URL) (*Token, error) {
+	as := p.as
 	rq := back.Query()
 	for _, k := range []string{"state", "code", "iss"} {
 		if len(rq[k]) > 1 {
 			return nil, fmt.Errorf("%w: the authorization response repeats %s", ErrAuthorization, k)
 		}
 	}
-	if rq.Get("state") != state {
+	if subtle.ConstantTimeCompare([]byte(rq.Get("state")), []byte(p.State)) != 1 {
 		return nil, fmt.Errorf("%w: the authorization response's state does not match the request's", ErrAuthorization)
 	}
 	// RFC 9207: a present iss must be the issuer, by simple string
@@ -232,11 +251,11 @@ func (a *OAuthAuthorizer) codeFlow(ctx context.Context, d *discovery, scopes []s
 	form := url.Values{
 		"grant_type":    {"authorization_code"},
 		"code":          {code},
-		"redirect_uri":  {a.cfg.RedirectURL},
-		"code_verifier": {verifier},
-		"resource":      {d.resource},
+		"redirect_uri":  {p.redirect},
+		"code_verifier": {p.verifier},
+		"resource":      {p.Resource},
 	}
-	return a.tokenRequest(ctx, as, cl, form, d.resource, scopes)
+	return a.tokenRequest(ctx, as, p.cl, form, p.Resource, p.scopes)
 }
 
 // clientCredentials runs the client credentials grant.
@@ -295,6 +314,11 @@ func (a *OAuthAuthorizer) refresh(ctx context.Context, t *Token) (*Token, error)
 	a.mu.Lock()
 	cl := a.clients[t.Issuer]
 	a.mu.Unlock()
+	if cl == nil && a.cfg.ClientID != "" && a.cfg.ClientID == t.ClientID && (a.cfg.Issuer == "" || a.cfg.Issuer == t.Issuer) {
+		// The configured client, in a process that has not used it yet.
+		cl = &registration{clientID: a.cfg.ClientID, secret: a.cfg.ClientSecret,
+			authMethod: pickAuthMethod(as.tokenAuthMethods, a.cfg.ClientSecret != "", a.cfg.PrivateKey != nil)}
+	}
 	if cl == nil {
 		cl = &registration{clientID: t.ClientID, authMethod: "none"}
 	}

@@ -197,6 +197,14 @@ func (g *Gateway) allow(req *sake.Request, c sake.ComponentInfo) bool {
 	if r == nil {
 		return true
 	}
+	if r.entry.perUser() {
+		// A caller sees what their own session lists (fail closed
+		// while the entry is not served).
+		pu := r.users.Load()
+		if pu == nil || !pu.lists(req, c) {
+			return false
+		}
+	}
 	a := r.entry.Access
 	if a == nil {
 		return true

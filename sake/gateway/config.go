@@ -91,10 +91,20 @@ type Entry struct {
 	Required bool `json:"required,omitempty"`
 }
 
-// OAuth is a pre-registered machine client of an HTTP server's
-// authorization server. Its values may name the environment
+// OAuth is how the gateway signs in to an HTTP server's authorization
+// server: as a pre-registered machine client of its own (ClientID and
+// ClientSecret, the client credentials grant), or, with PerUser, as each
+// of its callers in turn. Its values may name the environment
 // ("${env:BILLING_SECRET}"), so that secrets stay out of the file.
 type OAuth struct {
+	// PerUser signs each caller of the gateway in to the server with
+	// their own account (the authorization code flow with PKCE, asked of
+	// the caller through URL elicitation) and calls the server as that
+	// caller. ClientID (and ClientSecret) are then optional: without, the
+	// gateway registers itself at the authorization server. It needs the
+	// gateway's UserTokens and PublicURL, a namespace, and callers with a
+	// subject (the "auth" section); see the package documentation.
+	PerUser bool `json:"perUser,omitempty"`
 	// ClientID and ClientSecret are the gateway's credentials there.
 	ClientID     string `json:"clientId"`
 	ClientSecret string `json:"clientSecret"`
@@ -245,8 +255,12 @@ func (e Entry) check(key string) error {
 		return errors.New(`"inheritEnv" is for a stdio server ("command")`)
 	case e.OAuth != nil && t != "http":
 		return errors.New(`"oauth" is for an HTTP server ("url")`)
-	case e.OAuth != nil && (e.OAuth.ClientID == "" || e.OAuth.ClientSecret == ""):
-		return errors.New(`"oauth" needs "clientId" and "clientSecret"`)
+	case e.OAuth != nil && !e.OAuth.PerUser && (e.OAuth.ClientID == "" || e.OAuth.ClientSecret == ""):
+		return errors.New(`"oauth" needs "clientId" and "clientSecret" (or "perUser": true to sign each caller in with their own account)`)
+	case e.OAuth != nil && e.OAuth.PerUser && e.OAuth.ClientSecret != "" && e.OAuth.ClientID == "":
+		return errors.New(`"oauth" has a "clientSecret" without its "clientId"`)
+	case e.perUser() && e.Namespace != nil && *e.Namespace == "":
+		return errors.New(`a "perUser" server needs a namespace (its sign_in and sign_out tools are named under it)`)
 	case e.OAuth != nil && hasHeader(e.Headers, "Authorization"):
 		return errors.New(`has both "oauth" and an "Authorization" header; keep one`)
 	case t == "sse":
@@ -275,6 +289,9 @@ func (e *Entry) expand() {
 		o.ClientID, o.ClientSecret, o.Issuer = expand(o.ClientID), expand(o.ClientSecret), expand(o.Issuer)
 	}
 }
+
+// perUser reports whether the entry signs each caller in (OAuth.PerUser).
+func (e Entry) perUser() bool { return e.OAuth != nil && e.OAuth.PerUser }
 
 // hasHeader reports whether headers set name, in any case.
 func hasHeader(headers map[string]string, name string) bool {

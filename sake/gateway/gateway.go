@@ -40,6 +40,7 @@ type Gateway struct {
 	// filtered by the entries' access rules: both are fixed at New.
 	auth      *Auth
 	perCaller bool
+	signIns   signIns // the per-user entries' open sign-ins
 }
 
 // remote is one entry, and the connection to it while it is up.
@@ -63,6 +64,8 @@ type remote struct {
 	stats   remoteStats
 	leftOut map[string]string // component → why it is not served
 	pin     bool              // its tools' definitions are pinned
+	// users serves a per-user entry (OAuth.PerUser) while it is mounted.
+	users atomic.Pointer[perUser]
 }
 
 // Status is what the gateway knows of one remote.
@@ -120,7 +123,7 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 	}
 	g.o.logger = redactingLogger(g.o.logger, entries...)
 	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger), sake.Use(g.observe), sake.ExplainMissing(g.missing)}, g.o.serverOpts...)
-	g.auth, g.perCaller = cfg.Auth, cfg.hasAccess()
+	g.auth, g.perCaller = cfg.Auth, cfg.hasAccess() || g.o.vault != nil
 	if g.perCaller {
 		serverOpts = append(serverOpts, sake.PerCallerLists(g.allow))
 	}
@@ -142,6 +145,11 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 	sort.Strings(keys)
 	if err := checkConfig(cfg); err != nil {
 		return nil, err
+	}
+	for _, k := range keys {
+		if cfg.Servers[k].perUser() && (g.o.vault == nil || g.o.publicURL == "") {
+			return nil, fmt.Errorf(`gateway: %q signs each caller in ("perUser"): give the gateway UserTokens and PublicURL (sake gateway: $%s and -public-url)`, k, TokenKeyEnv)
+		}
 	}
 	if g.pins.data, err = readLock(g.o.lockPath); err != nil {
 		return nil, err
@@ -183,6 +191,10 @@ func (g *Gateway) start(r *remote) {
 	go func() {
 		defer g.wg.Done()
 		defer close(r.done)
+		if r.entry.perUser() {
+			g.servePerUser(ctx, r)
+			return
+		}
 		g.keep(ctx, r)
 	}()
 }

@@ -4,10 +4,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/gateway/usertokens"
 	"github.com/sakemcp/sake-go/sake/proxy"
 )
 
@@ -29,6 +31,13 @@ type options struct {
 	startTimeout  time.Duration
 	hooks         Hooks
 	lockPath      string
+	// The per-user entries' settings (see peruser.go).
+	vault           *usertokens.Vault
+	publicURL       string
+	signInTimeout   time.Duration
+	maxPending      int
+	maxUserSessions int
+	userIdle        time.Duration
 }
 
 // The defaults of the options.
@@ -144,4 +153,60 @@ func (o *options) defaults() {
 	if o.startTimeout <= 0 {
 		o.startTimeout = DefaultStartTimeout
 	}
+	if o.signInTimeout <= 0 {
+		o.signInTimeout = DefaultSignInTimeout
+	}
+	if o.maxPending <= 0 {
+		o.maxPending = DefaultMaxPendingSignIns
+	}
+	if o.maxUserSessions <= 0 {
+		o.maxUserSessions = DefaultMaxUserSessions
+	}
+	if o.userIdle <= 0 {
+		o.userIdle = DefaultUserSessionIdle
+	}
+}
+
+// The defaults of the per-user entries' settings ("oauth": {"perUser":
+// true}).
+const (
+	// DefaultSignInTimeout is how long a sign-in the gateway asked a
+	// caller for stays open (its link works, the call waits): 10 minutes.
+	DefaultSignInTimeout = 10 * time.Minute
+	// DefaultMaxPendingSignIns bounds the sign-ins open at once, over all
+	// users and entries: 1000. A caller holds at most one per entry.
+	DefaultMaxPendingSignIns = 1000
+	// DefaultMaxUserSessions bounds the users connected at once to one
+	// per-user entry: 1000. Past it, the session used least recently is
+	// closed (its user's next call opens it again, with the same token).
+	DefaultMaxUserSessions = 1000
+	// DefaultUserSessionIdle is how long a user's session with a per-user
+	// entry is kept unused before it is closed: 15 minutes.
+	DefaultUserSessionIdle = 15 * time.Minute
+)
+
+// UserTokens is where the per-user entries keep each caller's tokens,
+// sealed (usertokens.New over usertokens.Memory, or over pgusertokens so
+// that replicas share them). A configuration with a per-user entry needs
+// it.
+func UserTokens(v *usertokens.Vault) Option { return func(o *options) { o.vault = v } }
+
+// PublicURL is the gateway's own URL as browsers reach it (for example
+// "https://mcp.example.com"): the per-user entries' sign-ins come back to
+// PublicURL + CallbackPath, which the program serves with
+// Gateway.SignInHandler. A configuration with a per-user entry needs it.
+func PublicURL(u string) Option { return func(o *options) { o.publicURL = strings.TrimSuffix(u, "/") } }
+
+// SignIns bounds the per-user entries' sign-ins: each stays open for
+// timeout (default DefaultSignInTimeout), and at most maxPending are open
+// at once (default DefaultMaxPendingSignIns).
+func SignIns(timeout time.Duration, maxPending int) Option {
+	return func(o *options) { o.signInTimeout, o.maxPending = timeout, maxPending }
+}
+
+// UserSessions bounds each per-user entry's sessions: at most max users
+// connected at once (default DefaultMaxUserSessions), each session closed
+// after idle unused (default DefaultUserSessionIdle).
+func UserSessions(maxUsers int, idle time.Duration) Option {
+	return func(o *options) { o.maxUserSessions, o.userIdle = maxUsers, idle }
 }

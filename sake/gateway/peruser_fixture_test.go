@@ -1,0 +1,203 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"html/template"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/auth"
+	"github.com/sakemcp/sake-go/sake/auth/server"
+	"github.com/sakemcp/sake-go/sake/gateway"
+	"github.com/sakemcp/sake-go/sake/gateway/usertokens"
+	"github.com/sakemcp/sake-go/sake/plug"
+)
+
+// nameLogin signs in whoever types their name on its page (a cookie
+// carries it): the accounts of the remote's authorization server.
+type nameLogin struct{ base string }
+
+const whoCookie = "who"
+
+func (l nameLogin) Current(r *http.Request) (*server.Authentication, error) {
+	c, err := r.Cookie(whoCookie)
+	if err != nil || c.Value == "" {
+		return nil, nil
+	}
+	return &server.Authentication{Subject: c.Value}, nil
+}
+
+func (l nameLogin) LoginURL(_ *http.Request, req server.LoginRequest) string {
+	return l.base + "/login?" + url.Values{"return": {req.ReturnTo}}.Encode()
+}
+
+func (nameLogin) Lookup(context.Context, string) (*server.Subject, error) {
+	return &server.Subject{Active: true}, nil
+}
+
+var loginPage = template.Must(template.New("login").Parse(`<!doctype html><html lang="en"><head><title>Sign in</title></head>
+<body><main><h1>Sign in</h1><form method="post" action="/login"><input type="hidden" name="return" value="{{.}}">
+<label for="user">Name</label><input id="user" name="user"><button type="submit" id="go">Sign in</button></form></main></body></html>`))
+
+func (l nameLogin) serve(s *server.Server) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		back := r.FormValue("return")
+		if !s.IsReturnURL(back) {
+			http.Error(w, "bad return", http.StatusBadRequest)
+			return
+		}
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_ = loginPage.Execute(w, back)
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: whoCookie, Value: r.FormValue("user"), Path: "/"})
+		http.Redirect(w, r, back, http.StatusSeeOther)
+	}
+}
+
+// accounts is a remote MCP server whose callers sign in with their own
+// accounts at its authorization server; its tool whoami answers the
+// subject of the token it was called with, and records it.
+type accounts struct {
+	url string // the MCP endpoint
+	mu  sync.Mutex
+	saw []string
+}
+
+func (a *accounts) seen() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.saw...)
+}
+
+func newAccounts(t *testing.T) *accounts {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	a := &accounts{url: base + "/mcp"}
+	login := nameLogin{base: base}
+	as, err := server.New(server.Config{Issuer: base, Login: login, Resources: []string{a.url},
+		Scopes: []server.Scope{{Name: "read"}}, DefaultScopes: []string{"read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := as.Verifier(a.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := sake.MustNew(nil, sake.Name("accounts", "1.0.0"))
+	if err := srv.AddTool(sake.NewTool("whoami", func(c *sake.Context) (string, error) {
+		sub := c.Identity().Subject
+		a.mu.Lock()
+		a.saw = append(a.saw, sub)
+		a.mu.Unlock()
+		return sub, nil
+	}).Description("Who the server sees.")); err != nil {
+		t.Fatal(err)
+	}
+	r := chi.NewRouter()
+	as.Mount(r)
+	r.Get("/login", login.serve(as))
+	r.Post("/login", login.serve(as))
+	r.Handle(auth.WellKnownPath(a.url), as.ResourceMetadata(a.url, "read").Handler())
+	h := plug.New(srv, plug.Authorization(v, auth.MetadataURL(a.url), "read"))
+	r.Handle("/mcp", h)
+	ts := httptest.NewUnstartedServer(r)
+	ts.Listener.Close()
+	ts.Listener = ln
+	ts.Start()
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	return a
+}
+
+// perUserGateway starts a gateway fronting remote per user, with a memory
+// vault, its sign-in callback served at its public URL.
+func perUserGateway(t *testing.T, remote string, opts ...gateway.Option) (*gateway.Gateway, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := "http://" + ln.Addr().String()
+	key := make([]byte, usertokens.KeySize)
+	vault, err := usertokens.New(usertokens.Memory(0, 0), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {"accounts": {"url": %q, "oauth": {"perUser": true}}}}`, remote),
+		append([]gateway.Option{gateway.UserTokens(vault), gateway.PublicURL(public)}, opts...)...)
+	mux := http.NewServeMux()
+	mux.Handle(gateway.CallbackPath, g.SignInHandler())
+	ts := httptest.NewUnstartedServer(mux)
+	ts.Listener.Close()
+	ts.Listener = ln
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return g, public
+}
+
+var (
+	consentAction = regexp.MustCompile(`<form method="post" action="([^"]+)"`)
+	consentField  = regexp.MustCompile(`<input type="hidden" name="(request|csrf)" value="([^"]+)"`)
+)
+
+// visit plays user's browser on authURL: signed in at the remote's
+// authorization server as user, it allows on the consent page and
+// follows the redirect to the gateway's callback. It returns the
+// callback's status and URL.
+func visit(t *testing.T, user, authURL string) (int, string) {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	u, _ := url.Parse(authURL)
+	jar.SetCookies(&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}, []*http.Cookie{{Name: whoCookie, Value: user, Path: "/"}})
+	var callback string
+	hc := &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+		if strings.Contains(req.URL.Path, gateway.CallbackPath) {
+			callback = req.URL.String()
+		}
+		return nil
+	}}
+	resp, err := hc.Get(authURL)
+	for range 3 {
+		if err != nil || callback != "" {
+			break
+		}
+		body := make([]byte, 64<<10)
+		n, _ := resp.Body.Read(body)
+		resp.Body.Close()
+		page := string(body[:n])
+		action := consentAction.FindStringSubmatch(page)
+		if action == nil {
+			t.Fatalf("no consent form on the page (%d): %.300s", resp.StatusCode, page)
+		}
+		form := url.Values{"decision": {"allow"}}
+		for _, m := range consentField.FindAllStringSubmatch(page, -1) {
+			form.Set(m[1], html.UnescapeString(m[2]))
+		}
+		target, _ := resp.Request.URL.Parse(html.UnescapeString(action[1]))
+		resp, err = hc.PostForm(target.String(), form)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if callback == "" {
+		t.Fatalf("the browser never reached the gateway's callback (status %d at %s)", resp.StatusCode, resp.Request.URL)
+	}
+	return resp.StatusCode, callback
+}

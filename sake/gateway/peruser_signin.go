@@ -175,7 +175,7 @@ func (pu *perUser) askSignIn(c *sake.Context, user string) error {
 	}
 	if action != sake.Accept {
 		pu.g.signIns.forgetUser(user, pu)
-		return sake.NewError(sake.CodeInvalidRequest, "the sign-in to %s was %sed: it is needed to call it as you", pu.r.key, action)
+		return sake.NewError(sake.CodeInvalidRequest, "the sign-in to %s was not accepted (%s): it is needed to call %s as you; call again to sign in", pu.r.key, action, pu.r.key)
 	}
 	c.WaitsOutside()
 	wait := time.NewTimer(time.Until(p.expires))

@@ -124,4 +124,3 @@ func TestPerUserTwoPeopleSignInWithChromium(t *testing.T) {
 		}
 	})
 }
-

@@ -346,51 +346,65 @@ func (pu *perUser) publish(tools []protocol.ToolInfo) map[string]bool {
 // own session.
 func (pu *perUser) call(name string) func(c *sake.Context, args json.RawMessage) (*sake.ToolResult, error) {
 	return func(c *sake.Context, args json.RawMessage) (*sake.ToolResult, error) {
-		s, err := pu.sessionAsking(c)
-		if err != nil {
-			return nil, err
-		}
-		if !s.tools[name] {
-			return nil, sake.NewError(sake.CodeInvalidParams, "Unknown tool: %s does not offer %q to you", pu.r.key, name)
-		}
-		c.WaitsOutside()
-		cctx, cancel := context.WithTimeout(c, proxy.DefaultCallTimeout)
-		defer cancel()
-		var fctx context.Context = cctx
-		if len(c.ProgressToken()) > 0 {
-			fctx = client.WithProgress(cctx, func(pr client.Progress) {
-				total := 0.0
-				if pr.Total != nil {
-					total = *pr.Total
-				}
-				_ = c.Progress(pr.Progress, total, pr.Message)
-			})
-		}
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		res, task, err := s.cl.StartToolEncoded(fctx, name, args)
-		if err == nil && task != nil {
-			res, err = s.cl.FollowTask(fctx, task)
+		for attempt := 0; ; attempt++ {
+			s, err := pu.sessionAsking(c)
+			if err != nil {
+				return nil, err
+			}
+			if !s.tools[name] {
+				return nil, sake.NewError(sake.CodeInvalidParams, "Unknown tool: %s does not offer %q to you", pu.r.key, name)
+			}
+			res, err := pu.callIn(c, s, name, args)
+			if err == nil {
+				return res, nil
+			}
+			if _, ok := errors.AsType[*sake.ToolError](err); ok {
+				return res, nil // the remote tool's own error result, as it is
+			}
+			if authFailed(err) {
+				// The token was refused and could not be refreshed: the
+				// user signs in anew (asked once within the call).
+				pu.drop(s.user, s)
+				_ = pu.store(s.user).Delete(c, pu.key)
+				if attempt == 0 {
+					continue
+				}
+				return nil, sake.NewError(sake.CodeInternalError, "%s does not accept your sign-in: call again to sign in anew", pu.r.key)
+			}
+			select {
+			case <-s.cl.Lost():
+				pu.drop(s.user, s)
+			default:
+			}
+			return nil, sake.NewError(sake.CodeInternalError, "%s failed: %v", pu.r.key, upstreamDetail(err))
 		}
-		if err == nil {
-			return res, nil
-		}
-		if _, ok := errors.AsType[*sake.ToolError](err); ok {
-			return res, nil // the remote tool's own error result, as it is
-		}
-		if authFailed(err) {
-			pu.drop(s.user, s)
-			_ = pu.store(s.user).Delete(c, pu.key)
-			return nil, sake.NewError(sake.CodeInternalError, "%s no longer accepts your sign-in (it expired or was revoked): call again to sign in anew", pu.r.key)
-		}
-		select {
-		case <-s.cl.Lost():
-			pu.drop(s.user, s)
-		default:
-		}
-		return nil, sake.NewError(sake.CodeInternalError, "%s failed: %v", pu.r.key, upstreamDetail(err))
 	}
+}
+
+// callIn calls remote tool name in session s, passing the remote's
+// progress to the caller.
+func (pu *perUser) callIn(c *sake.Context, s *userSession, name string, args json.RawMessage) (*sake.ToolResult, error) {
+	c.WaitsOutside()
+	cctx, cancel := context.WithTimeout(c, proxy.DefaultCallTimeout)
+	defer cancel()
+	var fctx context.Context = cctx
+	if len(c.ProgressToken()) > 0 {
+		fctx = client.WithProgress(cctx, func(pr client.Progress) {
+			total := 0.0
+			if pr.Total != nil {
+				total = *pr.Total
+			}
+			_ = c.Progress(pr.Progress, total, pr.Message)
+		})
+	}
+	res, task, err := s.cl.StartToolEncoded(fctx, name, args)
+	if err == nil && task != nil {
+		res, err = s.cl.FollowTask(fctx, task)
+	}
+	return res, err
 }
 
 // authFailed reports whether err is the remote refusing the user's token

@@ -100,7 +100,7 @@ func TestPerUserTwoPeopleSignInWithChromium(t *testing.T) {
 	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 		annBrowser, bobBrowser := chromium(t), chromium(t)
 		remote := newAccounts(t)
-		g, _ := perUserGateway(t, remote.url)
+		g, _, _ := perUserGateway(t, remote.url)
 		var annAsked, bobAsked atomic.Int32
 		ann := saketest.Connect(t, g.Server(), append(opts, saketest.Subject("ann"), signingInWithChromium(t, annBrowser, "ann", &annAsked))...)
 		bob := saketest.Connect(t, g.Server(), append(opts, saketest.Subject("bob"), signingInWithChromium(t, bobBrowser, "bob", &bobAsked))...)

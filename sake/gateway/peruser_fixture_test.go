@@ -127,7 +127,7 @@ func newAccounts(t *testing.T) *accounts {
 
 // perUserGateway starts a gateway fronting remote per user, with a memory
 // vault, its sign-in callback served at its public URL.
-func perUserGateway(t *testing.T, remote string, opts ...gateway.Option) (*gateway.Gateway, string) {
+func perUserGateway(t *testing.T, remote string, opts ...gateway.Option) (*gateway.Gateway, string, *usertokens.Vault) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -148,7 +148,7 @@ func perUserGateway(t *testing.T, remote string, opts ...gateway.Option) (*gatew
 	ts.Listener = ln
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return g, public
+	return g, public, vault
 }
 
 var (

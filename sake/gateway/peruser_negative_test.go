@@ -33,7 +33,7 @@ func get(t *testing.T, u string) (int, string) {
 func TestPerUserCallbackRefusesStatesNotOpen(t *testing.T) {
 	t.Parallel()
 	remote := newAccounts(t)
-	g, public := perUserGateway(t, remote.url)
+	g, public, _ := perUserGateway(t, remote.url)
 	var used string
 	ann := saketest.Connect(t, g.Server(), saketest.Subject("ann"), saketest.OnInput(func(r protocol.ElicitRequest) protocol.ElicitResult {
 		_, used = visit(t, "ann", r.URL)
@@ -63,7 +63,7 @@ func TestPerUserCallbackRefusesStatesNotOpen(t *testing.T) {
 func TestPerUserTokenGoesToWhoeverWasAsked(t *testing.T) {
 	t.Parallel()
 	remote := newAccounts(t)
-	g, _ := perUserGateway(t, remote.url)
+	g, _, _ := perUserGateway(t, remote.url)
 	ann := saketest.Connect(t, g.Server(), saketest.Subject("ann"), saketest.OnInput(func(r protocol.ElicitRequest) protocol.ElicitResult {
 		visit(t, "bob", r.URL) // bob's browser, signed in as bob at the remote
 		return saketest.Accept(nil)
@@ -84,7 +84,7 @@ func TestPerUserTokenGoesToWhoeverWasAsked(t *testing.T) {
 func TestPerUserAsksAClientWithoutURLElicitationWithAnError(t *testing.T) {
 	t.Parallel()
 	remote := newAccounts(t)
-	g, _ := perUserGateway(t, remote.url)
+	g, _, _ := perUserGateway(t, remote.url)
 	cy := saketest.Connect(t, g.Server(), saketest.Legacy(), saketest.Subject("cy"))
 	_, err := cy.CallTool("accounts_sign_in", nil)
 	var e *sake.Error
@@ -116,7 +116,7 @@ func TestPerUserDeclinedOrExpiredSignInSignsNobodyIn(t *testing.T) {
 	t.Parallel()
 	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 		remote := newAccounts(t)
-		g, _ := perUserGateway(t, remote.url)
+		g, _, _ := perUserGateway(t, remote.url)
 		dee := saketest.Connect(t, g.Server(), append(opts, saketest.Subject("dee"), saketest.OnInput(func(protocol.ElicitRequest) protocol.ElicitResult {
 			return saketest.Decline()
 		}))...)
@@ -124,7 +124,7 @@ func TestPerUserDeclinedOrExpiredSignInSignsNobodyIn(t *testing.T) {
 			t.Fatalf("declined: %v", err)
 		}
 
-		expired, _ := perUserGateway(t, remote.url, gateway.SignIns(time.Nanosecond, 0))
+		expired, _, _ := perUserGateway(t, remote.url, gateway.SignIns(time.Nanosecond, 0))
 		var status int
 		eve := saketest.Connect(t, expired.Server(), append(opts, saketest.Subject("eve"), saketest.OnInput(func(r protocol.ElicitRequest) protocol.ElicitResult {
 			status, _ = visit(t, "eve", r.URL)

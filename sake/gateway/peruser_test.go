@@ -37,7 +37,7 @@ func TestPerUserCallsCarryEachUsersToken(t *testing.T) {
 	t.Parallel()
 	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 		remote := newAccounts(t)
-		g, _ := perUserGateway(t, remote.url)
+		g, _, _ := perUserGateway(t, remote.url)
 		var annAsked, bobAsked atomic.Int32
 		ann := saketest.Connect(t, g.Server(), append(opts, saketest.Subject("ann"), signingIn(t, "ann", &annAsked))...)
 		bob := saketest.Connect(t, g.Server(), append(opts, saketest.Subject("bob"), signingIn(t, "bob", &bobAsked))...)

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -71,9 +72,10 @@ func (l nameLogin) serve(s *server.Server) http.HandlerFunc {
 // accounts at its authorization server; its tool whoami answers the
 // subject of the token it was called with, and records it.
 type accounts struct {
-	url string // the MCP endpoint
-	mu  sync.Mutex
-	saw []string
+	url   string       // the MCP endpoint
+	opens atomic.Int32 // the connections opened (initialize, server/discover)
+	mu    sync.Mutex
+	saw   []string
 }
 
 func (a *accounts) seen() []string {
@@ -100,7 +102,14 @@ func newAccounts(t *testing.T) *accounts {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := sake.MustNew(nil, sake.Name("accounts", "1.0.0"))
+	srv := sake.MustNew(nil, sake.Name("accounts", "1.0.0"), sake.Use(func(next sake.Handler) sake.Handler {
+		return func(ctx context.Context, req *sake.Request) (any, error) {
+			if req.Method == "initialize" || req.Method == "server/discover" {
+				a.opens.Add(1)
+			}
+			return next(ctx, req)
+		}
+	}))
 	if err := srv.AddTool(sake.NewTool("whoami", func(c *sake.Context) (string, error) {
 		sub := c.Identity().Subject
 		a.mu.Lock()

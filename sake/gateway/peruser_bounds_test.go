@@ -1,0 +1,61 @@
+package gateway_test
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/gateway"
+	"github.com/sakemcp/sake-go/sake/saketest"
+)
+
+// TestPerUserSessionsAreBounded: past UserSessions' bound, the session
+// used least recently is closed; its user's next call opens another with
+// the token held, without asking.
+func TestPerUserSessionsAreBounded(t *testing.T) {
+	t.Parallel()
+	remote := newAccounts(t)
+	g, _, _ := perUserGateway(t, remote.url, gateway.UserSessions(1, time.Hour))
+	var annAsked, bobAsked atomic.Int32
+	ann := saketest.Connect(t, g.Server(), saketest.Subject("ann"), signingIn(t, "ann", &annAsked))
+	bob := saketest.Connect(t, g.Server(), saketest.Subject("bob"), signingIn(t, "bob", &bobAsked))
+	for _, c := range []*saketest.Client{ann, bob, ann} {
+		if _, err := c.CallTool("accounts_sign_in", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := remote.opens.Load(); n != 3 {
+		t.Fatalf("the remote was connected %d times, want 3 (bob's session closed ann's, ann's closed bob's)", n)
+	}
+	if annAsked.Load() != 1 || bobAsked.Load() != 1 {
+		t.Fatalf("asked ann %d times, bob %d: a closed session asked again", annAsked.Load(), bobAsked.Load())
+	}
+	if res, err := ann.CallTool("accounts_whoami", nil); err != nil || res.Text() != "ann" {
+		t.Fatalf("ann: %v, %v", res, err)
+	}
+}
+
+// TestPerUserOpenSignInsAreBounded: past SignIns' bound, a sign-in is
+// refused with an error saying so; the open one still completes.
+func TestPerUserOpenSignInsAreBounded(t *testing.T) {
+	t.Parallel()
+	remote := newAccounts(t)
+	g, _, _ := perUserGateway(t, remote.url, gateway.SignIns(time.Hour, 1))
+	// Clients without URL elicitation leave their sign-in open.
+	ann := saketest.Connect(t, g.Server(), saketest.Legacy(), saketest.Subject("ann"))
+	bob := saketest.Connect(t, g.Server(), saketest.Legacy(), saketest.Subject("bob"))
+	var e *sake.Error
+	if _, err := ann.CallTool("accounts_sign_in", nil); !errors.As(err, &e) || e.Code != gateway.CodeURLElicitationRequired {
+		t.Fatalf("ann: %v", err)
+	}
+	// ann's call again reuses her open sign-in.
+	if _, err := ann.CallTool("accounts_sign_in", nil); !errors.As(err, &e) || e.Code != gateway.CodeURLElicitationRequired {
+		t.Fatalf("ann again: %v", err)
+	}
+	if _, err := bob.CallTool("accounts_sign_in", nil); err == nil || !strings.Contains(err.Error(), "sign-ins open") {
+		t.Fatalf("bob past the bound: %v", err)
+	}
+}

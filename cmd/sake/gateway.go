@@ -23,6 +23,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/gateway"
+	"github.com/sakemcp/sake-go/sake/gateway/usertokens"
 	sakeotel "github.com/sakemcp/sake-go/sake/otel"
 	"github.com/sakemcp/sake-go/sake/pgreplica"
 	"github.com/sakemcp/sake-go/sake/plug"
@@ -65,6 +66,15 @@ endpoint accepts only access tokens of that issuer for that audience and serves 
 rule ({"scopes", "subjects", "clients", "claims", "tools"}) shows and
 lets call its components only to the callers it names.
 
+An HTTP entry with "oauth": {"perUser": true} (optionally "clientId",
+"clientSecret", "issuer", "scopes") is called as each caller in turn:
+the first time a caller uses it (or its sign_in tool), they are asked,
+through URL elicitation, to sign in there with their own account; their
+token is kept sealed with the key in $SAKE_GATEWAY_TOKEN_KEY (32 bytes in
+base64: openssl rand -base64 32), refreshed, and forgotten by its
+sign_out tool. It needs -http, -public-url (where the sign-in comes back,
+at /oauth/callback) and an "auth" section.
+
 With -postgres, several gateways on one database serve as one behind a
 balancer without sticky sessions: a session begun on one replica goes on
 on another. Each replica holds its own connections to the servers and its
@@ -80,12 +90,13 @@ Examples:
 	sake gateway -config mcp.json -http :8080
 	sake gateway -config mcp.json -http :8443 -tls-cert cert.pem -tls-key key.pem -log-format json
 	sake gateway -config mcp.json -stdio
+	SAKE_GATEWAY_TOKEN_KEY=$(openssl rand -base64 32) sake gateway -config mcp.json -http :8080 -public-url https://mcp.example.com
 `
 
 // gatewayFlags are the settings of sake gateway.
 type gatewayFlags struct {
 	config, addr, path, origins, hosts, logFormat, logLevel, tlsCert, tlsKey string
-	postgres, probes                                                         string
+	postgres, probes, publicURL                                              string
 	stdio, watch                                                             bool
 	readHeaderTimeout, idleTimeout, shutdownTimeout                          time.Duration
 	callTimeout, startTimeout, healthEvery                                   time.Duration
@@ -109,6 +120,7 @@ func runGateway(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `file` (PEM, with -tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key `file` of -tls-cert (PEM)")
 	fs.StringVar(&f.postgres, "postgres", "", "join the gateway replicas on this PostgreSQL `URL`: sessions, tasks, broadcasts and the signing secret are shared, so a balancer needs no sticky sessions")
+	fs.StringVar(&f.publicURL, "public-url", "", "the gateway's own `URL` as browsers reach it (https://mcp.example.com): the per-user servers' sign-ins come back to it at "+gateway.CallbackPath)
 	fs.StringVar(&f.probes, "probes", "", "serve /healthz and /readyz on this `address` instead of the -http one (to keep them off a public port)")
 	fs.BoolVar(&f.watch, "watch", true, "reload the configuration when the file changes")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 10*time.Second, "how long a client may take to send a request's headers")
@@ -191,9 +203,15 @@ func serveGateway(ctx context.Context, e *env, f gatewayFlags, logger *slog.Logg
 		serverOpts = append(serverOpts, replica.Options()...)
 	}
 	serverOpts = append(serverOpts, sake.Name("sake-gateway", "1.0.0"))
-	g, err := gateway.New(ctx, cfg, gateway.Logger(logger), gateway.LockFile(gateway.LockPath(f.config)), gateway.ServerOptions(serverOpts...),
+	gopts := []gateway.Option{gateway.Logger(logger), gateway.LockFile(gateway.LockPath(f.config)), gateway.ServerOptions(serverOpts...),
 		gateway.ProxyOptions(proxy.CallTimeout(f.callTimeout), proxy.MaxInFlight(f.maxInFlight)),
-		gateway.StartTimeout(f.startTimeout), gateway.HealthCheck(f.healthEvery), gateway.Observe(hooks))
+		gateway.StartTimeout(f.startTimeout), gateway.HealthCheck(f.healthEvery), gateway.Observe(hooks)}
+	perUser, err := gatewayUserTokens(cfg, f)
+	if err != nil {
+		return err
+	}
+	gopts = append(gopts, perUser...)
+	g, err := gateway.New(ctx, cfg, gopts...)
 	if err != nil {
 		return err
 	}
@@ -295,6 +313,9 @@ func serveGatewayHTTP(ctx context.Context, g *gateway.Gateway, a *gateway.Auth, 
 	ph := plug.New(g.Server(), popts...)
 	defer ph.Close()
 	mux.Handle(f.path, ph)
+	if f.publicURL != "" {
+		mux.Handle(gateway.CallbackPath, g.SignInHandler())
+	}
 	probes := mux
 	if f.probes != "" {
 		probes = http.NewServeMux()
@@ -424,4 +445,44 @@ func joinGatewayReplicas(ctx context.Context, url string, logger *slog.Logger) (
 		return nil, nil, fmt.Errorf("-postgres: cannot join the replicas: %w", err)
 	}
 	return replica, pool, nil
+}
+
+// gatewayUserTokens are the options of the per-user entries ("oauth":
+// {"perUser": true}): the vault of the callers' tokens, sealed with the
+// key in $SAKE_GATEWAY_TOKEN_KEY and kept in memory, and -public-url.
+// They are needed when an entry is per-user, or -public-url is given (a
+// reload may add one). A per-user entry needs -http, -public-url and an
+// "auth" section: its callers must be known by their subject.
+func gatewayUserTokens(cfg *gateway.Config, f gatewayFlags) ([]gateway.Option, error) {
+	var perUser []string
+	for k, e := range cfg.Servers {
+		if e.OAuth != nil && e.OAuth.PerUser {
+			perUser = append(perUser, k)
+		}
+	}
+	if len(perUser) == 0 && f.publicURL == "" {
+		return nil, nil
+	}
+	if len(perUser) > 0 {
+		switch {
+		case f.addr == "":
+			return nil, fmt.Errorf(`%q signs each caller in ("perUser"): serve -http, with -public-url`, perUser[0])
+		case f.publicURL == "":
+			return nil, fmt.Errorf(`%q signs each caller in ("perUser"): give -public-url, the gateway's URL as browsers reach it`, perUser[0])
+		case cfg.Auth == nil:
+			return nil, fmt.Errorf(`%q signs each caller in ("perUser"): add an "auth" section, so that callers are known by their subject`, perUser[0])
+		}
+	}
+	if !strings.HasPrefix(f.publicURL, "https://") && !strings.HasPrefix(f.publicURL, "http://") {
+		return nil, usagef("-public-url %q is not an http:// or https:// URL", f.publicURL)
+	}
+	keys, err := usertokens.KeyFromEnv(gateway.TokenKeyEnv)
+	if err != nil {
+		return nil, err
+	}
+	vault, err := usertokens.New(usertokens.Memory(0, 0), keys...)
+	if err != nil {
+		return nil, err
+	}
+	return []gateway.Option{gateway.UserTokens(vault), gateway.PublicURL(f.publicURL)}, nil
 }

@@ -270,3 +270,35 @@ func TestGatewayApprove(t *testing.T) {
 		t.Errorf("two arguments: %+v", r)
 	}
 }
+
+// TestGatewayCommandRefusesAPerUserEntryItCannotServe: a per-user entry
+// needs -http, -public-url, an "auth" section and the vault's key; the
+// command says which is missing and does not start.
+func TestGatewayCommandRefusesAPerUserEntryItCannotServe(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	entry := `"mcpServers": {"accounts": {"url": "http://127.0.0.1:9/mcp", "oauth": {"perUser": true}}}`
+	anonymous := write("anonymous.json", `{`+entry+`}`)
+	signed := write("signed.json", `{"auth": {"issuer": "https://idp.example.com", "audience": "https://gw.example.com/mcp", "jwksUri": "https://idp.example.com/keys"}, `+entry+`}`)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-config", signed, "-stdio"}, "-http"},
+		{[]string{"-config", signed, "-http", "127.0.0.1:0"}, "-public-url"},
+		{[]string{"-config", anonymous, "-http", "127.0.0.1:0", "-public-url", "http://127.0.0.1:1"}, `"auth"`},
+		{[]string{"-config", signed, "-http", "127.0.0.1:0", "-public-url", "http://127.0.0.1:1"}, "SAKE_GATEWAY_TOKEN_KEY"},
+	} {
+		r := sakeRun(t, "", nil, append([]string{"gateway"}, tc.args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want a failure naming %s", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}

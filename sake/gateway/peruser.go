@@ -100,7 +100,9 @@ func (g *Gateway) newPerUser(r *remote) (*perUser, error) {
 		if g.o.httpClient != nil {
 			base = g.o.httpClient.Transport
 		}
-		cfg.HTTPClient = newPinnedIssuer(o.Issuer, base).client()
+		pin := newPinnedIssuer(o.Issuer, base)
+		pin.registers = o.ClientID == ""
+		cfg.HTTPClient = pin.client()
 	}
 	hub, err := sake.New(nil, sake.Name(r.key, "1.0.0"), sake.Logger(r.logger))
 	if err != nil {

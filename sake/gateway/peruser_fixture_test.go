@@ -138,6 +138,12 @@ func newAccounts(t *testing.T) *accounts {
 // vault, its sign-in callback served at its public URL.
 func perUserGateway(t *testing.T, remote string, opts ...gateway.Option) (*gateway.Gateway, string, *usertokens.Vault) {
 	t.Helper()
+	return perUserGatewayOAuth(t, remote, `{"perUser": true}`, opts...)
+}
+
+// perUserGatewayOAuth is perUserGateway with the entry's "oauth" section.
+func perUserGatewayOAuth(t *testing.T, remote, oauth string, opts ...gateway.Option) (*gateway.Gateway, string, *usertokens.Vault) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +154,7 @@ func perUserGateway(t *testing.T, remote string, opts ...gateway.Option) (*gatew
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {"accounts": {"url": %q, "oauth": {"perUser": true}}}}`, remote),
+	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {"accounts": {"url": %q, "oauth": %s}}}`, remote, oauth),
 		append([]gateway.Option{gateway.UserTokens(vault), gateway.PublicURL(public)}, opts...)...)
 	mux := http.NewServeMux()
 	mux.Handle(gateway.CallbackPath, g.SignInHandler())

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -162,5 +163,27 @@ func TestPerUserEntryNeedsAVaultAndAPublicURL(t *testing.T) {
 		if _, err := gateway.ParseConfig([]byte(bad)); err == nil {
 			t.Errorf("%s was accepted", bad)
 		}
+	}
+}
+
+// TestPerUserSignsInAtThePinnedIssuerAlone: with "issuer", a per-user
+// entry registers and signs in there; a server whose authorization
+// server is another is refused before anyone is asked anything.
+func TestPerUserSignsInAtThePinnedIssuerAlone(t *testing.T) {
+	t.Parallel()
+	remote := newAccounts(t)
+	issuer := strings.TrimSuffix(remote.url, "/mcp")
+	g, _, _ := perUserGatewayOAuth(t, remote.url, fmt.Sprintf(`{"perUser": true, "issuer": %q, "scopes": ["read"]}`, issuer))
+	var asked atomic.Int32
+	ann := saketest.Connect(t, g.Server(), saketest.Subject("ann"), signingIn(t, "ann", &asked))
+	if res, err := ann.CallTool("accounts_sign_in", nil); err != nil || asked.Load() != 1 {
+		t.Fatalf("at the pinned issuer: %v, %v", res, err)
+	}
+
+	other, _, _ := perUserGatewayOAuth(t, remote.url, `{"perUser": true, "issuer": "https://elsewhere.example.com"}`)
+	var bobAsked atomic.Int32
+	bob := saketest.Connect(t, other.Server(), saketest.Subject("bob"), signingIn(t, "bob", &bobAsked))
+	if _, err := bob.CallTool("accounts_sign_in", nil); err == nil || !strings.Contains(err.Error(), "elsewhere.example.com") || bobAsked.Load() != 0 {
+		t.Fatalf("another issuer: %v (asked %d times)", err, bobAsked.Load())
 	}
 }

@@ -24,8 +24,14 @@ type pinnedIssuer struct {
 	metadata map[string]bool // the issuer's own metadata URLs
 	base     http.RoundTripper
 
-	mu    sync.Mutex
-	token string // the issuer's token endpoint, once discovered
+	// registers lets a POST go to the issuer's registration endpoint too
+	// (a per-user entry without a client id registers there, and there
+	// alone).
+	registers bool
+
+	mu           sync.Mutex
+	token        string // the issuer's token endpoint, once discovered
+	registration string // and its registration endpoint
 }
 
 func newPinnedIssuer(issuer string, base http.RoundTripper) *pinnedIssuer {
@@ -62,7 +68,7 @@ func (p *pinnedIssuer) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if at != token {
+		if at != token && (!p.registers || at != p.registrationEndpoint()) {
 			return nil, fmt.Errorf("gateway: the entry signs in only at its \"issuer\" %q (token endpoint %s), so it sends nothing to %s and registers nowhere", p.issuer, token, at)
 		}
 	}
@@ -89,7 +95,20 @@ func (p *pinnedIssuer) tokenEndpoint(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("gateway: the token endpoint of the entry's \"issuer\" %q is not a URL", p.issuer)
 	}
 	p.token = withoutQuery(u)
+	if reg, _ := md.Raw["registration_endpoint"].(string); reg != "" {
+		if r, err := url.Parse(reg); err == nil {
+			p.registration = withoutQuery(r)
+		}
+	}
 	return p.token, nil
+}
+
+// registrationEndpoint is the pinned issuer's registration endpoint, once
+// its metadata was read ("" before, or when it has none).
+func (p *pinnedIssuer) registrationEndpoint() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.registration
 }
 
 // isServerMetadata reports whether u is where an authorization server's

@@ -187,6 +187,11 @@ func (g *Gateway) checkReloadable(cfg *Config) error {
 	if cfg.hasAccess() && !g.perCaller {
 		return errors.New(`"access" rules appeared in a gateway started without any; restart the gateway to enforce them`)
 	}
+	for k, e := range cfg.Servers {
+		if e.perUser() && (g.o.vault == nil || g.o.publicURL == "") {
+			return fmt.Errorf(`%q signs each caller in ("perUser") and the gateway started without UserTokens and PublicURL; restart it with them`, k)
+		}
+	}
 	return nil
 }
 

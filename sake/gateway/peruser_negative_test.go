@@ -187,3 +187,28 @@ func TestPerUserSignsInAtThePinnedIssuerAlone(t *testing.T) {
 		t.Fatalf("another issuer: %v (asked %d times)", err, bobAsked.Load())
 	}
 }
+
+// TestPerUserEntryAddedByAReloadNeedsTheVault: a reload cannot add a
+// per-user entry to a gateway started without UserTokens and PublicURL
+// (its lists would not be filtered per caller); one started with them
+// takes it.
+func TestPerUserEntryAddedByAReloadNeedsTheVault(t *testing.T) {
+	t.Parallel()
+	remote := newAccounts(t)
+	plain := versionedRemote(t, "1.0")
+	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {"plain": {"url": %q}}}`, plain))
+	err := g.Apply(parse(t, fmt.Sprintf(`{"mcpServers": {"plain": {"url": %q}, "accounts": {"url": %q, "oauth": {"perUser": true}}}}`, plain, remote.url)))
+	if err == nil || !strings.Contains(err.Error(), "restart") {
+		t.Fatalf("a per-user entry added to a gateway without a vault: %v", err)
+	}
+
+	withVault, _, _ := perUserGateway(t, remote.url)
+	if err := withVault.Apply(parse(t, fmt.Sprintf(`{"mcpServers": {"plain": {"url": %q}, "accounts": {"url": %q, "oauth": {"perUser": true}}}}`, plain, remote.url))); err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int32
+	ann := saketest.Connect(t, withVault.Server(), saketest.Subject("ann"), signingIn(t, "ann", &asked))
+	if res, err := ann.CallTool("accounts_sign_in", nil); err != nil || asked.Load() != 1 {
+		t.Fatalf("after the reload: %v, %v", res, err)
+	}
+}

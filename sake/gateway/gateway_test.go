@@ -113,7 +113,7 @@ func (r *remoteServer) authorizations() []string {
 	return out
 }
 
-func startGateway(t *testing.T, config string, opts ...gateway.Option) *gateway.Gateway {
+func startGateway(t testing.TB, config string, opts ...gateway.Option) *gateway.Gateway {
 	t.Helper()
 	cfg, err := gateway.ParseConfig([]byte(config))
 	if err != nil {

@@ -84,7 +84,7 @@ func (a *accounts) seen() []string {
 	return append([]string(nil), a.saw...)
 }
 
-func newAccounts(t *testing.T) *accounts {
+func newAccounts(t testing.TB) *accounts {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -136,13 +136,13 @@ func newAccounts(t *testing.T) *accounts {
 
 // perUserGateway starts a gateway fronting remote per user, with a memory
 // vault, its sign-in callback served at its public URL.
-func perUserGateway(t *testing.T, remote string, opts ...gateway.Option) (*gateway.Gateway, string, *usertokens.Vault) {
+func perUserGateway(t testing.TB, remote string, opts ...gateway.Option) (*gateway.Gateway, string, *usertokens.Vault) {
 	t.Helper()
 	return perUserGatewayOAuth(t, remote, `{"perUser": true}`, opts...)
 }
 
 // perUserGatewayOAuth is perUserGateway with the entry's "oauth" section.
-func perUserGatewayOAuth(t *testing.T, remote, oauth string, opts ...gateway.Option) (*gateway.Gateway, string, *usertokens.Vault) {
+func perUserGatewayOAuth(t testing.TB, remote, oauth string, opts ...gateway.Option) (*gateway.Gateway, string, *usertokens.Vault) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -175,7 +175,7 @@ var (
 // authorization server as user, it allows on the consent page and
 // follows the redirect to the gateway's callback. It returns the
 // callback's status and URL.
-func visit(t *testing.T, user, authURL string) (int, string) {
+func visit(t testing.TB, user, authURL string) (int, string) {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	u, _ := url.Parse(authURL)

@@ -15,7 +15,7 @@ import (
 
 // signingIn answers the gateway's URL elicitations as user's browser
 // would, counting them.
-func signingIn(t *testing.T, user string, asked *atomic.Int32) saketest.Option {
+func signingIn(t testing.TB, user string, asked *atomic.Int32) saketest.Option {
 	return saketest.OnInput(func(r protocol.ElicitRequest) protocol.ElicitResult {
 		asked.Add(1)
 		if r.Mode != "url" || r.URL == "" {

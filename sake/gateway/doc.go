@@ -12,4 +12,14 @@
 // gateway (its clients are told the lists changed) and come back when it
 // does, and the other remotes go on serving. Lists are answered from what
 // the gateway keeps, never by asking the remotes per request.
+//
+// A url entry with "oauth": {"perUser": true} is called as each caller
+// instead, with the caller's own token at the server's authorization
+// server: a caller without one is asked, through URL elicitation, to
+// sign in there (the authorization code flow with PKCE; the browser comes
+// back to PublicURL + CallbackPath, served by Gateway.SignInHandler), the
+// token is kept sealed in UserTokens (a usertokens.Vault), refreshed, and
+// forgotten by the entry's sign_out tool, and each caller's calls travel
+// on a session of their own. Such an entry needs callers with a subject:
+// a call without one is refused. See docs/composing.md, "sake gateway".
 package gateway

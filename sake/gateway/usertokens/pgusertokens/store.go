@@ -129,11 +129,12 @@ func (s *Store) DeleteUser(ctx context.Context, user string) error {
 	return nil
 }
 
-// Sweep deletes every token not saved for idle (a vault saves a token
-// when its user signs in and each time it is refreshed) and says how many
-// it deleted: run it now and then, with a period longer than the remotes'
-// refresh tokens last, to keep the table to the users still seen. Their
-// owners sign in again. idle must be positive.
+// Sweep deletes every token not saved for idle and says how many it
+// deleted. A vault saves a user's token when they sign in and each time it
+// is refreshed, so with idle longer than the remotes' access tokens last
+// (90 days, say) Sweep deletes only the tokens of users no longer seen:
+// they sign in again. Run it now and then (every hour) to keep the table
+// to the users still seen. idle must be positive.
 func (s *Store) Sweep(ctx context.Context, idle time.Duration) (int64, error) {
 	if idle <= 0 {
 		return 0, fmt.Errorf("pgusertokens: Sweep needs a positive idle time, not %v", idle)

@@ -88,23 +88,24 @@ func (s *Store) Put(ctx context.Context, user, resource string, sealed []byte) e
 	if sealed == nil {
 		sealed = []byte{}
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		// One user's saves take turns, on every replica: the bound below
-		// counts what the others committed.
-		b.Queue(`SELECT pg_advisory_xact_lock($1)`, lockKey(user))
-		// clock_timestamp, not now: a transaction that waited for the
-		// lock is more recent than the one it waited for.
-		b.Queue(`INSERT INTO sake_user_tokens (user_id, resource, sealed, updated_at)
-			VALUES ($1, $2, $3, clock_timestamp())
-			ON CONFLICT (user_id, resource) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at`,
-			[]byte(user), []byte(resource), sealed)
-		b.Queue(`DELETE FROM sake_user_tokens WHERE user_id = $1 AND resource IN (
-			SELECT resource FROM sake_user_tokens WHERE user_id = $1 AND resource <> $2
-			ORDER BY updated_at DESC, resource OFFSET $3)`,
-			[]byte(user), []byte(resource), s.cfg.maxPerUser-1)
-		return tx.SendBatch(ctx, b).Close()
-	})
+	// An explicit transaction, committed only once the batch has run: a
+	// Put whose context ends while it waits for its turn stores nothing
+	// (an implicit transaction would commit on the server without it).
+	b := &pgx.Batch{}
+	// One user's saves take turns, on every replica: the bound below
+	// counts what the others committed.
+	b.Queue(`SELECT pg_advisory_xact_lock($1)`, lockKey(user))
+	// clock_timestamp, not now: a save that waited for its turn is more
+	// recent than the one it waited for.
+	b.Queue(`INSERT INTO sake_user_tokens (user_id, resource, sealed, updated_at)
+		VALUES ($1, $2, $3, clock_timestamp())
+		ON CONFLICT (user_id, resource) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at`,
+		[]byte(user), []byte(resource), sealed)
+	b.Queue(`DELETE FROM sake_user_tokens WHERE user_id = $1 AND resource IN (
+		SELECT resource FROM sake_user_tokens WHERE user_id = $1 AND resource <> $2
+		ORDER BY updated_at DESC, resource OFFSET $3)`,
+		[]byte(user), []byte(resource), s.cfg.maxPerUser-1)
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() })
 	if err != nil {
 		return fmt.Errorf("pgusertokens: saving a user's token at %s: %w", resource, err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 )
 
-func newStore(t *testing.T, pool *pgxpool.Pool, opts ...pgusertokens.Option) *pgusertokens.Store {
+func newStore(t testing.TB, pool *pgxpool.Pool, opts ...pgusertokens.Option) *pgusertokens.Store {
 	t.Helper()
 	s, err := pgusertokens.New(context.Background(), pool, opts...)
 	if err != nil {

@@ -30,11 +30,15 @@
 //	a resource                2 KiB     fixed           Put fails with ErrTooLarge
 //	users                     none      Sweep           Sweep deletes the tokens not saved for a while
 //
-// The users are those the gateway's own sign-in admits, so the identity
-// provider bounds them, and each user's share of the table is bounded
-// above; how large the table may grow is the operator's to size, like the
-// rest of the database. Run Sweep now and then to delete the tokens of
-// users who have not been seen for long (they sign in again).
+// There is no bound on the number of users, and no eviction of one user
+// for another: a row exists only once a user has signed in at the
+// gateway (its identity provider admits them) and then at the remote's
+// authorization server, which issued the token, so the users are bounded
+// by those two; each one's share of the table is bounded above. How large
+// the table may grow is the operator's to size, like the rest of the
+// database; a bound here would have to count every user on every new
+// sign-in, under one lock shared by all replicas. Run Sweep now and then
+// to delete the tokens of users not seen for long (they sign in again).
 //
 // When the database cannot be reached, or the context ends, every method
 // fails with an error that says what it was doing; Get never reports a

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake/gateway"
+	"github.com/sakemcp/sake-go/sake/gateway/usertokens/pgusertokens"
 )
 
 // seconds writes a duration as the guides do: "10 s", "500 ms".
@@ -28,6 +29,10 @@ func TestGuidesStateTheDefaults(t *testing.T) {
 		{"docs/composing.md", "pings each connected remote every " + seconds(gateway.DefaultHealthCheck)},
 		{"docs/composing.md", "does not answer within those " + seconds(gateway.DefaultHealthCheck)},
 		{"docs/composing.md", "backoff, " + seconds(gateway.DefaultBackoffMin) + " doubling to " + seconds(gateway.DefaultBackoffMax)},
+		{"docs/serving-and-deploying.md", fmt.Sprintf("A user keeps at most %d tokens", pgusertokens.DefaultMaxPerUser)},
+		{"docs/serving-and-deploying.md", fmt.Sprintf("a sealed token at most %d KiB", pgusertokens.DefaultMaxSealedBytes>>10)},
+		{"docs/limits.md", fmt.Sprintf("(`pgusertokens`) | %d per user |", pgusertokens.DefaultMaxPerUser)},
+		{"docs/limits.md", fmt.Sprintf("| %d KiB; %d bytes; %d KiB |", pgusertokens.DefaultMaxSealedBytes>>10, pgusertokens.MaxUserBytes, pgusertokens.MaxResourceBytes>>10)},
 	} {
 		text, err := os.ReadFile(filepath.Join(root, c.file))
 		if err != nil {

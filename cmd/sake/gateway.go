@@ -24,6 +24,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/gateway"
 	"github.com/sakemcp/sake-go/sake/gateway/usertokens"
+	"github.com/sakemcp/sake-go/sake/gateway/usertokens/pgusertokens"
 	sakeotel "github.com/sakemcp/sake-go/sake/otel"
 	"github.com/sakemcp/sake-go/sake/pgreplica"
 	"github.com/sakemcp/sake-go/sake/plug"
@@ -69,11 +70,12 @@ lets call its components only to the callers it names.
 An HTTP entry with "oauth": {"perUser": true} (optionally "clientId",
 "clientSecret", "issuer", "scopes") is called as each caller in turn:
 the first time a caller uses it (or its sign_in tool), they are asked,
-through URL elicitation, to sign in there with their own account; their
+through URL elicitation, to sign in there with their own account. Their
 token is kept sealed with the key in $SAKE_GATEWAY_TOKEN_KEY (32 bytes in
-base64: openssl rand -base64 32), refreshed, and forgotten by its
-sign_out tool. It needs -http, -public-url (where the sign-in comes back,
-at /oauth/callback) and an "auth" section.
+base64: openssl rand -base64 32), in memory or, with -postgres, in the
+replicas' database; it is refreshed, and forgotten by the entry's
+sign_out tool. A per-user entry needs -http, -public-url (the sign-ins
+come back to its /oauth/callback) and an "auth" section.
 
 With -postgres, several gateways on one database serve as one behind a
 balancer without sticky sessions: a session begun on one replica goes on
@@ -191,8 +193,10 @@ func serveGateway(ctx context.Context, e *env, f gatewayFlags, logger *slog.Logg
 		return err
 	}
 	defer shutdownMetrics()
+	var pool *pgxpool.Pool
 	if f.postgres != "" {
-		replica, pool, err := joinGatewayReplicas(ctx, f.postgres, logger)
+		replica, p, err := joinGatewayReplicas(ctx, f.postgres, logger)
+		pool = p
 		if err != nil {
 			return err
 		}
@@ -206,7 +210,7 @@ func serveGateway(ctx context.Context, e *env, f gatewayFlags, logger *slog.Logg
 	gopts := []gateway.Option{gateway.Logger(logger), gateway.LockFile(gateway.LockPath(f.config)), gateway.ServerOptions(serverOpts...),
 		gateway.ProxyOptions(proxy.CallTimeout(f.callTimeout), proxy.MaxInFlight(f.maxInFlight)),
 		gateway.StartTimeout(f.startTimeout), gateway.HealthCheck(f.healthEvery), gateway.Observe(hooks)}
-	perUser, err := gatewayUserTokens(cfg, f)
+	perUser, err := gatewayUserTokens(ctx, cfg, f, pool, logger)
 	if err != nil {
 		return err
 	}
@@ -447,13 +451,18 @@ func joinGatewayReplicas(ctx context.Context, url string, logger *slog.Logger) (
 	return replica, pool, nil
 }
 
+// userTokenIdle is how long sake gateway keeps the tokens of a user it
+// has not seen, in PostgreSQL (-postgres): 90 days; swept every hour.
+const userTokenIdle = 90 * 24 * time.Hour
+
 // gatewayUserTokens are the options of the per-user entries ("oauth":
 // {"perUser": true}): the vault of the callers' tokens, sealed with the
-// key in $SAKE_GATEWAY_TOKEN_KEY and kept in memory, and -public-url.
-// They are needed when an entry is per-user, or -public-url is given (a
-// reload may add one). A per-user entry needs -http, -public-url and an
-// "auth" section: its callers must be known by their subject.
-func gatewayUserTokens(cfg *gateway.Config, f gatewayFlags) ([]gateway.Option, error) {
+// key in $SAKE_GATEWAY_TOKEN_KEY and kept in memory, or in the replicas'
+// database with -postgres (pool), and -public-url. They are needed when
+// an entry is per-user, or -public-url is given (a reload may add one). A
+// per-user entry needs -http, -public-url and an "auth" section: its
+// callers must be known by their subject.
+func gatewayUserTokens(ctx context.Context, cfg *gateway.Config, f gatewayFlags, pool *pgxpool.Pool, logger *slog.Logger) ([]gateway.Option, error) {
 	var perUser []string
 	for k, e := range cfg.Servers {
 		if e.OAuth != nil && e.OAuth.PerUser {
@@ -480,7 +489,29 @@ func gatewayUserTokens(cfg *gateway.Config, f gatewayFlags) ([]gateway.Option, e
 	if err != nil {
 		return nil, err
 	}
-	vault, err := usertokens.New(usertokens.Memory(0, 0), keys...)
+	backend := usertokens.Memory(0, 0)
+	if pool != nil {
+		store, err := pgusertokens.New(ctx, pool)
+		if err != nil {
+			return nil, fmt.Errorf("-postgres: the users' tokens: %w", err)
+		}
+		go func() {
+			t := time.NewTicker(time.Hour)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+				if _, err := store.Sweep(ctx, userTokenIdle); err != nil && ctx.Err() == nil {
+					logger.Warn("the tokens of users not seen for 90 days were not swept", "err", err)
+				}
+			}
+		}()
+		backend = store
+	}
+	vault, err := usertokens.New(backend, keys...)
 	if err != nil {
 		return nil, err
 	}

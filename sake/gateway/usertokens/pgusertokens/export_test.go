@@ -1,0 +1,4 @@
+package pgusertokens
+
+// LockKey is lockKey, for tests that hold a user's turn.
+var LockKey = lockKey

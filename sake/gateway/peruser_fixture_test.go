@@ -144,16 +144,22 @@ func perUserGateway(t testing.TB, remote string, opts ...gateway.Option) (*gatew
 // perUserGatewayOAuth is perUserGateway with the entry's "oauth" section.
 func perUserGatewayOAuth(t testing.TB, remote, oauth string, opts ...gateway.Option) (*gateway.Gateway, string, *usertokens.Vault) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	public := "http://" + ln.Addr().String()
 	key := make([]byte, usertokens.KeySize)
 	vault, err := usertokens.New(usertokens.Memory(0, 0), key)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return perUserGatewayVault(t, remote, oauth, vault, opts...)
+}
+
+// perUserGatewayVault is perUserGatewayOAuth keeping the tokens in vault.
+func perUserGatewayVault(t testing.TB, remote, oauth string, vault *usertokens.Vault, opts ...gateway.Option) (*gateway.Gateway, string, *usertokens.Vault) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := "http://" + ln.Addr().String()
 	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {"accounts": {"url": %q, "oauth": %s}}}`, remote, oauth),
 		append([]gateway.Option{gateway.UserTokens(vault), gateway.PublicURL(public)}, opts...)...)
 	mux := http.NewServeMux()

@@ -98,5 +98,13 @@ func TestPerUserCallsCarryEachUsersToken(t *testing.T) {
 		if annAsked.Load() != 2 || bobAsked.Load() != 1 {
 			t.Fatalf("asked ann %d times, bob %d, want 2 and 1", annAsked.Load(), bobAsked.Load())
 		}
+		// Signed out of every per-user entry by the program, bob is asked
+		// again too.
+		if err := g.SignOut(t.Context(), "bob"); err != nil {
+			t.Fatal(err)
+		}
+		if res, err := bob.CallTool("accounts_whoami", nil); err != nil || res.Text() != "bob" || bobAsked.Load() != 2 {
+			t.Fatalf("bob after Gateway.SignOut: %v, %v, asked %d times", res, err, bobAsked.Load())
+		}
 	})
 }

@@ -115,3 +115,44 @@ func TestBeginSignInNeedsRedirectAndPinnedIssuer(t *testing.T) {
 		t.Fatalf("no pending sign-in: err = %v", err)
 	}
 }
+
+// TestRefreshAsTheClientTheTokenWasIssuedTo: two processes sharing a
+// token store, each registered at the authorization server on its own:
+// the second refreshes a token the first obtained as the first's client,
+// not its own (the authorization server would refuse that).
+func TestRefreshAsTheClientTheTokenWasIssuedTo(t *testing.T) {
+	t.Parallel()
+	resource := protectedServer(t)
+	redirect := "http://127.0.0.1:9/callback"
+	store := client.MemoryTokenStore()
+	first := client.OAuth(client.OAuthConfig{RedirectURL: redirect, OfflineAccess: true})
+	p, err := first.BeginSignIn(t.Context(), resource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := consentingBrowser(redirect)(t.Context(), p.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := first.WithStore(store).CompleteSignIn(t.Context(), p, back)
+	if err != nil || tok.RefreshToken == "" {
+		t.Fatalf("token %+v, %v: want a refresh token", tok, err)
+	}
+	second := client.OAuth(client.OAuthConfig{RedirectURL: redirect, OfflineAccess: true})
+	if _, err := second.BeginSignIn(t.Context(), resource); err != nil { // registers the second client
+		t.Fatal(err)
+	}
+	spoiled := *tok
+	spoiled.AccessToken = "refused"
+	if err := store.Save(t.Context(), resource, &spoiled); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Connect(t.Context(), client.HTTP(resource, nil, client.WithAuthorizer(second.WithStore(store))))
+	if err != nil {
+		t.Fatalf("the second process could not refresh the first's token: %v", err)
+	}
+	defer c.Close()
+	if now, _ := store.Load(t.Context(), resource); now.AccessToken == "refused" || now.ClientID != tok.ClientID {
+		t.Fatalf("token after the refresh: %+v", now)
+	}
+}

@@ -314,6 +314,11 @@ func (a *OAuthAuthorizer) refresh(ctx context.Context, t *Token) (*Token, error)
 	a.mu.Lock()
 	cl := a.clients[t.Issuer]
 	a.mu.Unlock()
+	if cl != nil && t.ClientID != "" && cl.clientID != t.ClientID {
+		// The token was issued to another client (another process's
+		// registration, over a shared store): refresh it as that client.
+		cl = nil
+	}
 	if cl == nil && a.cfg.ClientID != "" && a.cfg.ClientID == t.ClientID && (a.cfg.Issuer == "" || a.cfg.Issuer == t.Issuer) {
 		// The configured client, in a process that has not used it yet.
 		cl = &registration{clientID: a.cfg.ClientID, secret: a.cfg.ClientSecret,

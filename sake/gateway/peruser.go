@@ -38,7 +38,15 @@ type perUser struct {
 	mu       sync.Mutex
 	sessions map[string]*userSession // by user
 	tools    map[string]bool         // the remote tools published in hub
+	// catalogs are the tools each user's session last listed, kept after
+	// the session closes (idle, or past the bound) so that the user's
+	// lists stay as they were; forgotten at sign-out. At most
+	// catalogsPerSession × UserSessions users are remembered.
+	catalogs map[string]map[string]bool
 }
+
+// catalogsPerSession bounds the catalogs kept, per session allowed.
+const catalogsPerSession = 10
 
 // userSession is one user's connection to the remote.
 type userSession struct {
@@ -109,7 +117,7 @@ func (g *Gateway) newPerUser(r *remote) (*perUser, error) {
 		return nil, err
 	}
 	pu := &perUser{g: g, r: r, hub: hub, base: client.OAuth(cfg), key: r.entry.URL,
-		sessions: map[string]*userSession{}, tools: map[string]bool{}}
+		sessions: map[string]*userSession{}, tools: map[string]bool{}, catalogs: map[string]map[string]bool{}}
 	signIn := sake.NewTool(signInTool, func(c *sake.Context, _ json.RawMessage) (*sake.ToolResult, error) {
 		if _, err := pu.sessionAsking(c); err != nil {
 			return nil, err
@@ -273,7 +281,24 @@ func (pu *perUser) session(ctx context.Context, user string) (*userSession, erro
 	if s.err != nil {
 		return nil, s.err
 	}
+	pu.remember(user, s.tools)
 	return s, nil
+}
+
+// remember keeps the tools user's session listed, forgetting another
+// user's past the bound (one without an open session).
+func (pu *perUser) remember(user string, tools map[string]bool) {
+	pu.mu.Lock()
+	defer pu.mu.Unlock()
+	if _, ok := pu.catalogs[user]; !ok && len(pu.catalogs) >= catalogsPerSession*pu.g.o.maxUserSessions {
+		for u := range pu.catalogs {
+			if pu.sessions[u] == nil {
+				delete(pu.catalogs, u)
+				break
+			}
+		}
+	}
+	pu.catalogs[user] = tools
 }
 
 // open connects to the remote as user and publishes the tools it lists.
@@ -450,9 +475,18 @@ func (pu *perUser) signOut(ctx context.Context, user string) error {
 	if err := pu.store(user).Delete(ctx, pu.key); err != nil {
 		return fmt.Errorf("forgetting your token of %s: %w", pu.r.key, err)
 	}
-	pu.closeUser(user)
-	pu.g.signIns.forgetUser(user, pu)
+	pu.forget(user)
 	return nil
+}
+
+// forget closes user's session, and forgets their catalog and open
+// sign-in: they signed out.
+func (pu *perUser) forget(user string) {
+	pu.closeUser(user)
+	pu.mu.Lock()
+	delete(pu.catalogs, user)
+	pu.mu.Unlock()
+	pu.g.signIns.forgetUser(user, pu)
 }
 
 // closeUser closes user's session, if any.
@@ -507,7 +541,7 @@ func (pu *perUser) closeAll() {
 
 // lists reports whether the caller of req is listed component c of the
 // entry: sign_in and sign_out for any caller with a user, a remote tool
-// for a caller whose own session lists it.
+// for a caller whose own session last listed it.
 //
 // A call passes: the tool's handler refuses a caller without a user,
 // asks one without a session to sign in, and goes on only if their own
@@ -528,9 +562,8 @@ func (pu *perUser) lists(req *sake.Request, c sake.ComponentInfo) bool {
 		return true
 	}
 	pu.mu.Lock()
-	s := pu.sessions[id.Subject]
-	pu.mu.Unlock()
-	return s != nil && s.isReady() && s.tools[local]
+	defer pu.mu.Unlock()
+	return pu.catalogs[id.Subject][local]
 }
 
 // SignOut signs user out of every per-user entry: the vault forgets all
@@ -547,8 +580,7 @@ func (g *Gateway) SignOut(ctx context.Context, user string) error {
 	g.mu.RUnlock()
 	for _, r := range remotes {
 		if pu := r.users.Load(); pu != nil {
-			pu.closeUser(user)
-			g.signIns.forgetUser(user, pu)
+			pu.forget(user)
 		}
 	}
 	return nil

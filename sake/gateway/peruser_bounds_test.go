@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -35,6 +36,17 @@ func TestPerUserSessionsAreBounded(t *testing.T) {
 	}
 	if res, err := ann.CallTool("accounts_whoami", nil); err != nil || res.Text() != "ann" {
 		t.Fatalf("ann: %v, %v", res, err)
+	}
+	// bob's session is closed (ann's took its place): his lists stay as
+	// his session left them, until he signs out.
+	if got := names(t, bob); !slices.Contains(got, "accounts_whoami") {
+		t.Fatalf("bob, his session closed, is listed %v", got)
+	}
+	if _, err := bob.CallTool("accounts_sign_out", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, bob); slices.Contains(got, "accounts_whoami") {
+		t.Fatalf("bob, signed out, is listed %v", got)
 	}
 }
 

@@ -74,6 +74,7 @@ func (l nameLogin) serve(s *server.Server) http.HandlerFunc {
 type accounts struct {
 	url   string       // the MCP endpoint
 	opens atomic.Int32 // the connections opened (initialize, server/discover)
+	inits atomic.Int32 // those of 2025-11-25 (initialize)
 	mu    sync.Mutex
 	saw   []string
 }
@@ -106,6 +107,9 @@ func newAccounts(t testing.TB) *accounts {
 		return func(ctx context.Context, req *sake.Request) (any, error) {
 			if req.Method == "initialize" || req.Method == "server/discover" {
 				a.opens.Add(1)
+			}
+			if req.Method == "initialize" {
+				a.inits.Add(1)
 			}
 			return next(ctx, req)
 		}

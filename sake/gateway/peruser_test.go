@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
+	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/gateway"
 	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
@@ -35,9 +37,30 @@ func signingIn(t testing.TB, user string, asked *atomic.Int32) saketest.Option {
 // refused and the remote sees nothing of it.
 func TestPerUserCallsCarryEachUsersToken(t *testing.T) {
 	t.Parallel()
+	for _, upstream := range []struct {
+		name   string
+		legacy bool
+		opts   []gateway.Option
+	}{
+		{"remote 2026-07-28", false, nil},
+		{"remote 2025-11-25", true, []gateway.Option{gateway.ClientOptions(client.ProtocolVersion("2025-11-25"))}},
+	} {
+		t.Run(upstream.name, func(t *testing.T) {
+			t.Parallel()
+			perUserCalls(t, upstream.legacy, upstream.opts...)
+		})
+	}
+}
+
+func perUserCalls(t *testing.T, legacyRemote bool, gopts ...gateway.Option) {
 	saketest.BothEras(t, func(t *testing.T, opts ...saketest.Option) {
 		remote := newAccounts(t)
-		g, _, _ := perUserGateway(t, remote.url)
+		g, _, _ := perUserGateway(t, remote.url, gopts...)
+		defer func() {
+			if (remote.inits.Load() > 0) != legacyRemote {
+				t.Errorf("the remote was opened %d times in 2025-11-25; want legacy %v", remote.inits.Load(), legacyRemote)
+			}
+		}()
 		var annAsked, bobAsked atomic.Int32
 		ann := saketest.Connect(t, g.Server(), append(opts, saketest.Subject("ann"), signingIn(t, "ann", &annAsked))...)
 		bob := saketest.Connect(t, g.Server(), append(opts, saketest.Subject("bob"), signingIn(t, "bob", &bobAsked))...)

@@ -210,7 +210,7 @@ func serveGateway(ctx context.Context, e *env, f gatewayFlags, logger *slog.Logg
 	gopts := []gateway.Option{gateway.Logger(logger), gateway.LockFile(gateway.LockPath(f.config)), gateway.ServerOptions(serverOpts...),
 		gateway.ProxyOptions(proxy.CallTimeout(f.callTimeout), proxy.MaxInFlight(f.maxInFlight)),
 		gateway.StartTimeout(f.startTimeout), gateway.HealthCheck(f.healthEvery), gateway.Observe(hooks)}
-	perUser, err := gatewayUserTokens(ctx, cfg, f, pool, logger)
+	perUser, err := gatewayUserTokens(ctx, e, cfg, f, pool, logger)
 	if err != nil {
 		return err
 	}
@@ -462,10 +462,10 @@ const userTokenIdle = 90 * 24 * time.Hour
 // an entry is per-user, or -public-url is given (a reload may add one). A
 // per-user entry needs -http, -public-url and an "auth" section: its
 // callers must be known by their subject.
-func gatewayUserTokens(ctx context.Context, cfg *gateway.Config, f gatewayFlags, pool *pgxpool.Pool, logger *slog.Logger) ([]gateway.Option, error) {
+func gatewayUserTokens(ctx context.Context, e *env, cfg *gateway.Config, f gatewayFlags, pool *pgxpool.Pool, logger *slog.Logger) ([]gateway.Option, error) {
 	var perUser []string
-	for k, e := range cfg.Servers {
-		if e.OAuth != nil && e.OAuth.PerUser {
+	for k, entry := range cfg.Servers {
+		if entry.OAuth != nil && entry.OAuth.PerUser {
 			perUser = append(perUser, k)
 		}
 	}
@@ -485,9 +485,9 @@ func gatewayUserTokens(ctx context.Context, cfg *gateway.Config, f gatewayFlags,
 	if !strings.HasPrefix(f.publicURL, "https://") && !strings.HasPrefix(f.publicURL, "http://") {
 		return nil, usagef("-public-url %q is not an http:// or https:// URL", f.publicURL)
 	}
-	keys, err := usertokens.KeyFromEnv(gateway.TokenKeyEnv)
+	keys, err := usertokens.ParseKeys(e.getenv(gateway.TokenKeyEnv))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("$%s: %w", gateway.TokenKeyEnv, err)
 	}
 	backend := usertokens.Memory(0, 0)
 	if pool != nil {

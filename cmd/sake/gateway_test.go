@@ -91,9 +91,16 @@ func startGatewayCommandProbes(t *testing.T, ctx context.Context, args ...string
 // nobody reads are dropped past 256).
 func startGatewayCommandLogs(t *testing.T, ctx context.Context, args ...string) (string, string, <-chan int, <-chan string) {
 	t.Helper()
+	return startGatewayCommandEnv(t, ctx, nil, args...)
+}
+
+// startGatewayCommandEnv is startGatewayCommandLogs with the environment
+// variables vars.
+func startGatewayCommandEnv(t *testing.T, ctx context.Context, vars map[string]string, args ...string) (string, string, <-chan int, <-chan string) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: pw,
-		getenv: func(string) string { return "" }, goos: runtime.GOOS}
+		getenv: func(k string) string { return vars[k] }, goos: runtime.GOOS}
 	exited := make(chan int, 1)
 	go func() {
 		exited <- run(ctx, append([]string{"gateway"}, args...), e)

@@ -91,20 +91,31 @@ func New(backend Backend, keys ...[]byte) (*Vault, error) {
 // -base64 32` prints. Several keys, separated by commas, are returned in
 // their order (the first seals; see New).
 func KeyFromEnv(name string) ([][]byte, error) {
-	raw := strings.TrimSpace(os.Getenv(name))
+	keys, err := ParseKeys(os.Getenv(name))
+	if err != nil {
+		return nil, fmt.Errorf("usertokens: $%s: %w", name, err)
+	}
+	return keys, nil
+}
+
+// ParseKeys reads vault keys as KeyFromEnv does, from s (for a program
+// that takes them from elsewhere than its environment: a file, a secret
+// manager).
+func ParseKeys(s string) ([][]byte, error) {
+	raw := strings.TrimSpace(s)
 	if raw == "" {
-		return nil, fmt.Errorf("usertokens: $%s is empty: set it to a key of 32 bytes in base64 (`openssl rand -base64 32`)", name)
+		return nil, errors.New("no key: set it to a key of 32 bytes in base64 (`openssl rand -base64 32`)")
 	}
 	var keys [][]byte
 	for i, part := range strings.Split(raw, ",") {
 		k, err := decodeKey(strings.TrimSpace(part))
 		if err != nil || len(k) != KeySize {
-			return nil, fmt.Errorf("usertokens: key %d of $%s is not 32 bytes in base64: make one with `openssl rand -base64 32`", i, name)
+			return nil, fmt.Errorf("key %d is not 32 bytes in base64: make one with `openssl rand -base64 32`", i)
 		}
 		keys = append(keys, k)
 	}
 	if len(keys) > MaxKeys {
-		return nil, fmt.Errorf("usertokens: $%s holds %d keys, at most %d: drop the oldest", name, len(keys), MaxKeys)
+		return nil, fmt.Errorf("%d keys, at most %d: drop the oldest", len(keys), MaxKeys)
 	}
 	return keys, nil
 }

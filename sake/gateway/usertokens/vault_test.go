@@ -194,6 +194,21 @@ func TestKeyFromEnv(t *testing.T) {
 	}
 }
 
+func TestParseKeys(t *testing.T) {
+	k1 := key(t)
+	keys, err := usertokens.ParseKeys(" " + base64.StdEncoding.EncodeToString(k1) + "\n")
+	if err != nil || len(keys) != 1 || !bytes.Equal(keys[0], k1) {
+		t.Fatalf("ParseKeys = %d keys, %v", len(keys), err)
+	}
+	many := strings.Repeat(base64.StdEncoding.EncodeToString(k1)+",", usertokens.MaxKeys) + base64.StdEncoding.EncodeToString(k1)
+	if _, err := usertokens.ParseKeys(many); err == nil || !strings.Contains(err.Error(), "drop the oldest") {
+		t.Fatalf("ParseKeys of %d keys = %v", usertokens.MaxKeys+1, err)
+	}
+	if _, err := usertokens.ParseKeys(""); err == nil || !strings.Contains(err.Error(), "openssl rand -base64 32") {
+		t.Fatalf("ParseKeys of nothing = %v", err)
+	}
+}
+
 func TestMemoryBackend(t *testing.T) {
 	backendtest.Run(t, func(*testing.T) usertokens.Backend { return usertokens.Memory(0, 0) })
 }

@@ -34,6 +34,10 @@ type perUser struct {
 	// of this entry: its URL, so that a token is only ever loaded for the
 	// server it was issued for.
 	key string
+	// callTimeout and inFlight are the ProxyOptions' limits (CallTimeout,
+	// MaxInFlight), held over all the users' calls to the entry.
+	callTimeout time.Duration
+	inFlight    chan struct{}
 
 	mu       sync.Mutex
 	sessions map[string]*userSession // by user
@@ -116,7 +120,9 @@ func (g *Gateway) newPerUser(r *remote) (*perUser, error) {
 	if err != nil {
 		return nil, err
 	}
+	timeout, inFlight := proxy.CallLimits(g.o.proxyOpts...)
 	pu := &perUser{g: g, r: r, hub: hub, base: client.OAuth(cfg), key: r.entry.URL,
+		callTimeout: timeout, inFlight: make(chan struct{}, inFlight),
 		sessions: map[string]*userSession{}, tools: map[string]bool{}, catalogs: map[string]map[string]bool{}}
 	signIn := sake.NewTool(signInTool, func(c *sake.Context, _ json.RawMessage) (*sake.ToolResult, error) {
 		if _, err := pu.sessionAsking(c); err != nil {
@@ -388,6 +394,12 @@ func (pu *perUser) call(name string) func(c *sake.Context, args json.RawMessage)
 			if err == nil {
 				return res, nil
 			}
+			switch err {
+			case errBusy:
+				return nil, sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", pu.r.key, cap(pu.inFlight))
+			case errUpstreamSlow:
+				return nil, sake.NewError(sake.CodeInternalError, "the upstream server %q did not answer within %s", pu.r.key, pu.callTimeout)
+			}
 			if _, ok := errors.AsType[*sake.ToolError](err); ok {
 				return res, nil // the remote tool's own error result, as it is
 			}
@@ -414,8 +426,14 @@ func (pu *perUser) call(name string) func(c *sake.Context, args json.RawMessage)
 // callIn calls remote tool name in session s, passing the remote's
 // progress to the caller.
 func (pu *perUser) callIn(c *sake.Context, s *userSession, name string, args json.RawMessage) (*sake.ToolResult, error) {
+	select {
+	case pu.inFlight <- struct{}{}:
+		defer func() { <-pu.inFlight }()
+	default:
+		return nil, errBusy
+	}
 	c.WaitsOutside()
-	cctx, cancel := context.WithTimeout(c, proxy.DefaultCallTimeout)
+	cctx, cancel := context.WithTimeoutCause(c, pu.callTimeout, errUpstreamSlow)
 	defer cancel()
 	var fctx context.Context = cctx
 	if len(c.ProgressToken()) > 0 {
@@ -431,8 +449,18 @@ func (pu *perUser) callIn(c *sake.Context, s *userSession, name string, args jso
 	if err == nil && task != nil {
 		res, err = s.cl.FollowTask(fctx, task)
 	}
+	if err != nil && context.Cause(cctx) == errUpstreamSlow {
+		err = errUpstreamSlow
+	}
 	return res, err
 }
+
+// errBusy and errUpstreamSlow are a per-user call refused past the
+// entry's calls in flight, and one past the call timeout.
+var (
+	errBusy         = errors.New("too many calls in flight")
+	errUpstreamSlow = errors.New("no answer in time")
+)
 
 // authFailed reports whether err is the remote refusing the user's token
 // (and the OAuth flow unable to get another without the user).

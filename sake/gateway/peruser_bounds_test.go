@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/gateway"
+	"github.com/sakemcp/sake-go/sake/proxy"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
 
@@ -69,5 +71,51 @@ func TestPerUserOpenSignInsAreBounded(t *testing.T) {
 	}
 	if _, err := bob.CallTool("accounts_sign_in", nil); err == nil || !strings.Contains(err.Error(), "sign-ins open") {
 		t.Fatalf("bob past the bound: %v", err)
+	}
+}
+
+// TestPerUserCallsHeldToTheProxyLimits: the calls of all the users of a
+// per-user entry are held to the gateway's MaxInFlight and CallTimeout,
+// as a shared remote's are.
+func TestPerUserCallsHeldToTheProxyLimits(t *testing.T) {
+	t.Parallel()
+	remote := newAccounts(t)
+	g, _, _ := perUserGateway(t, remote.url, gateway.ProxyOptions(proxy.MaxInFlight(1)))
+	var annAsked, bobAsked atomic.Int32
+	ann := saketest.Connect(t, g.Server(), saketest.Subject("ann"), signingIn(t, "ann", &annAsked))
+	bob := saketest.Connect(t, g.Server(), saketest.Subject("bob"), signingIn(t, "bob", &bobAsked))
+	for _, c := range []*saketest.Client{ann, bob} {
+		if _, err := c.CallTool("accounts_sign_in", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := make(chan error, 1)
+	go func() {
+		res, err := ann.CallTool("accounts_hold", nil)
+		if err == nil && res.Text() != "released" {
+			err = fmt.Errorf("hold = %q", res.Text())
+		}
+		held <- err
+	}()
+	<-remote.entered
+	if _, err := bob.CallTool("accounts_whoami", nil); err == nil || !strings.Contains(err.Error(), "in flight") {
+		t.Fatalf("bob's call past MaxInFlight: %v", err)
+	}
+	remote.releaseHold()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if res, err := bob.CallTool("accounts_whoami", nil); err != nil || res.Text() != "bob" {
+		t.Fatalf("bob once ann's call ended: %v, %v", res, err)
+	}
+
+	slow := newAccounts(t)
+	g2, _, _ := perUserGateway(t, slow.url, gateway.ProxyOptions(proxy.CallTimeout(time.Millisecond)))
+	cy := saketest.Connect(t, g2.Server(), saketest.Subject("cy"), signingIn(t, "cy", &annAsked))
+	if _, err := cy.CallTool("accounts_sign_in", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cy.CallTool("accounts_hold", nil); err == nil || !strings.Contains(err.Error(), "did not answer within") {
+		t.Fatalf("a call past CallTimeout: %v", err)
 	}
 }

@@ -75,9 +75,17 @@ type accounts struct {
 	url   string       // the MCP endpoint
 	opens atomic.Int32 // the connections opened (initialize, server/discover)
 	inits atomic.Int32 // those of 2025-11-25 (initialize)
-	mu    sync.Mutex
-	saw   []string
+	// hold's calls say they entered on entered, and return once release
+	// is closed (or their call ends).
+	entered     chan struct{}
+	release     chan struct{}
+	releaseOnce sync.Once
+	mu          sync.Mutex
+	saw         []string
 }
+
+// releaseHold ends the calls of hold.
+func (a *accounts) releaseHold() { a.releaseOnce.Do(func() { close(a.release) }) }
 
 func (a *accounts) seen() []string {
 	a.mu.Lock()
@@ -92,7 +100,7 @@ func newAccounts(t testing.TB) *accounts {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	a := &accounts{url: base + "/mcp"}
+	a := &accounts{url: base + "/mcp", entered: make(chan struct{}, 16), release: make(chan struct{})}
 	login := nameLogin{base: base}
 	as, err := server.New(server.Config{Issuer: base, Login: login, Resources: []string{a.url},
 		Scopes: []server.Scope{{Name: "read"}}, DefaultScopes: []string{"read"}})
@@ -120,7 +128,15 @@ func newAccounts(t testing.TB) *accounts {
 		a.saw = append(a.saw, sub)
 		a.mu.Unlock()
 		return sub, nil
-	}).Description("Who the server sees.")); err != nil {
+	}).Description("Who the server sees."), sake.NewTool("hold", func(c *sake.Context) (string, error) {
+		a.entered <- struct{}{}
+		select {
+		case <-a.release:
+			return "released", nil
+		case <-c.Done():
+			return "", c.Err()
+		}
+	}).Description("Holds the call until the test releases it.")); err != nil {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
@@ -135,6 +151,7 @@ func newAccounts(t testing.TB) *accounts {
 	ts.Listener = ln
 	ts.Start()
 	t.Cleanup(func() { ts.Close(); h.Close() })
+	t.Cleanup(a.releaseHold) // first: the server's Close waits for the calls held
 	return a
 }
 

@@ -95,7 +95,7 @@ func perUserCalls(t *testing.T, legacyRemote bool, gopts ...gateway.Option) {
 		if got := remote.seen(); !slices.Equal(got, []string{"ann", "bob", "ann", "bob"}) {
 			t.Fatalf("the remote saw %v", got)
 		}
-		if got := names(t, ann); !slices.Equal(got, []string{"accounts_sign_in", "accounts_sign_out", "accounts_whoami"}) {
+		if got := names(t, ann); !slices.Equal(got, []string{"accounts_hold", "accounts_sign_in", "accounts_sign_out", "accounts_whoami"}) {
 			t.Fatalf("signed in, ann is listed %v", got)
 		}
 		// Anonymous: listed nothing of the entry, refused, never called.

@@ -75,6 +75,11 @@ func HTTP(url string, hc *http.Client, opts ...HTTPOption) Transport {
 		hc = http.DefaultClient
 	}
 	h := &httpTransport{url: url, hc: noRedirects(hc), header: http.Header{}, pending: map[string]chan []byte{}, opaque: addsHeaders(hc)}
+	// The endpoint is parsed once: each request gets a copy of it. A URL
+	// that does not parse is left for each request to refuse, as before.
+	if r, err := http.NewRequest(http.MethodPost, url, nil); err == nil {
+		h.endpoint, h.host = r.URL, r.Host
+	}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -82,10 +87,14 @@ func HTTP(url string, hc *http.Client, opts ...HTTPOption) Transport {
 }
 
 type httpTransport struct {
-	url    string
-	hc     *http.Client
-	header http.Header
-	auth   Authorizer
+	url string
+	// endpoint is url parsed, host its Host as a request sends it; nil
+	// when url does not parse.
+	endpoint *url.URL
+	host     string
+	hc       *http.Client
+	header   http.Header
+	auth     Authorizer
 
 	// opaque says the *http.Client may add headers of its own (a
 	// RoundTripper such as golang.org/x/oauth2's Transport, a cookie
@@ -132,9 +141,21 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, m *messag
 	if m != nil {
 		body = bytes.NewReader(m.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, h.url, body)
+	target := h.url
+	if h.endpoint != nil {
+		target = "" // set below, without parsing the URL again
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
+	}
+	if h.endpoint != nil {
+		u := *h.endpoint
+		if u.User != nil {
+			user := *u.User
+			u.User = &user
+		}
+		req.URL, req.Host = &u, h.host
 	}
 	for k, v := range h.header {
 		req.Header[k] = v
@@ -278,8 +299,15 @@ func httpError(resp *http.Response) *HTTPError {
 }
 
 func isSSE(resp *http.Response) bool {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return mt == "text/event-stream"
+	switch ct := resp.Header.Get("Content-Type"); ct {
+	case "application/json": // what a server answers a call with, most often
+		return false
+	case "text/event-stream":
+		return true
+	default:
+		mt, _, _ := mime.ParseMediaType(ct)
+		return mt == "text/event-stream"
+	}
 }
 
 func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, error) {
@@ -320,7 +348,7 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 		return body, err
 	case resp.StatusCode == http.StatusOK:
 		defer resp.Body.Close()
-		body, err := io.ReadAll(io.LimitReader(resp.Body, h.max+1))
+		body, err := readAnswer(resp, h.max)
 		if err != nil {
 			if ctx.Err() != nil {
 				h.cancelRequest(m)
@@ -345,6 +373,26 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 	}
 	defer drain(resp)
 	return nil, httpError(resp)
+}
+
+// readAnswer reads a JSON answer, up to max+1 bytes: into a buffer of its
+// length when the server gave one, so that reading it costs one
+// allocation.
+func readAnswer(resp *http.Response, max int64) ([]byte, error) {
+	n := resp.ContentLength
+	if n < 0 || n > max {
+		return io.ReadAll(io.LimitReader(resp.Body, max+1))
+	}
+	// One byte more than announced, so that EOF is read here and net/http
+	// puts the connection back into its pool at once.
+	body := make([]byte, n, n+1)
+	if _, err := io.ReadFull(resp.Body, body); err != nil {
+		return nil, err
+	}
+	if m, _ := resp.Body.Read(body[n : n+1]); m > 0 {
+		return nil, io.ErrUnexpectedEOF
+	}
+	return body, nil
 }
 
 func (h *httpTransport) sessionID() string {

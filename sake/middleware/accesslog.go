@@ -234,10 +234,20 @@ func (l *accessLog) done(p *pending, d sake.RequestDone) {
 }
 
 // writeEntry writes a record to the sink as the sink would encode the
-// slog record, without making one.
+// slog record, without making one. It is encoded into a pooled buffer
+// before the sink's lock is taken.
 func (l *accessLog) writeEntry(e *entry) {
-	l.sink.core.writeWith(func(b []byte) []byte { return l.appendEntry(b, e) })
+	buf := sinkBufs.Get().(*[]byte)
+	b := l.appendEntry((*buf)[:0], e)
+	l.sink.core.write(b)
+	if cap(b) <= maxPooledRecord {
+		*buf = b
+		sinkBufs.Put(buf)
+	}
 }
+
+// maxPooledRecord is the largest buffer a record leaves in the pool.
+const maxPooledRecord = 64 << 10
 
 // appendEntry appends a record as a line of JSON. What the server writes
 // the same way in every record (the level and message with their keys,

@@ -235,3 +235,37 @@ func BenchmarkBudget(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAllOnParallel is BenchmarkAllOn with calls from as many
+// goroutines as the benchmark's CPUs (-cpu), as a server with several
+// callers runs them: the middleware's shared state (the rate limit's
+// bucket, the tool limits' gates and deadlines, the access log's buffer)
+// is then reached from several CPUs at once. "bare" is the server without
+// middleware.
+func BenchmarkAllOnParallel(b *testing.B) {
+	for _, name := range []string{"bare", "unlogged", "sink"} {
+		b.Run(name, func(b *testing.B) {
+			var opts []sake.Option
+			if name != "bare" {
+				opts = allOn(b, name)
+			}
+			s := sake.MustNew(tools{}, append([]sake.Option{sake.Logger(quiet)}, opts...)...)
+			in := &sake.Inbound{Transport: "http", RemoteAddr: "192.0.2.1", Identity: &sake.Identity{Subject: "alice", ClientID: "app"}}
+			ctx := context.Background()
+			b.ReportAllocs()
+			start, ok := cpuTime()
+			b.RunParallel(func(pb *testing.PB) {
+				buf := make([]byte, 0, 1024)
+				for pb.Next() {
+					if r := transport.Decode(s, benchCall, in).HandleInto(ctx, &buf); r.ErrorCode != 0 {
+						b.Error(string(r.Body))
+						return
+					}
+				}
+			})
+			if end, _ := cpuTime(); ok {
+				b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+			}
+		})
+	}
+}

@@ -215,25 +215,23 @@ type sinkCore struct {
 	stopped chan struct{}
 }
 
-// write adds a record; the first record into an empty buffer wakes the
-// writer, which waits for the interval, then writes all there is.
+// write adds a record, which the caller encoded outside the lock: the
+// lock is held for a copy only, so that callers on other CPUs seldom wait
+// for it. The first record into an empty buffer wakes the writer, which
+// waits for the interval, then writes all there is. A record that fills
+// the buffer is written, with those before it, by its caller: when the
+// writer is slower than the records come, callers wait for it (nothing
+// is dropped), and the sink holds at most the buffer and one record per
+// caller.
 func (c *sinkCore) write(p []byte) {
-	c.writeWith(func(b []byte) []byte { return append(b, p...) })
-}
-
-// writeWith adds the record that add appends to the buffer it is given.
-func (c *sinkCore) writeWith(add func([]byte) []byte) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		buf := sinkBufs.Get().(*[]byte)
-		*buf = add((*buf)[:0])
-		c.writeOut(*buf)
-		sinkBufs.Put(buf)
+		c.writeOut(p)
 		return
 	}
 	wasEmpty := len(c.buf) == 0
-	c.buf = add(c.buf)
+	c.buf = append(c.buf, p...)
 	full := len(c.buf) >= c.max
 	if !c.started {
 		c.started = true

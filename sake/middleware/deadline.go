@@ -175,27 +175,40 @@ func (p *keyProbe) Err() error { return nil }
 
 // start returns the context of a call starting now.
 func (w *watchdog) start(ctx context.Context) *deadlineCtx {
-	c := &deadlineCtx{parent: ctx, watch: w, due: time.Since(w.epoch) + w.timeout}
+	c := w.newCall(ctx)
 	w.mu.Lock()
+	w.enqueueLocked(c)
+	w.mu.Unlock()
+	return c
+}
+
+// newCall returns the context of a call starting now, not yet watched:
+// made before the lock is taken, so that the lock is not held while it is
+// allocated.
+func (w *watchdog) newCall(ctx context.Context) *deadlineCtx {
+	return &deadlineCtx{parent: ctx, watch: w, due: time.Since(w.epoch) + w.timeout}
+}
+
+// enqueueLocked starts watching c, with w.mu held. (Calls that read the
+// clock in one order and take the lock in the other are queued out of
+// order by as long as the lock was waited for: the later one is stopped
+// that much late.)
+func (w *watchdog) enqueueLocked(c *deadlineCtx) {
 	w.queue = append(w.queue, c)
 	if !w.running {
 		w.running = true
 		go w.watch()
 	}
-	w.mu.Unlock()
-	return c
 }
 
-// finish says the call returned. It drops the finished calls from the
-// front of the queue itself, without waking the goroutine: that wakes at
-// the deadline it was waiting for, and then waits for the next one or, when
-// no call runs, ends.
-func (w *watchdog) finish(c *deadlineCtx) {
-	w.mu.Lock()
+// finishLocked says the call returned, with w.mu held; the caller ends
+// c's context after it lets go of the lock. It drops the finished calls
+// from the front of the queue itself, without waking the goroutine: that
+// wakes at the deadline it was waiting for, and then waits for the next
+// one or, when no call runs, ends.
+func (w *watchdog) finishLocked(c *deadlineCtx) {
 	c.done = true
 	w.dropFinished()
-	w.mu.Unlock()
-	c.end(context.Canceled)
 }
 
 // dropFinished drops the finished calls at the front of the queue, and

@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -201,6 +203,12 @@ func BenchmarkBudget(b *testing.B) {
 			b.Cleanup(func() { _ = sink.Close() })
 			return []sake.Option{middleware.AccessLog{Logger: slog.New(sink)}.Option()}
 		}},
+		// The same from 8 callers at once, as the benchmarks of bench/
+		// call a server: the middleware's shared state is then reached
+		// from every CPU.
+		{"par-bare", func(*testing.B) []sake.Option { return nil }},
+		{"par-unlogged", func(b *testing.B) []sake.Option { return allOn(b, "unlogged") }},
+		{"par-sink", func(b *testing.B) []sake.Option { return allOn(b, "sink") }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			bare := sake.MustNew(tools{}, sake.Logger(quiet))
@@ -209,17 +217,28 @@ func BenchmarkBudget(b *testing.B) {
 			ctx := context.Background()
 			// Into a lent buffer, as sake/stdio and sake/plug call the
 			// server.
-			buf := make([]byte, 0, 1024)
+			callers := 1
+			if strings.HasPrefix(c.name, "par-") {
+				callers = 8
+			}
 			run := func(s *sake.Server) time.Duration {
 				start, ok := cpuTime()
 				if !ok {
 					b.Skip("no CPU clock here")
 				}
-				for range block {
-					if r := transport.Decode(s, benchCall, in).HandleInto(ctx, &buf); r.ErrorCode != 0 {
-						b.Fatal(string(r.Body))
-					}
+				var wg sync.WaitGroup
+				for range callers {
+					wg.Go(func() {
+						buf := make([]byte, 0, 1024)
+						for range block / callers {
+							if r := transport.Decode(s, benchCall, in).HandleInto(ctx, &buf); r.ErrorCode != 0 {
+								b.Error(string(r.Body))
+								return
+							}
+						}
+					})
 				}
+				wg.Wait()
 				end, _ := cpuTime()
 				return end - start
 			}

@@ -68,8 +68,8 @@ func ToolLimits(limits ...ToolLimit) (sake.Middleware, error) {
 		if x.Key == nil {
 			x.Key = SubjectOf
 		}
-		x.watch.timeout, x.watch.epoch = x.Timeout, time.Now()
-		x.tools.shared, x.subjects.shared = &x.watch.mu, &x.watch.mu
+		x.clock.timeout, x.clock.epoch = x.Timeout, time.Now()
+		x.tools.shared, x.subjects.shared = &x.mu, &x.mu
 		if len(x.Tools) == 0 {
 			if tl.rest != nil {
 				return nil, errors.New("middleware: two ToolLimits name no tools; one default is allowed")
@@ -93,9 +93,10 @@ type toolLimiter struct {
 
 type toolLimit struct {
 	ToolLimit
-	tools    gate // per tool
-	subjects gate // per tool and subject
-	watch    watchdog
+	mu       sync.Mutex // the gates'
+	tools    gate       // per tool
+	subjects gate       // per tool and subject
+	clock    clockTimeout
 }
 
 func (tl *toolLimiter) middleware(next sake.Handler) sake.Handler {
@@ -115,26 +116,21 @@ func (tl *toolLimiter) middleware(next sake.Handler) sake.Handler {
 
 func (x *toolLimit) call(ctx context.Context, req *sake.Request, next sake.Handler) (any, error) {
 	name := req.Params.Name
-	// One lock, the watchdog's, which the two gates share, takes both
-	// slots and starts the deadline; one more gives them back.
-	mu := &x.watch.mu
+	// One lock, which the two gates share, takes both slots; one more
+	// gives them back.
 	var subject, tool *slot
-	var tctx, fresh *deadlineCtx
-	if x.Timeout > 0 {
-		fresh = x.watch.newCall(ctx)
-	}
-	mu.Lock()
+	queue := false
+	x.mu.Lock()
 	if x.MaxPerSubject > 0 {
 		s, ok := x.subjects.takeLocked(slotKey{tool: name, subject: x.Key(req)}, x.MaxPerSubject)
 		if !ok {
-			mu.Unlock()
+			x.mu.Unlock()
 			e := sake.RateLimited("", concurrencyRetry)
 			e.Message = "Too many calls of tool " + name + " at once from this caller (at most " + strconv.Itoa(x.MaxPerSubject) + "); wait for one to finish, then retry"
 			return nil, e
 		}
 		subject = s
 	}
-	queue := false
 	if x.MaxConcurrent > 0 {
 		if s, ok := x.tools.takeLocked(slotKey{tool: name}, x.MaxConcurrent); ok {
 			tool = s
@@ -142,12 +138,8 @@ func (x *toolLimit) call(ctx context.Context, req *sake.Request, next sake.Handl
 			queue = true
 		}
 	}
-	if !queue && fresh != nil {
-		x.watch.enqueueLocked(fresh)
-		tctx = fresh
-	}
-	mu.Unlock()
-	defer x.leave(subject, &tool, &tctx)
+	x.mu.Unlock()
+	defer x.leave(subject, &tool)
 	if queue {
 		s, err := x.tools.acquire(ctx, slotKey{tool: name}, x.MaxConcurrent, x.Queue, x.QueueWait)
 		if err != nil {
@@ -159,38 +151,32 @@ func (x *toolLimit) call(ctx context.Context, req *sake.Request, next sake.Handl
 				Data:    &protocol.RetryData{RetryAfterMs: concurrencyRetry.Milliseconds()}}
 		}
 		tool = s
-		if x.Timeout > 0 {
-			tctx = x.watch.start(ctx)
-		}
 	}
-	if tctx == nil {
+	if x.Timeout <= 0 {
 		return next(ctx, req)
 	}
+	tctx := x.clock.newCall(ctx)
 	res, err := next(tctx, req)
-	if ctx.Err() == nil && tctx.timedOut.Load() && failed(res, err) {
+	bad := failed(res, err)
+	if tctx.finish(bad) && bad && ctx.Err() == nil {
 		return sake.ErrorResult("Tool %s did not finish within %s and was stopped. Try again, perhaps with a smaller request.", name, x.Timeout), nil
 	}
 	return res, err
 }
 
-// leave ends a call: under one lock it says the call returned to the
-// watchdog and gives back its slots; then it ends the call's context.
-func (x *toolLimit) leave(subject *slot, tool **slot, tctx **deadlineCtx) {
-	c := *tctx
-	x.watch.mu.Lock()
-	if c != nil {
-		x.watch.finishLocked(c)
+// leave gives back a call's slots, under one lock.
+func (x *toolLimit) leave(subject *slot, tool **slot) {
+	if subject == nil && *tool == nil {
+		return
 	}
+	x.mu.Lock()
 	if *tool != nil {
 		x.tools.releaseLocked(*tool)
 	}
 	if subject != nil {
 		x.subjects.releaseLocked(subject)
 	}
-	x.watch.mu.Unlock()
-	if c != nil {
-		c.end(context.Canceled)
-	}
+	x.mu.Unlock()
 }
 
 // failed reports a call that ended in an error or an isError result.

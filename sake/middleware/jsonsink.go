@@ -26,9 +26,12 @@ const (
 type JSONSinkOptions struct {
 	// Level is the least severe level written (default slog.LevelInfo).
 	Level slog.Leveler
-	// Buffer is how many bytes are held; a record that fills the buffer
-	// is written, with those before it, by the goroutine that logs it
-	// (default DefaultSinkBuffer, 1 MiB).
+	// Buffer is how many bytes are held; the record that fills the
+	// buffer is written, with those before it, by the goroutine that logs
+	// it (default DefaultSinkBuffer, 1 MiB). While it writes, the records
+	// that follow are held up to twice the buffer; beyond that, each
+	// goroutine that logs waits for the writer (records are never
+	// dropped).
 	Buffer int
 	// Interval is how long a record waits at most before it is written
 	// (default DefaultSinkInterval, 100 ms).
@@ -218,11 +221,12 @@ type sinkCore struct {
 // write adds a record, which the caller encoded outside the lock: the
 // lock is held for a copy only, so that callers on other CPUs seldom wait
 // for it. The first record into an empty buffer wakes the writer, which
-// waits for the interval, then writes all there is. A record that fills
-// the buffer is written, with those before it, by its caller: when the
-// writer is slower than the records come, callers wait for it (nothing
-// is dropped), and the sink holds at most the buffer and one record per
-// caller.
+// waits for the interval, then writes all there is. The record that fills
+// the buffer is written, with those before it, by its caller; the records
+// that follow while it writes are held, unless they find twice the
+// buffer held: the writer is then slower than the records come, and each
+// caller waits to write (nothing is dropped). So the sink holds at most
+// twice the buffer, and a record more per caller.
 func (c *sinkCore) write(p []byte) {
 	c.mu.Lock()
 	if c.closed {
@@ -230,18 +234,18 @@ func (c *sinkCore) write(p []byte) {
 		c.writeOut(p)
 		return
 	}
-	wasEmpty := len(c.buf) == 0
+	before := len(c.buf)
 	c.buf = append(c.buf, p...)
-	full := len(c.buf) >= c.max
+	after := len(c.buf)
 	if !c.started {
 		c.started = true
 		go c.run()
 	}
 	c.mu.Unlock()
 	switch {
-	case full:
+	case after >= 2*c.max, before < c.max && after >= c.max:
 		_ = c.flush()
-	case wasEmpty:
+	case before == 0:
 		select {
 		case c.kick <- struct{}{}:
 		default:

@@ -170,3 +170,4 @@ func TestJSONSinkTimesMatchSlog(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+

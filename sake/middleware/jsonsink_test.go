@@ -170,4 +170,3 @@ func TestJSONSinkTimesMatchSlog(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-

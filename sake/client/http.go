@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/pprof"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -135,6 +136,10 @@ func (h *httpTransport) established(era protocol.Era, version string) {
 	h.mu.Unlock()
 }
 
+// versionHeader is MCP-Protocol-Version in the form net/http keeps it,
+// which Header.Set would allocate for each request.
+const versionHeader = "Mcp-Protocol-Version"
+
 // newRequest builds a request to the endpoint with the headers of m.
 func (h *httpTransport) newRequest(ctx context.Context, method string, m *message) (*http.Request, error) {
 	var body io.Reader
@@ -165,7 +170,7 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, m *messag
 	h.mu.Unlock()
 	switch {
 	case m != nil && m.era == protocol.EraModern:
-		req.Header.Set("MCP-Protocol-Version", protocol.ModernVersion)
+		req.Header[versionHeader] = []string{protocol.ModernVersion}
 		if m.method != "" && m.id != 0 {
 			req.Header.Set("Mcp-Method", m.method)
 		}
@@ -180,7 +185,7 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, m *messag
 			req.Header.Set("Mcp-Session-Id", session)
 		}
 		if version != "" && (m == nil || !m.handshake) {
-			req.Header.Set("MCP-Protocol-Version", version)
+			req.Header[versionHeader] = []string{version}
 		}
 	}
 	if m != nil {
@@ -567,6 +572,19 @@ func isResponseTo(msg []byte, key string) bool {
 // could not read the request's id); a body that is not JSON-RPC is left
 // to decodeResponse to report.
 func checkAnswer(body []byte, m *message) error {
+	// The common case, without a scan: the answer starts with its id and
+	// its result or error, as this library's servers write it.
+	if rest, ok := bytes.CutPrefix(body, []byte(`{"jsonrpc":"2.0","id":`)); ok && m.id != 0 {
+		var buf [20]byte
+		key := strconv.AppendInt(buf[:0], m.id, 10)
+		// A top-level "method" makes it a request, not an answer: where
+		// the text could be one (anywhere but in a string), it is
+		// looked for member by member below.
+		if after, ok := bytes.CutPrefix(rest, key); ok && (bytes.HasPrefix(after, []byte(`,"result":`)) || bytes.HasPrefix(after, []byte(`,"error":`))) &&
+			!bytes.Contains(after, []byte(`"method":`)) {
+			return nil
+		}
+	}
 	var id, errRaw []byte
 	method := false
 	if jsonscan.Members(body, func(key, v []byte) error {

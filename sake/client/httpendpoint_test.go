@@ -14,11 +14,8 @@ import (
 )
 
 // urlEditor is an Authorizer that changes each request's URL, as a
-// signing scheme may, and records the URLs the server was sent.
-type urlEditor struct {
-	mu   sync.Mutex
-	seen []string
-}
+// signing scheme may.
+type urlEditor struct{}
 
 func (a *urlEditor) Authorize(_ context.Context, req *http.Request) error {
 	q := req.URL.Query()

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/pprof"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,11 @@ func HTTP(url string, hc *http.Client, opts ...HTTPOption) Transport {
 		hc = http.DefaultClient
 	}
 	h := &httpTransport{url: url, hc: noRedirects(hc), header: http.Header{}, pending: map[string]chan []byte{}, opaque: addsHeaders(hc)}
+	// The endpoint is parsed once: each request gets a copy of it. A URL
+	// that does not parse is left for each request to refuse, as before.
+	if r, err := http.NewRequest(http.MethodPost, url, nil); err == nil {
+		h.endpoint, h.host = r.URL, r.Host
+	}
 	for _, opt := range opts {
 		opt(h)
 	}
@@ -82,10 +88,14 @@ func HTTP(url string, hc *http.Client, opts ...HTTPOption) Transport {
 }
 
 type httpTransport struct {
-	url    string
-	hc     *http.Client
-	header http.Header
-	auth   Authorizer
+	url string
+	// endpoint is url parsed, host its Host as a request sends it; nil
+	// when url does not parse.
+	endpoint *url.URL
+	host     string
+	hc       *http.Client
+	header   http.Header
+	auth     Authorizer
 
 	// opaque says the *http.Client may add headers of its own (a
 	// RoundTripper such as golang.org/x/oauth2's Transport, a cookie
@@ -126,15 +136,31 @@ func (h *httpTransport) established(era protocol.Era, version string) {
 	h.mu.Unlock()
 }
 
+// versionHeader is MCP-Protocol-Version in the form net/http keeps it,
+// which Header.Set would allocate for each request.
+const versionHeader = "Mcp-Protocol-Version"
+
 // newRequest builds a request to the endpoint with the headers of m.
 func (h *httpTransport) newRequest(ctx context.Context, method string, m *message) (*http.Request, error) {
 	var body io.Reader
 	if m != nil {
 		body = bytes.NewReader(m.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, h.url, body)
+	target := h.url
+	if h.endpoint != nil {
+		target = "" // set below, without parsing the URL again
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
+	}
+	if h.endpoint != nil {
+		u := *h.endpoint
+		if u.User != nil {
+			user := *u.User
+			u.User = &user
+		}
+		req.URL, req.Host = &u, h.host
 	}
 	for k, v := range h.header {
 		req.Header[k] = v
@@ -144,7 +170,7 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, m *messag
 	h.mu.Unlock()
 	switch {
 	case m != nil && m.era == protocol.EraModern:
-		req.Header.Set("MCP-Protocol-Version", protocol.ModernVersion)
+		req.Header[versionHeader] = []string{protocol.ModernVersion}
 		if m.method != "" && m.id != 0 {
 			req.Header.Set("Mcp-Method", m.method)
 		}
@@ -159,7 +185,7 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, m *messag
 			req.Header.Set("Mcp-Session-Id", session)
 		}
 		if version != "" && (m == nil || !m.handshake) {
-			req.Header.Set("MCP-Protocol-Version", version)
+			req.Header[versionHeader] = []string{version}
 		}
 	}
 	if m != nil {
@@ -278,8 +304,15 @@ func httpError(resp *http.Response) *HTTPError {
 }
 
 func isSSE(resp *http.Response) bool {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return mt == "text/event-stream"
+	switch ct := resp.Header.Get("Content-Type"); ct {
+	case "application/json": // what a server answers a call with, most often
+		return false
+	case "text/event-stream":
+		return true
+	default:
+		mt, _, _ := mime.ParseMediaType(ct)
+		return mt == "text/event-stream"
+	}
 }
 
 func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, error) {
@@ -320,7 +353,7 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 		return body, err
 	case resp.StatusCode == http.StatusOK:
 		defer resp.Body.Close()
-		body, err := io.ReadAll(io.LimitReader(resp.Body, h.max+1))
+		body, err := readAnswer(resp, h.max)
 		if err != nil {
 			if ctx.Err() != nil {
 				h.cancelRequest(m)
@@ -345,6 +378,26 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 	}
 	defer drain(resp)
 	return nil, httpError(resp)
+}
+
+// readAnswer reads a JSON answer, up to max+1 bytes: into a buffer of its
+// length when the server gave one, so that reading it costs one
+// allocation.
+func readAnswer(resp *http.Response, max int64) ([]byte, error) {
+	n := resp.ContentLength
+	if n < 0 || n > max {
+		return io.ReadAll(io.LimitReader(resp.Body, max+1))
+	}
+	// One byte more than announced, so that EOF is read here and net/http
+	// puts the connection back into its pool at once.
+	body := make([]byte, n, n+1)
+	if _, err := io.ReadFull(resp.Body, body); err != nil {
+		return nil, err
+	}
+	if m, _ := resp.Body.Read(body[n : n+1]); m > 0 {
+		return nil, io.ErrUnexpectedEOF
+	}
+	return body, nil
 }
 
 func (h *httpTransport) sessionID() string {
@@ -519,6 +572,19 @@ func isResponseTo(msg []byte, key string) bool {
 // could not read the request's id); a body that is not JSON-RPC is left
 // to decodeResponse to report.
 func checkAnswer(body []byte, m *message) error {
+	// The common case, without a scan: the answer starts with its id and
+	// its result or error, as this library's servers write it.
+	if rest, ok := bytes.CutPrefix(body, []byte(`{"jsonrpc":"2.0","id":`)); ok && m.id != 0 {
+		var buf [20]byte
+		key := strconv.AppendInt(buf[:0], m.id, 10)
+		// A top-level "method" makes it a request, not an answer: where
+		// the text could be one (anywhere but in a string), it is
+		// looked for member by member below.
+		if after, ok := bytes.CutPrefix(rest, key); ok && (bytes.HasPrefix(after, []byte(`,"result":`)) || bytes.HasPrefix(after, []byte(`,"error":`))) &&
+			!bytes.Contains(after, []byte(`"method":`)) {
+			return nil
+		}
+	}
 	var id, errRaw []byte
 	method := false
 	if jsonscan.Members(body, func(key, v []byte) error {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -51,12 +52,19 @@ type AccessLog struct {
 // handler, so it sees what middleware does not: notifications, and
 // requests refused before any handler runs.
 func (al AccessLog) Option() sake.Option {
+	return sake.Observe(sake.Hooks{Request: al.build().request})
+}
+
+// build makes the access log al describes.
+func (al AccessLog) build() *accessLog {
 	l := &accessLog{logger: al.Logger, level: al.Level, now: al.Clock}
 	if l.logger == nil {
 		l.logger = slog.Default()
 	}
 	if l.now == nil {
 		l.now, l.monotonic = time.Now, true
+		now := time.Now()
+		l.anchor.Store(&now)
 	}
 	if len(al.RecordArguments) > 0 {
 		l.record = set(al.RecordArguments)
@@ -70,7 +78,7 @@ func (al AccessLog) Option() sake.Option {
 		r.done = r.finish
 		return r
 	}
-	return sake.Observe(sake.Hooks{Request: l.request})
+	return l
 }
 
 type accessLog struct {
@@ -80,12 +88,19 @@ type accessLog struct {
 	level  slog.Level
 	record map[string]bool
 	now    func() time.Time
-	// monotonic: now is time.Now, so a duration is read off the
-	// monotonic clock alone (time.Since), at half the cost of time.Now,
-	// and the record's time is the start plus the duration.
+	// monotonic: now is time.Now, so the clock is read off the monotonic
+	// clock alone (time.Since), at half the cost of time.Now: a request
+	// starts and ends at offsets from anchor, a time.Now taken anew when
+	// the one before is a second old, so that the record's time (anchor
+	// plus the end's offset) follows a wall clock that was set within a
+	// second.
 	monotonic bool
+	anchor    atomic.Pointer[time.Time]
 	pool      sync.Pool // of *pending
 }
+
+// anchorAge is how long an anchor of the access log's clock is used.
+const anchorAge = time.Second
 
 // pending is a request being logged: its done function is made once per
 // pending, which is recycled, so a request costs no closure.
@@ -93,7 +108,9 @@ type pending struct {
 	log   *accessLog
 	ctx   context.Context
 	req   *sake.Request
-	start time.Time
+	start time.Time     // with a clock of the access log's own
+	since time.Duration // with the default clock: the start, after anchor
+	anch  *time.Time    // with the default clock: what since counts from
 	done  func(sake.RequestDone)
 }
 
@@ -102,15 +119,37 @@ func (l *accessLog) request(ctx context.Context, req *sake.Request) (context.Con
 		return nil, nil
 	}
 	p := l.pool.Get().(*pending)
-	p.ctx, p.req, p.start = ctx, req, l.now()
+	p.ctx, p.req = ctx, req
+	if l.monotonic {
+		p.anch = l.anchor.Load()
+		p.since = time.Since(*p.anch)
+	} else {
+		p.start = l.now()
+	}
 	return nil, p.done
 }
 
 func (p *pending) finish(d sake.RequestDone) {
 	l := p.log
-	l.done(p.ctx, p.req, p.start, d)
-	p.ctx, p.req = nil, nil
+	l.done(p, d)
+	p.ctx, p.req, p.anch = nil, nil, nil
 	l.pool.Put(p)
+}
+
+// clock sets the end of e and its duration.
+func (l *accessLog) clock(p *pending, e *entry) {
+	if !l.monotonic {
+		e.end = l.now()
+		e.duration = e.end.Sub(p.start)
+		return
+	}
+	end := time.Since(*p.anch)
+	e.duration = end - p.since
+	e.end = p.anch.Add(end)
+	if end > anchorAge && l.anchor.Load() == p.anch {
+		now := time.Now()
+		l.anchor.CompareAndSwap(p.anch, &now)
+	}
 }
 
 // entry is one access log record.
@@ -124,7 +163,8 @@ type entry struct {
 	code, in, out                              int
 }
 
-func (l *accessLog) done(ctx context.Context, req *sake.Request, start time.Time, d sake.RequestDone) {
+func (l *accessLog) done(p *pending, d sake.RequestDone) {
+	ctx, req := p.ctx, p.req
 	e := entry{level: l.level, outcome: "ok"}
 	switch {
 	case d.Reply != nil && d.Reply.Cancelled:
@@ -150,13 +190,7 @@ func (l *accessLog) done(ctx context.Context, req *sake.Request, start time.Time
 	e.era = req.Era.String()
 	e.ver = cutRunes(req.ProtocolVersion, 32)
 	e.transport = req.Transport()
-	if l.monotonic {
-		e.duration = time.Since(start)
-		e.end = start.Add(e.duration)
-	} else {
-		e.end = l.now()
-		e.duration = e.end.Sub(start)
-	}
+	l.clock(p, &e)
 	if d.Reply != nil {
 		e.out = len(d.Reply.Body)
 	}
@@ -200,10 +234,20 @@ func (l *accessLog) done(ctx context.Context, req *sake.Request, start time.Time
 }
 
 // writeEntry writes a record to the sink as the sink would encode the
-// slog record, without making one.
+// slog record, without making one. It is encoded into a pooled buffer
+// before the sink's lock is taken.
 func (l *accessLog) writeEntry(e *entry) {
-	l.sink.core.writeWith(func(b []byte) []byte { return l.appendEntry(b, e) })
+	buf := sinkBufs.Get().(*[]byte)
+	b := l.appendEntry((*buf)[:0], e)
+	l.sink.core.write(b)
+	if cap(b) <= maxPooledRecord {
+		*buf = b
+		sinkBufs.Put(buf)
+	}
 }
+
+// maxPooledRecord is the largest buffer a record leaves in the pool.
+const maxPooledRecord = 64 << 10
 
 // appendEntry appends a record as a line of JSON. What the server writes
 // the same way in every record (the level and message with their keys,

@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -201,6 +203,12 @@ func BenchmarkBudget(b *testing.B) {
 			b.Cleanup(func() { _ = sink.Close() })
 			return []sake.Option{middleware.AccessLog{Logger: slog.New(sink)}.Option()}
 		}},
+		// The same from 8 callers at once, as the benchmarks of bench/
+		// call a server: the middleware's shared state is then reached
+		// from every CPU.
+		{"par-bare", func(*testing.B) []sake.Option { return nil }},
+		{"par-unlogged", func(b *testing.B) []sake.Option { return allOn(b, "unlogged") }},
+		{"par-sink", func(b *testing.B) []sake.Option { return allOn(b, "sink") }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			bare := sake.MustNew(tools{}, sake.Logger(quiet))
@@ -209,17 +217,28 @@ func BenchmarkBudget(b *testing.B) {
 			ctx := context.Background()
 			// Into a lent buffer, as sake/stdio and sake/plug call the
 			// server.
-			buf := make([]byte, 0, 1024)
+			callers := 1
+			if strings.HasPrefix(c.name, "par-") {
+				callers = 8
+			}
 			run := func(s *sake.Server) time.Duration {
 				start, ok := cpuTime()
 				if !ok {
 					b.Skip("no CPU clock here")
 				}
-				for range block {
-					if r := transport.Decode(s, benchCall, in).HandleInto(ctx, &buf); r.ErrorCode != 0 {
-						b.Fatal(string(r.Body))
-					}
+				var wg sync.WaitGroup
+				for range callers {
+					wg.Go(func() {
+						buf := make([]byte, 0, 1024)
+						for range block / callers {
+							if r := transport.Decode(s, benchCall, in).HandleInto(ctx, &buf); r.ErrorCode != 0 {
+								b.Error(string(r.Body))
+								return
+							}
+						}
+					})
 				}
+				wg.Wait()
 				end, _ := cpuTime()
 				return end - start
 			}
@@ -232,6 +251,40 @@ func BenchmarkBudget(b *testing.B) {
 			}
 			slices.Sort(ratios)
 			b.ReportMetric(ratios[len(ratios)/2], "x-bare")
+		})
+	}
+}
+
+// BenchmarkAllOnParallel is BenchmarkAllOn with calls from as many
+// goroutines as the benchmark's CPUs (-cpu), as a server with several
+// callers runs them: the middleware's shared state (the rate limit's
+// bucket, the tool limits' gates and deadlines, the access log's buffer)
+// is then reached from several CPUs at once. "bare" is the server without
+// middleware.
+func BenchmarkAllOnParallel(b *testing.B) {
+	for _, name := range []string{"bare", "unlogged", "sink"} {
+		b.Run(name, func(b *testing.B) {
+			var opts []sake.Option
+			if name != "bare" {
+				opts = allOn(b, name)
+			}
+			s := sake.MustNew(tools{}, append([]sake.Option{sake.Logger(quiet)}, opts...)...)
+			in := &sake.Inbound{Transport: "http", RemoteAddr: "192.0.2.1", Identity: &sake.Identity{Subject: "alice", ClientID: "app"}}
+			ctx := context.Background()
+			b.ReportAllocs()
+			start, ok := cpuTime()
+			b.RunParallel(func(pb *testing.PB) {
+				buf := make([]byte, 0, 1024)
+				for pb.Next() {
+					if r := transport.Decode(s, benchCall, in).HandleInto(ctx, &buf); r.ErrorCode != 0 {
+						b.Error(string(r.Body))
+						return
+					}
+				}
+			})
+			if end, _ := cpuTime(); ok {
+				b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+			}
 		})
 	}
 }

@@ -2,47 +2,38 @@ package middleware
 
 import (
 	"context"
-	"runtime/pprof"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
-// watchdog ends the contexts of the calls of one ToolLimit when their
-// timeout passes. Every call of a limit has the same timeout, so the calls'
-// deadlines come in the order the calls start: a queue, watched by one
-// goroutine with one timer, costs a call no timer of its own. A finishing
-// call drops itself from the queue without waking the goroutine, which
-// wakes only at deadlines: it ends at the first one that finds no call
-// running, at most one timeout after the last call ended.
-type watchdog struct {
+// clockTimeout is the timeout of the calls of one ToolLimit. A call's
+// context keeps its deadline and reads the clock when asked whether it
+// ended: a call whose tool never waits on its context's Done costs no
+// timer, no goroutine and no shared state, only the context itself. A
+// timer starts when the tool first asks for Done (or derives a context
+// that follows this one), and stops when the call returns.
+type clockTimeout struct {
 	timeout time.Duration
-	// epoch is when the watchdog was made: deadlines are kept as the
+	// epoch is when the limit was made: deadlines are kept as the
 	// time since, which time.Since reads off the monotonic clock alone,
 	// at half the cost of time.Now.
 	epoch time.Time
-
-	mu      sync.Mutex
-	queue   []*deadlineCtx // by deadline; finished calls are dropped from the front
-	head    int
-	running bool
 }
 
 // deadlineCtx is a call's context: it ends at its deadline, with
 // context.DeadlineExceeded, when the request's context ends, or when the
-// call returns. It makes its Done channel, and starts following the
-// request's context, only when someone asks for it: a call that never
-// waits on its context costs one allocation and no cancelable context.
+// call returns. It makes its Done channel, its timer, and starts following
+// the request's context, only when someone asks for Done: a call that
+// never waits on its context costs one allocation.
 type deadlineCtx struct {
-	parent   context.Context
-	watch    *watchdog
-	due      time.Duration // the deadline, as the time since watch.epoch
-	timedOut atomic.Bool
-	done     bool // the call returned (under the watchdog's mu)
+	parent context.Context
+	clock  *clockTimeout
+	due    time.Duration // the deadline, as the time since clock.epoch
 
 	mu         sync.Mutex
 	err        error         // why it ended, once it has
 	ch         chan struct{} // Done, made on demand; closed when it ends
+	timer      *time.Timer   // ends the context at the deadline, once Done was asked for
 	stopParent func() bool   // stops following parent
 	afters     map[*afterFunc]struct{}
 }
@@ -50,9 +41,17 @@ type deadlineCtx struct {
 // afterFunc is a function registered with AfterFunc.
 type afterFunc struct{ f func() }
 
+// newCall returns the context of a call starting now.
+func (t *clockTimeout) newCall(ctx context.Context) *deadlineCtx {
+	return &deadlineCtx{parent: ctx, clock: t, due: time.Since(t.epoch) + t.timeout}
+}
+
+// expired reports that the deadline has passed.
+func (c *deadlineCtx) expired() bool { return time.Since(c.clock.epoch) >= c.due }
+
 // Deadline reports the earlier of the call's deadline and its request's.
 func (c *deadlineCtx) Deadline() (time.Time, bool) {
-	deadline := c.watch.epoch.Add(c.due)
+	deadline := c.clock.epoch.Add(c.due)
 	if d, ok := c.parent.Deadline(); ok && d.Before(deadline) {
 		return d, true
 	}
@@ -72,21 +71,29 @@ func (c *deadlineCtx) Value(key any) any {
 // Done is closed when the context ends.
 func (c *deadlineCtx) Done() <-chan struct{} {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ch == nil {
-		c.ch = make(chan struct{})
-		if c.err == nil {
-			if err := c.parent.Err(); err != nil {
-				c.err = err
-			} else if c.parent.Done() != nil {
+	if c.ch != nil {
+		defer c.mu.Unlock()
+		return c.ch
+	}
+	c.ch = make(chan struct{})
+	if c.err == nil {
+		if err := c.parent.Err(); err != nil {
+			c.err = err
+		} else if left := c.due - time.Since(c.clock.epoch); left <= 0 {
+			c.err = context.DeadlineExceeded
+		} else {
+			c.timer = time.AfterFunc(left, func() { c.end(context.DeadlineExceeded) })
+			if c.parent.Done() != nil {
 				c.stopParent = context.AfterFunc(c.parent, func() { c.end(c.parent.Err()) })
 			}
 		}
-		if c.err != nil {
-			close(c.ch)
-		}
 	}
-	return c.ch
+	if c.err != nil {
+		close(c.ch)
+	}
+	ch := c.ch
+	c.mu.Unlock()
+	return ch
 }
 
 // Err is context.DeadlineExceeded once the deadline passed, the request's
@@ -98,14 +105,21 @@ func (c *deadlineCtx) Err() error {
 	if err != nil {
 		return err
 	}
-	return c.parent.Err()
+	if err := c.parent.Err(); err != nil {
+		return err
+	}
+	if c.expired() {
+		c.end(context.DeadlineExceeded)
+		return c.Err()
+	}
+	return nil
 }
 
 // AfterFunc arranges to call f in its own goroutine once the context ends,
 // as context.AfterFunc does, so that contexts derived from this one need
 // no goroutine to follow it.
 func (c *deadlineCtx) AfterFunc(f func()) (stop func() bool) {
-	c.Done() // follow the parent from now on
+	c.Done() // follow the deadline and the parent from now on
 	a := &afterFunc{f: f}
 	c.mu.Lock()
 	if c.err != nil {
@@ -138,15 +152,35 @@ func (c *deadlineCtx) end(err error) {
 	if c.ch != nil {
 		close(c.ch)
 	}
-	stop, afters := c.stopParent, c.afters
-	c.stopParent, c.afters = nil, nil
+	timer, stop, afters := c.timer, c.stopParent, c.afters
+	c.timer, c.stopParent, c.afters = nil, nil, nil
 	c.mu.Unlock()
+	if timer != nil {
+		timer.Stop()
+	}
 	if stop != nil {
 		stop()
 	}
 	for a := range afters {
 		go a.f()
 	}
+}
+
+// finish ends the context of a call that returned, and reports whether
+// the call ran past its deadline: its context ended with
+// DeadlineExceeded, or the deadline passed before it returned. The clock
+// is read only for a call that failed (failed), the one kind whose
+// outcome a timeout changes.
+func (c *deadlineCtx) finish(failed bool) (timedOut bool) {
+	c.mu.Lock()
+	err := c.err
+	c.mu.Unlock()
+	timedOut = err == context.DeadlineExceeded
+	if failed && err == nil && c.parent.Err() == nil {
+		timedOut = c.expired()
+	}
+	c.end(context.Canceled)
+	return timedOut
 }
 
 // cancelCtxKey is the key by which the context package asks a context for
@@ -172,81 +206,3 @@ func (p *keyProbe) Value(key any) any {
 }
 
 func (p *keyProbe) Err() error { return nil }
-
-// start returns the context of a call starting now.
-func (w *watchdog) start(ctx context.Context) *deadlineCtx {
-	c := &deadlineCtx{parent: ctx, watch: w, due: time.Since(w.epoch) + w.timeout}
-	w.mu.Lock()
-	w.queue = append(w.queue, c)
-	if !w.running {
-		w.running = true
-		go w.watch()
-	}
-	w.mu.Unlock()
-	return c
-}
-
-// finish says the call returned. It drops the finished calls from the
-// front of the queue itself, without waking the goroutine: that wakes at
-// the deadline it was waiting for, and then waits for the next one or, when
-// no call runs, ends.
-func (w *watchdog) finish(c *deadlineCtx) {
-	w.mu.Lock()
-	c.done = true
-	w.dropFinished()
-	w.mu.Unlock()
-	c.end(context.Canceled)
-}
-
-// dropFinished drops the finished calls at the front of the queue, and
-// reclaims the space they took; w.mu is held.
-func (w *watchdog) dropFinished() {
-	for w.head < len(w.queue) && w.queue[w.head].done {
-		w.queue[w.head] = nil
-		w.head++
-	}
-	switch {
-	case w.head == len(w.queue):
-		w.queue, w.head = w.queue[:0], 0
-	case w.head > len(w.queue)/2 && w.head > 64:
-		n := copy(w.queue, w.queue[w.head:])
-		clear(w.queue[n:])
-		w.queue, w.head = w.queue[:n], 0
-	}
-}
-
-// watch cancels the calls whose deadline passed, until none runs.
-func (w *watchdog) watch() {
-	// The goroutine outlives the call that started it: it carries none
-	// of that call's profiler labels.
-	pprof.SetGoroutineLabels(context.Background())
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		w.mu.Lock()
-		now := time.Since(w.epoch)
-		for w.head < len(w.queue) {
-			c := w.queue[w.head]
-			if !c.done && now < c.due {
-				break
-			}
-			w.queue[w.head] = nil
-			w.head++
-			if !c.done {
-				c.timedOut.Store(true)
-				c.end(context.DeadlineExceeded)
-			}
-		}
-		if w.head == len(w.queue) {
-			w.queue, w.head, w.running = w.queue[:0], 0, false
-			w.mu.Unlock()
-			return
-		}
-		w.dropFinished()
-		wait := w.queue[w.head].due - now
-		w.mu.Unlock()
-		// Reset leaves no stale value in timer.C (Go 1.23 and later).
-		timer.Reset(wait)
-		<-timer.C
-	}
-}

@@ -26,9 +26,12 @@ const (
 type JSONSinkOptions struct {
 	// Level is the least severe level written (default slog.LevelInfo).
 	Level slog.Leveler
-	// Buffer is how many bytes are held; a record that fills the buffer
-	// is written, with those before it, by the goroutine that logs it
-	// (default DefaultSinkBuffer, 1 MiB).
+	// Buffer is how many bytes are held; the record that fills the
+	// buffer is written, with those before it, by the goroutine that logs
+	// it (default DefaultSinkBuffer, 1 MiB). While it writes, the records
+	// that follow are held up to twice the buffer; beyond that, each
+	// goroutine that logs waits for the writer (records are never
+	// dropped).
 	Buffer int
 	// Interval is how long a record waits at most before it is written
 	// (default DefaultSinkInterval, 100 ms).
@@ -215,35 +218,34 @@ type sinkCore struct {
 	stopped chan struct{}
 }
 
-// write adds a record; the first record into an empty buffer wakes the
-// writer, which waits for the interval, then writes all there is.
+// write adds a record, which the caller encoded outside the lock: the
+// lock is held for a copy only, so that callers on other CPUs seldom wait
+// for it. The first record into an empty buffer wakes the writer, which
+// waits for the interval, then writes all there is. The record that fills
+// the buffer is written, with those before it, by its caller; the records
+// that follow while it writes are held, unless they find twice the
+// buffer held: the writer is then slower than the records come, and each
+// caller waits to write (nothing is dropped). So the sink holds at most
+// twice the buffer, and a record more per caller.
 func (c *sinkCore) write(p []byte) {
-	c.writeWith(func(b []byte) []byte { return append(b, p...) })
-}
-
-// writeWith adds the record that add appends to the buffer it is given.
-func (c *sinkCore) writeWith(add func([]byte) []byte) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		buf := sinkBufs.Get().(*[]byte)
-		*buf = add((*buf)[:0])
-		c.writeOut(*buf)
-		sinkBufs.Put(buf)
+		c.writeOut(p)
 		return
 	}
-	wasEmpty := len(c.buf) == 0
-	c.buf = add(c.buf)
-	full := len(c.buf) >= c.max
+	before := len(c.buf)
+	c.buf = append(c.buf, p...)
+	after := len(c.buf)
 	if !c.started {
 		c.started = true
 		go c.run()
 	}
 	c.mu.Unlock()
 	switch {
-	case full:
+	case after >= 2*c.max, before < c.max && after >= c.max:
 		_ = c.flush()
-	case wasEmpty:
+	case before == 0:
 		select {
 		case c.kick <- struct{}{}:
 		default:

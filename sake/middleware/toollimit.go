@@ -68,7 +68,8 @@ func ToolLimits(limits ...ToolLimit) (sake.Middleware, error) {
 		if x.Key == nil {
 			x.Key = SubjectOf
 		}
-		x.watch.timeout, x.watch.epoch = x.Timeout, time.Now()
+		x.clock.timeout, x.clock.epoch = x.Timeout, time.Now()
+		x.tools.shared, x.subjects.shared = &x.mu, &x.mu
 		if len(x.Tools) == 0 {
 			if tl.rest != nil {
 				return nil, errors.New("middleware: two ToolLimits name no tools; one default is allowed")
@@ -92,9 +93,10 @@ type toolLimiter struct {
 
 type toolLimit struct {
 	ToolLimit
-	tools    gate // per tool
-	subjects gate // per tool and subject
-	watch    watchdog
+	mu       sync.Mutex // the gates'
+	tools    gate       // per tool
+	subjects gate       // per tool and subject
+	clock    clockTimeout
 }
 
 func (tl *toolLimiter) middleware(next sake.Handler) sake.Handler {
@@ -114,17 +116,31 @@ func (tl *toolLimiter) middleware(next sake.Handler) sake.Handler {
 
 func (x *toolLimit) call(ctx context.Context, req *sake.Request, next sake.Handler) (any, error) {
 	name := req.Params.Name
+	// One lock, which the two gates share, takes both slots; one more
+	// gives them back.
+	var subject, tool *slot
+	queue := false
+	x.mu.Lock()
 	if x.MaxPerSubject > 0 {
-		k := slotKey{tool: name, subject: x.Key(req)}
-		s, err := x.subjects.acquire(ctx, k, x.MaxPerSubject, 0, 0)
-		if err != nil {
+		s, ok := x.subjects.takeLocked(slotKey{tool: name, subject: x.Key(req)}, x.MaxPerSubject)
+		if !ok {
+			x.mu.Unlock()
 			e := sake.RateLimited("", concurrencyRetry)
 			e.Message = "Too many calls of tool " + name + " at once from this caller (at most " + strconv.Itoa(x.MaxPerSubject) + "); wait for one to finish, then retry"
 			return nil, e
 		}
-		defer x.subjects.release(s)
+		subject = s
 	}
 	if x.MaxConcurrent > 0 {
+		if s, ok := x.tools.takeLocked(slotKey{tool: name}, x.MaxConcurrent); ok {
+			tool = s
+		} else {
+			queue = true
+		}
+	}
+	x.mu.Unlock()
+	defer x.leave(subject, &tool)
+	if queue {
 		s, err := x.tools.acquire(ctx, slotKey{tool: name}, x.MaxConcurrent, x.Queue, x.QueueWait)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -134,18 +150,33 @@ func (x *toolLimit) call(ctx context.Context, req *sake.Request, next sake.Handl
 				Message: "Server busy: tool " + name + " is running as many calls as it may (" + strconv.Itoa(x.MaxConcurrent) + "); retry after the delay in data.retryAfterMs",
 				Data:    &protocol.RetryData{RetryAfterMs: concurrencyRetry.Milliseconds()}}
 		}
-		defer x.tools.release(s)
+		tool = s
 	}
 	if x.Timeout <= 0 {
 		return next(ctx, req)
 	}
-	tctx := x.watch.start(ctx)
+	tctx := x.clock.newCall(ctx)
 	res, err := next(tctx, req)
-	x.watch.finish(tctx)
-	if ctx.Err() == nil && tctx.timedOut.Load() && failed(res, err) {
+	bad := failed(res, err)
+	if tctx.finish(bad) && bad && ctx.Err() == nil {
 		return sake.ErrorResult("Tool %s did not finish within %s and was stopped. Try again, perhaps with a smaller request.", name, x.Timeout), nil
 	}
 	return res, err
+}
+
+// leave gives back a call's slots, under one lock.
+func (x *toolLimit) leave(subject *slot, tool **slot) {
+	if subject == nil && *tool == nil {
+		return
+	}
+	x.mu.Lock()
+	if *tool != nil {
+		x.tools.releaseLocked(*tool)
+	}
+	if subject != nil {
+		x.subjects.releaseLocked(subject)
+	}
+	x.mu.Unlock()
 }
 
 // failed reports a call that ended in an error or an isError result.
@@ -169,9 +200,18 @@ type slotKey struct {
 // call usually costs one map lookup, and the gate holds no more than
 // gateIdle entries beyond those of the calls in flight.
 type gate struct {
-	mu    sync.Mutex
-	slots map[slotKey]*slot
-	sweep int // the number of entries at which idle ones are dropped
+	mu     sync.Mutex
+	shared *sync.Mutex // the lock used instead of mu, when not nil
+	slots  map[slotKey]*slot
+	sweep  int // the number of entries at which idle ones are dropped
+}
+
+// lock is the gate's lock: shared, or else its own.
+func (g *gate) lock() *sync.Mutex {
+	if g.shared != nil {
+		return g.shared
+	}
+	return &g.mu
 }
 
 // gateIdle is how many entries a gate keeps at least before it drops idle
@@ -188,7 +228,43 @@ var errNoSlot = errors.New("middleware: no slot")
 // acquire takes a slot for k, of which max run at once; up to queue calls
 // wait for one, at most wait. The slot returned is the one to release.
 func (g *gate) acquire(ctx context.Context, k slotKey, max, queue int, wait time.Duration) (*slot, error) {
-	g.mu.Lock()
+	mu := g.lock()
+	mu.Lock()
+	s, ok := g.takeLocked(k, max)
+	if ok {
+		mu.Unlock()
+		return s, nil
+	}
+	if len(s.waiters) >= queue {
+		mu.Unlock()
+		return nil, errNoSlot
+	}
+	ch := make(chan struct{})
+	s.waiters = append(s.waiters, ch)
+	mu.Unlock()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ch:
+		return s, nil
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, w := range s.waiters {
+		if w == ch {
+			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+			return nil, errNoSlot
+		}
+	}
+	return s, nil // handed a slot as it gave up: take it
+}
+
+// takeLocked takes a slot for k, of which max run at once, if one is
+// free; else it returns the entry of k, not taken. The gate's lock is
+// held.
+func (g *gate) takeLocked(k slotKey, max int) (*slot, bool) {
 	s := g.slots[k]
 	if s == nil {
 		if g.slots == nil {
@@ -202,33 +278,9 @@ func (g *gate) acquire(ctx context.Context, k slotKey, max, queue int, wait time
 	}
 	if s.running < max {
 		s.running++
-		g.mu.Unlock()
-		return s, nil
+		return s, true
 	}
-	if len(s.waiters) >= queue {
-		g.mu.Unlock()
-		return nil, errNoSlot
-	}
-	ch := make(chan struct{})
-	s.waiters = append(s.waiters, ch)
-	g.mu.Unlock()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-ch:
-		return s, nil
-	case <-ctx.Done():
-	case <-timer.C:
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for i, w := range s.waiters {
-		if w == ch {
-			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
-			return nil, errNoSlot
-		}
-	}
-	return s, nil // handed a slot as it gave up: take it
+	return s, false
 }
 
 // dropIdle drops the entries of keys without calls, and sets the size
@@ -245,12 +297,18 @@ func (g *gate) dropIdle() {
 
 // release gives s to the first waiting call, or frees it.
 func (g *gate) release(s *slot) {
-	g.mu.Lock()
+	mu := g.lock()
+	mu.Lock()
+	g.releaseLocked(s)
+	mu.Unlock()
+}
+
+// releaseLocked is release with the gate's lock held.
+func (g *gate) releaseLocked(s *slot) {
 	if len(s.waiters) > 0 {
 		close(s.waiters[0])
 		s.waiters = s.waiters[1:]
 	} else {
 		s.running--
 	}
-	g.mu.Unlock()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -297,5 +298,45 @@ func TestToolTimeoutReachesDerivedContexts(t *testing.T) {
 	}
 	if err := <-d.seen; !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("the derived context's cause: %v", err)
+	}
+}
+
+// unwatching has tools that never wait on their context's Done: one polls
+// Err, one works until its deadline without looking at its context again.
+type unwatching struct{ errs chan error }
+
+func (u unwatching) Poll(ctx *sake.Context) (string, error) {
+	for ctx.Err() == nil {
+		runtime.Gosched() // a tool busy with work, checking Err between steps
+	}
+	u.errs <- ctx.Err()
+	return "", ctx.Err()
+}
+
+func (u unwatching) Overrun(ctx *sake.Context) (string, error) {
+	d, _ := ctx.Deadline()
+	for time.Now().Before(d) {
+		runtime.Gosched() // a tool busy with work past its deadline
+	}
+	return "", errors.New("gave up")
+}
+
+// A tool's context ends at its deadline for a tool that only asks Err, and
+// a tool that fails after its deadline, never having asked, is answered as
+// timed out: the deadline holds without a timer for calls that do not ask
+// for Done.
+func TestToolTimeoutWithoutDone(t *testing.T) {
+	t.Parallel()
+	u := unwatching{errs: make(chan error, 1)}
+	srv := toolLimited(t, u, middleware.ToolLimit{Timeout: time.Millisecond})
+	c := saketest.Connect(t, srv)
+	for _, tool := range []string{"poll", "overrun"} {
+		_, err := c.CallTool(tool, nil)
+		if te := toolError(t, err); !strings.Contains(te.Error(), "Tool "+tool+" did not finish within 1ms and was stopped") {
+			t.Errorf("%s: %q", tool, te.Error())
+		}
+	}
+	if err := <-u.errs; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("poll saw %v, want context.DeadlineExceeded", err)
 	}
 }

@@ -10,7 +10,8 @@
 // The entry is merged (namespace ""), so the tool keeps its name, echo, and
 // the load generator drives every mode alike. With -cpuprofile FILE it
 // records a CPU profile of the front process until it stops (so does
-// GATEWAY_BENCH_PROFILE=FILE in its environment). With
+// GATEWAY_BENCH_PROFILE=FILE in its environment), and with
+// GATEWAY_BENCH_TRACE=FILE an execution trace (go tool trace). With
 // GATEWAY_BENCH_TIMEWAIT=FILE in its environment it appends to FILE, when
 // it stops, how many sockets to the upstream port are left in TIME-WAIT
 // (connections that were not reused).
@@ -32,6 +33,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"syscall"
@@ -70,6 +72,19 @@ func main() {
 		}
 		defer func() {
 			pprof.StopCPUProfile()
+			_ = f.Close()
+		}()
+	}
+	if file := os.Getenv("GATEWAY_BENCH_TRACE"); file != "" {
+		f, err := os.Create(file)
+		if err != nil {
+			fatal(err)
+		}
+		if err := trace.Start(f); err != nil {
+			fatal(err)
+		}
+		defer func() {
+			trace.Stop()
 			_ = f.Close()
 		}()
 	}

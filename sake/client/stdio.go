@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -285,6 +286,7 @@ func (t *streamTransport) write(b []byte) error {
 		return nil
 	}
 	t.writing = true
+	t.gather()
 	var err error
 	for len(t.queue) > 0 && err == nil {
 		buf := t.queue
@@ -305,6 +307,32 @@ func (t *streamTransport) write(b []byte) error {
 	t.wmu.Unlock()
 	return err
 }
+
+// gather lets the goroutines that are ready to run queue their messages
+// before the writer writes, so that a burst of calls (a proxy's callers
+// woken together) costs one system call, and the server reads its
+// requests together and answers them together. The writer yields while
+// the queue grows, at most gatherRounds times: when nothing else is ready
+// to run, a yield returns at once, so a lone call waits for nothing.
+// t.wmu is held, and held again on return.
+func (t *streamTransport) gather() {
+	for range gatherRounds {
+		n := len(t.queue)
+		t.wmu.Unlock()
+		runtime.Gosched()
+		t.wmu.Lock()
+		if len(t.queue) == n || len(t.queue) >= gatherMax {
+			return
+		}
+	}
+}
+
+// gatherRounds bounds the yields of gather, and gatherMax the bytes it
+// waits for: past them the writer writes what it has.
+const (
+	gatherRounds = 8
+	gatherMax    = 64 << 10
+)
 
 // maxQueueReuse bounds the write queue's buffer kept for the next
 // writes: 1 MiB.

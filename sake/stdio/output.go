@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -27,7 +28,10 @@ type output struct {
 	bw     *bufio.Writer
 	err    error // the first write error; every later write returns it
 	closed bool
-	fail   func(error) // told the first write error, under mu
+	// gathering is set while a writer yields before its flush (see
+	// gatherFlush): the others leave the flush to it.
+	gathering bool
+	fail      func(error) // told the first write error, under mu
 }
 
 func newOutput(w io.Writer, fail func(error)) *output {
@@ -57,15 +61,46 @@ func (o *output) write(msg []byte) error {
 	}
 	// A writer that finds others waiting leaves the flush to the last of
 	// them, which always comes (it counted itself before locking).
-	if err == nil && o.waiting.Load() == 0 && !o.batching.Load() {
-		err = o.bw.Flush()
+	if err == nil && o.waiting.Load() == 0 && !o.batching.Load() && !o.gathering {
+		err = o.gatherFlush()
 	}
-	if err != nil {
+	if err != nil && o.err == nil {
 		o.err = err
 		o.fail(err)
 	}
 	return err
 }
+
+// gatherFlush flushes the buffer once the goroutines ready to run have
+// written their messages: a burst of responses written by several
+// goroutines (the answers of a proxy's remote, read together) goes out in
+// one system call, and the client reads it at once. The writer yields
+// while the buffer grows, at most gatherRounds times; when nothing else is
+// ready to run, a yield returns at once. The writers that come meanwhile
+// leave the flush to it. o.mu is held, and held again on return.
+func (o *output) gatherFlush() error {
+	o.gathering = true
+	for range gatherRounds {
+		n := o.bw.Buffered()
+		o.mu.Unlock()
+		runtime.Gosched()
+		o.mu.Lock()
+		if o.err != nil || o.bw.Buffered() == n {
+			break
+		}
+	}
+	o.gathering = false
+	if o.err != nil {
+		return o.err
+	}
+	if o.bw.Buffered() == 0 {
+		return nil
+	}
+	return o.bw.Flush()
+}
+
+// gatherRounds bounds the yields of gatherFlush.
+const gatherRounds = 8
 
 // pending reports whether messages wait in the buffer.
 func (o *output) pending() bool {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -65,6 +66,9 @@ type streamTransport struct {
 	queue, spare []byte
 	writing      bool
 	writeErr     error
+	// inFlight counts the calls waiting for their answers: a writer
+	// gathers the others' messages only when there are others.
+	inFlight atomic.Int32
 
 	mu      sync.Mutex
 	pending map[string]chan []byte
@@ -286,7 +290,9 @@ func (t *streamTransport) write(b []byte) error {
 		return nil
 	}
 	t.writing = true
-	t.gather()
+	if t.inFlight.Load() > 1 {
+		t.gather()
+	}
 	var err error
 	for len(t.queue) > 0 && err == nil {
 		buf := t.queue
@@ -312,9 +318,10 @@ func (t *streamTransport) write(b []byte) error {
 // before the writer writes, so that a burst of calls (a proxy's callers
 // woken together) costs one system call, and the server reads its
 // requests together and answers them together. The writer yields while
-// the queue grows, at most gatherRounds times: when nothing else is ready
-// to run, a yield returns at once, so a lone call waits for nothing.
-// t.wmu is held, and held again on return.
+// the queue grows, at most gatherRounds times. It is called only while
+// other calls are in flight: a lone call has nobody to wait for, and a
+// yield is not free (it may wake another thread). t.wmu is held, and held
+// again on return.
 func (t *streamTransport) gather() {
 	for range gatherRounds {
 		n := len(t.queue)
@@ -339,6 +346,8 @@ const (
 const maxQueueReuse = 1 << 20
 
 func (t *streamTransport) roundTrip(ctx context.Context, m *message) ([]byte, error) {
+	t.inFlight.Add(1)
+	defer t.inFlight.Add(-1)
 	key := itoa(m.id)
 	ch := make(chan []byte, 1)
 	t.mu.Lock()

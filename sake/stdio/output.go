@@ -23,6 +23,10 @@ type output struct {
 	// buffered: it flushes before it next waits for input, so writers
 	// leave the flush to it.
 	batching atomic.Bool
+	// running counts the requests being handled (see conn.run): a writer
+	// waits for the others' responses before its flush only when others
+	// run.
+	running atomic.Int32
 
 	mu     sync.Mutex
 	bw     *bufio.Writer
@@ -62,7 +66,12 @@ func (o *output) write(msg []byte) error {
 	// A writer that finds others waiting leaves the flush to the last of
 	// them, which always comes (it counted itself before locking).
 	if err == nil && o.waiting.Load() == 0 && !o.batching.Load() && !o.gathering {
-		err = o.gatherFlush()
+		if o.running.Load() <= 1 {
+			// No other request runs: nobody else is about to write.
+			err = o.bw.Flush()
+		} else {
+			err = o.gatherFlush()
+		}
 	}
 	if err != nil && o.err == nil {
 		o.err = err
@@ -75,9 +84,10 @@ func (o *output) write(msg []byte) error {
 // written their messages: a burst of responses written by several
 // goroutines (the answers of a proxy's remote, read together) goes out in
 // one system call, and the client reads it at once. The writer yields
-// while the buffer grows, at most gatherRounds times; when nothing else is
-// ready to run, a yield returns at once. The writers that come meanwhile
-// leave the flush to it. o.mu is held, and held again on return.
+// while the buffer grows, at most gatherRounds times. The writers that
+// come meanwhile leave the flush to it. It is called only while other
+// requests run: a yield is not free (it may wake another thread). o.mu is
+// held, and held again on return.
 func (o *output) gatherFlush() error {
 	o.gathering = true
 	for range gatherRounds {

@@ -71,7 +71,7 @@ type streamTransport struct {
 	inFlight atomic.Int32
 
 	mu      sync.Mutex
-	pending map[string]chan []byte
+	pending map[int64]chan []byte
 	closed  bool
 	readErr error
 	done    chan struct{} // closed when reading stops
@@ -84,7 +84,7 @@ type streamTransport struct {
 	// forwarded holds the contexts of the forwarded calls in flight (a
 	// proxy's), by request id: a server's request names no call, so it
 	// is the call's when exactly one is in flight (see callOf).
-	forwarded map[string]context.Context
+	forwarded map[int64]context.Context
 }
 
 // callOf is the context a request of the server is answered in: that of
@@ -127,8 +127,8 @@ func (t *streamTransport) takeLogSlot(ctx context.Context) (release func(), ok b
 
 func (t *streamTransport) bind(_ context.Context, incoming func(context.Context, []byte), o *options) error {
 	t.incoming, t.max, t.logger = incoming, o.maxMessage, o.logger
-	t.pending = map[string]chan []byte{}
-	t.forwarded = map[string]context.Context{}
+	t.pending = map[int64]chan []byte{}
+	t.forwarded = map[int64]context.Context{}
 	t.done = make(chan struct{})
 	if t.cmd != nil {
 		in, err := t.cmd.StdinPipe()
@@ -204,11 +204,14 @@ func (t *streamTransport) read() {
 			continue
 		}
 		if peek.Kind() == protocol.KindResponse {
-			t.mu.Lock()
-			ch := t.pending[string(peek.ID)]
-			delete(t.pending, string(peek.ID))
-			delete(t.forwarded, string(peek.ID))
-			t.mu.Unlock()
+			var ch chan []byte
+			if id, ok := parseID(peek.ID); ok {
+				t.mu.Lock()
+				ch = t.pending[id]
+				delete(t.pending, id)
+				delete(t.forwarded, id)
+				t.mu.Unlock()
+			}
 			if ch != nil {
 				ch <- line
 			}
@@ -336,11 +339,12 @@ const maxQueueReuse = 1 << 20
 func (t *streamTransport) roundTrip(ctx context.Context, m *message) ([]byte, error) {
 	t.inFlight.Add(1)
 	defer t.inFlight.Add(-1)
-	key := itoa(m.id)
-	ch := make(chan []byte, 1)
+	key := m.id
+	ch := answerChans.Get().(chan []byte)
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
+		answerChans.Put(ch)
 		return nil, ErrClosed
 	}
 	t.pending[key] = ch
@@ -348,21 +352,19 @@ func (t *streamTransport) roundTrip(ctx context.Context, m *message) ([]byte, er
 		t.forwarded[key] = ctx
 	}
 	t.mu.Unlock()
-	forget := func() {
-		t.mu.Lock()
-		delete(t.pending, key)
-		delete(t.forwarded, key)
-		t.mu.Unlock()
-	}
 	if err := t.write(m.body); err != nil {
-		forget()
+		t.forget(key)
 		return nil, err
 	}
 	select {
 	case body := <-ch:
+		// The answer came, and its reader forgot the channel: nobody
+		// else sends on it.
+		answerChans.Put(ch)
 		return body, nil
 	case <-ctx.Done():
-		forget()
+		// The reader may still send on ch: it is not reused.
+		t.forget(key)
 		// Both eras cancel over stdio with notifications/cancelled.
 		_ = t.write(cancelled(m.id, "the caller cancelled the call"))
 		return nil, ctx.Err()
@@ -372,12 +374,40 @@ func (t *streamTransport) roundTrip(ctx context.Context, m *message) ([]byte, er
 			return body, nil
 		default:
 		}
-		forget()
+		t.forget(key)
 		t.mu.Lock()
 		err := t.readErr
 		t.mu.Unlock()
 		return nil, err
 	}
+}
+
+// forget stops waiting for the answer to the request id.
+func (t *streamTransport) forget(id int64) {
+	t.mu.Lock()
+	delete(t.pending, id)
+	delete(t.forwarded, id)
+	t.mu.Unlock()
+}
+
+// answerChans holds the channels a call waits on for its answer: one is
+// put back only once its answer was received, when no sender is left.
+var answerChans = sync.Pool{New: func() any { return make(chan []byte, 1) }}
+
+// parseID reads a response's id as the client writes its own: a
+// non-negative integer. Any other id answers no request of the client's.
+func parseID(raw []byte) (int64, bool) {
+	if len(raw) == 0 || len(raw) > 18 {
+		return 0, false
+	}
+	var id int64
+	for _, ch := range raw {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		id = id*10 + int64(ch-'0')
+	}
+	return id, true
 }
 
 func (t *streamTransport) send(_ context.Context, m *message) error {

@@ -57,7 +57,8 @@ func MaxInFlight(n int) Option { return func(p *proxyConfig) { p.inFlight = n } 
 // (default DefaultCallTimeout); the caller then gets an internal error
 // naming the remote. The time the caller takes to answer the remote's
 // questions within the call counts; following a remote task is not
-// bounded by it.
+// bounded by it. One timer per proxy watches the calls in flight, so a
+// call ends up to a sixteenth of d (at most a second) after d.
 func CallTimeout(d time.Duration) Option { return func(p *proxyConfig) { p.timeout = d } }
 
 // DefaultMaxListItems bounds the tools, prompts, resources and templates

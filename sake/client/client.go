@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -69,26 +70,36 @@ type ServerInfo struct {
 
 // HasCapability reports whether the server declared the named capability
 // (tools, resources, prompts, logging, completions, ...).
+// It reads the capabilities without decoding them: it is asked on every
+// call (a handshake-era server's tasks).
 func (s ServerInfo) HasCapability(name string) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(s.Capabilities, &m) != nil {
-		return false
-	}
-	_, ok := m[name]
-	return ok
+	return hasMember(s.Capabilities, name)
 }
 
 // HasExtension reports whether the server declared the extension id
 // (capabilities.extensions).
 func (s ServerInfo) HasExtension(id string) bool {
-	var m struct {
-		Extensions map[string]json.RawMessage `json:"extensions"`
-	}
-	if json.Unmarshal(s.Capabilities, &m) != nil {
-		return false
-	}
-	_, ok := m.Extensions[id]
-	return ok
+	var extensions []byte
+	err := jsonscan.Members(s.Capabilities, func(key, v []byte) error {
+		if string(key) == "extensions" {
+			extensions = v
+		}
+		return nil
+	})
+	return err == nil && hasMember(extensions, id)
+}
+
+// hasMember reports whether obj is a JSON object with a member named key
+// (of any value, null included, as decoding it into a map would say).
+func hasMember(obj []byte, key string) bool {
+	found := false
+	err := jsonscan.Members(obj, func(k, _ []byte) error {
+		if string(k) == key {
+			found = true
+		}
+		return nil
+	})
+	return err == nil && found
 }
 
 // Connect opens t and settles the protocol era with the server (see the

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
+	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
@@ -68,26 +70,36 @@ type ServerInfo struct {
 
 // HasCapability reports whether the server declared the named capability
 // (tools, resources, prompts, logging, completions, ...).
+// It reads the capabilities without decoding them: it is asked on every
+// call (a handshake-era server's tasks).
 func (s ServerInfo) HasCapability(name string) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(s.Capabilities, &m) != nil {
-		return false
-	}
-	_, ok := m[name]
-	return ok
+	return hasMember(s.Capabilities, name)
 }
 
 // HasExtension reports whether the server declared the extension id
 // (capabilities.extensions).
 func (s ServerInfo) HasExtension(id string) bool {
-	var m struct {
-		Extensions map[string]json.RawMessage `json:"extensions"`
-	}
-	if json.Unmarshal(s.Capabilities, &m) != nil {
-		return false
-	}
-	_, ok := m.Extensions[id]
-	return ok
+	var extensions []byte
+	err := jsonscan.Members(s.Capabilities, func(key, v []byte) error {
+		if string(key) == "extensions" {
+			extensions = v
+		}
+		return nil
+	})
+	return err == nil && hasMember(extensions, id)
+}
+
+// hasMember reports whether obj is a JSON object with a member named key
+// (of any value, null included, as decoding it into a map would say).
+func hasMember(obj []byte, key string) bool {
+	found := false
+	err := jsonscan.Members(obj, func(k, _ []byte) error {
+		if string(k) == key {
+			found = true
+		}
+		return nil
+	})
+	return err == nil && found
 }
 
 // Connect opens t and settles the protocol era with the server (see the
@@ -138,14 +150,15 @@ func (c *Client) buildMeta() []byte {
 		// could not be told from those of a forwarded call.
 		level = ""
 	}
-	return c.renderMeta(caps, level)
+	return c.renderMeta(nil, caps, level)
 }
 
 // renderMeta renders the _meta members of a 2026-07-28 request declaring
-// caps and asking for log messages at level and above ("" for none).
-func (c *Client) renderMeta(caps protocol.ClientCapabilities, level protocol.LogLevel) []byte {
+// caps and asking for log messages at level and above ("" for none),
+// appended to dst (nil for a new buffer).
+func (c *Client) renderMeta(dst []byte, caps protocol.ClientCapabilities, level protocol.LogLevel) []byte {
 	c.infoOnce.Do(func() { c.infoJSON, _ = json.Marshal(c.o.info) })
-	m := make([]byte, 0, 160+len(c.infoJSON))
+	m := slices.Grow(dst[:0], 160+len(c.infoJSON))
 	m = append(m, `"io.modelcontextprotocol/protocolVersion":"`+protocol.ModernVersion+`","io.modelcontextprotocol/clientCapabilities":`...)
 	m = appendCapabilities(m, &caps)
 	m = append(m, `,"io.modelcontextprotocol/clientInfo":`...)
@@ -340,12 +353,27 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 	}
 	meta := c.meta
 	if env := forwardOf(ctx); env != nil && info.Era == protocol.EraModern {
+		// The forwarded request's _meta is rendered in a scratch buffer: it
+		// is copied into the request at once.
+		bp := getScratch()
+		defer putScratch(bp)
 		var release func()
-		meta, release = c.envelopeMeta(ctx, env, co != nil && co.long)
+		meta, release = c.envelopeMeta(ctx, env, co != nil && co.long, (*bp)[:0])
+		*bp = meta
 		defer release()
 	}
+	var dst []byte
+	if _, ok := c.t.(*streamTransport); ok {
+		// Over stdio the request is copied into the write queue, so its
+		// buffer serves the next one once the call is done.
+		bp := getScratch()
+		defer putScratch(bp)
+		dst = (*bp)[:0]
+		defer func() { *bp = dst }()
+	}
 	m := &message{id: id, method: method, era: info.Era, version: info.ProtocolVersion,
-		body: c.encodeMeta(id, method, p, extra, token, info.Era, meta, versionMeta(ctx))}
+		body: c.encodeMeta(dst, id, method, p, extra, token, info.Era, meta, versionMeta(ctx))}
+	dst = m.body
 	if co != nil {
 		m.name, m.hasName, m.params, m.long = co.name, co.hasName, co.params, co.long
 		if co.onID != nil {
@@ -369,13 +397,14 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 // encode builds a request: the 2026-07-28 _meta (and, with token, the
 // progress token "p<id>") spliced before the params' own members.
 func (c *Client) encode(id int64, method string, p, extra []byte, token bool, era protocol.Era) []byte {
-	return c.encodeMeta(id, method, p, extra, token, era, c.meta, nil)
+	return c.encodeMeta(nil, id, method, p, extra, token, era, c.meta, nil)
 }
 
 // encodeMeta is encode with the given 2026-07-28 _meta members, and more
-// members of _meta for either era.
-func (c *Client) encodeMeta(id int64, method string, p, extra []byte, token bool, era protocol.Era, meta, more []byte) []byte {
-	b := make([]byte, 0, 96+len(p)+len(extra)+len(meta)+len(more))
+// members of _meta for either era, appended to dst (nil for a new
+// buffer).
+func (c *Client) encodeMeta(dst []byte, id int64, method string, p, extra []byte, token bool, era protocol.Era, meta, more []byte) []byte {
+	b := slices.Grow(dst[:0], 96+len(p)+len(extra)+len(meta)+len(more))
 	var idText [20]byte
 	rid := strconv.AppendInt(idText[:0], id, 10)
 	modern := era == protocol.EraModern

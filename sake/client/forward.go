@@ -147,11 +147,12 @@ type logSlotter interface {
 	takeLogSlot(ctx context.Context) (release func(), ok bool)
 }
 
-// envelopeMeta renders the _meta members of a forwarded request. A
+// envelopeMeta renders the _meta members of a forwarded request,
+// appended to dst. A
 // request asks for log messages only where they can reach its caller: a
 // stream (subscriptions/listen) never carries them, and over stdio only
 // one request at a time may.
-func (c *Client) envelopeMeta(ctx context.Context, env *Forward, long bool) ([]byte, func()) {
+func (c *Client) envelopeMeta(ctx context.Context, env *Forward, long bool, dst []byte) ([]byte, func()) {
 	level, release := env.LogLevel, func() {}
 	if long {
 		level = ""
@@ -162,7 +163,7 @@ func (c *Client) envelopeMeta(ctx context.Context, env *Forward, long bool) ([]b
 			level = ""
 		}
 	}
-	return c.renderMeta(env.Capabilities, level), release
+	return c.renderMeta(dst, env.Capabilities, level), release
 }
 
 // Context returns a context that ends when the client closes: work done

@@ -57,7 +57,8 @@ func MaxInFlight(n int) Option { return func(p *proxyConfig) { p.inFlight = n } 
 // (default DefaultCallTimeout); the caller then gets an internal error
 // naming the remote. The time the caller takes to answer the remote's
 // questions within the call counts; following a remote task is not
-// bounded by it.
+// bounded by it. One timer per proxy watches the calls in flight, so a
+// call ends up to a sixteenth of d (at most a second) after d.
 func CallTimeout(d time.Duration) Option { return func(p *proxyConfig) { p.timeout = d } }
 
 // DefaultMaxListItems bounds the tools, prompts, resources and templates
@@ -190,7 +191,7 @@ func New(ctx context.Context, remote *client.Client, opts ...Option) (*sake.Serv
 	}
 	p = &proxy{remote: remote, srv: srv, cfg: cfg, tools: map[string]bool{}, prompts: map[string]bool{}, resources: map[string]bool{},
 		remoteTasks: remoteTasks, running: map[string]*remoteTask{}, skills: servesSkills,
-		inFlight: make(chan struct{}, cfg.maxInFlight())}
+		inFlight: make(chan struct{}, cfg.maxInFlight()), deadlines: newDeadlines(cfg.callTimeout())}
 	if info.HasCapability("tools") {
 		if err := p.syncTools(ctx); err != nil {
 			return nil, err
@@ -215,6 +216,8 @@ type proxy struct {
 	srv      *sake.Server
 	cfg      *proxyConfig
 	inFlight chan struct{} // a slot per call sent to the remote (MaxInFlight)
+	// deadlines ends the calls that run past CallTimeout.
+	deadlines *deadlines
 
 	mu        sync.Mutex
 	tools     map[string]bool // local names
@@ -278,22 +281,30 @@ func (p *proxy) forward(ctx *sake.Context) (context.Context, func(error) error) 
 // remote task never share a key, and with its own timeout (0: none, for
 // following a task, which lasts as long as the task).
 func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Duration) (context.Context, func(error) error) {
-	var c context.Context
-	var cancel context.CancelFunc
-	if timeout > 0 {
-		c, cancel = context.WithTimeoutCause(ctx, timeout, errUpstreamTimeout)
-	} else {
-		c, cancel = context.WithCancel(ctx)
+	c, end := context.WithCancelCause(ctx)
+	cl := &caller{ctx: ctx, end: end, prefix: prefix}
+	var watched bool
+	switch {
+	case timeout <= 0:
+	case timeout == p.cfg.callTimeout():
+		// The common case: one timer of the proxy's watches every call.
+		cl.deadline, watched = time.Now().Add(timeout), true
+	default:
+		var stop context.CancelFunc
+		c, stop = context.WithTimeoutCause(c, timeout, errUpstreamTimeout)
+		cl.end = func(cause error) { stop(); end(cause) }
 	}
 	acquired := p.acquire()
 	if !acquired {
-		cancel()
+		cl.end(nil)
 	} else {
+		if watched {
+			p.deadlines.add(cl)
+		}
 		// The call waits for the remote: a transport reading the caller's
 		// requests on this goroutine goes on reading meanwhile.
 		ctx.WaitsOutside()
 	}
-	cl := &caller{ctx: ctx, abandon: cancel, prefix: prefix}
 	c = client.WithForward(c, callerEnvelope(ctx, cl))
 	if len(ctx.ProgressToken()) > 0 {
 		// The remote's progress reaches a caller that asked for progress;
@@ -308,8 +319,11 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 	}
 	fctx := c
 	return c, func(err error) error {
+		if watched && acquired {
+			p.deadlines.remove(cl)
+		}
 		timedOut := context.Cause(fctx) == errUpstreamTimeout
-		cancel()
+		cl.end(nil)
 		if !acquired {
 			return sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", p.name(), p.cfg.maxInFlight())
 		}
@@ -653,12 +667,17 @@ func (p *proxy) syncResources(ctx context.Context) error {
 // server's questions are asked to it, each under a key that is the same
 // on every round of the call.
 type caller struct {
-	ctx     *sake.Context
-	abandon context.CancelFunc
-	prefix  string
-	mu      sync.Mutex
-	n       int
-	pending error // the caller must answer on a retry
+	ctx *sake.Context
+	// end ends the remote call: nil abandons it, errUpstreamTimeout
+	// times it out.
+	end context.CancelCauseFunc
+	// deadline is when the call times out, when the proxy's deadlines
+	// watch it.
+	deadline time.Time
+	prefix   string
+	mu       sync.Mutex
+	n        int
+	pending  error // the caller must answer on a retry
 }
 
 // ask runs a question to the caller; a question the caller answers on a
@@ -673,7 +692,7 @@ func ask[T any](ctx context.Context, c *caller, fn func() (T, error)) (T, error)
 		}
 		c.mu.Unlock()
 		if client.InputKey(ctx) == "" {
-			c.abandon()
+			c.end(nil)
 		}
 	}
 	return v, err

@@ -39,6 +39,8 @@ func (cn *conn) dispatch(it item, last bool, gen uint64) (reading bool) {
 // by a failed write. The protocol says a cancelled request gets no
 // response, so it is dropped.
 func (cn *conn) run(m transport.Message) {
+	cn.out.running.Add(1)
+	defer cn.out.running.Add(-1)
 	bp := replyBufs.Get().(*[]byte)
 	defer putReplyBuf(bp)
 	reply := m.HandleInto(cn.base, bp)

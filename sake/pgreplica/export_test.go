@@ -36,3 +36,7 @@ func SaveSessionRecord(r *Replica, rec *backend.SessionRecord) error {
 func LoadSessionRecord(r *Replica, id string) (*backend.SessionRecord, error) {
 	return r.sessions.LoadSession(context.Background(), id)
 }
+
+// OnEndAwaiting calls fn when an end of a session on r starts waiting for
+// the other replicas to confirm it. Set it before the server is built.
+func OnEndAwaiting(r *Replica, fn func(session string)) { r.sessions.awaitHook = fn }

@@ -62,6 +62,14 @@ var sessionMigrations = []string{
 		ended_at timestamptz NOT NULL DEFAULT now()
 	);
 	CREATE INDEX sake_session_ends_by_time ON sake_session_ends (ended_at);`,
+	// sake_session_listeners names each replica's listening backend: the
+	// end of a session waits until every replica whose backend lives has
+	// confirmed it dropped the session.
+	`CREATE TABLE sake_session_listeners (
+		replica       text PRIMARY KEY,
+		pid           integer NOT NULL,
+		backend_start timestamptz
+	);`,
 }
 
 // endsKept is how long a deleted session's id is remembered: longer than
@@ -81,19 +89,28 @@ type sessionStore struct {
 	logger  *slog.Logger
 	cache   *sessionCache
 	echoes  pglisten.Echoes
+	// endWait bounds how long an end waits for the others' confirmations
+	// (ends), which each replica sends from the queue acks.
+	endWait time.Duration
+	ends    endWaits
+	acks    chan endAck
 	// heardHook, when set (by tests), is called after each relay from
 	// another replica has been acted on.
 	heardHook func(session, kind string)
 	// sentHook, when set (by tests), is called with each relay this
 	// replica sends.
 	sentHook func(session, kind string)
+	// awaitHook, when set (by tests), is called when the end of a session
+	// starts waiting for the others' confirmations.
+	awaitHook func(session string)
 }
 
 var _ backend.SessionStore = (*sessionStore)(nil)
 
-func newSessionStore(pool *pgxpool.Pool, replica string, logger *slog.Logger, cacheSize int) *sessionStore {
+func newSessionStore(pool *pgxpool.Pool, replica string, logger *slog.Logger, cacheSize int, endWait time.Duration) *sessionStore {
 	return &sessionStore{pool: pool, replica: replica, logger: logger,
-		channel: pglisten.Channel(pool.Config().ConnConfig, relayChannel), cache: newSessionCache(cacheSize)}
+		channel: pglisten.Channel(pool.Config().ConnConfig, relayChannel), cache: newSessionCache(cacheSize),
+		endWait: endWait, acks: make(chan endAck, maxAcksQueued)}
 }
 
 // relayStream is the kind of the notice that a replica started or stopped
@@ -115,6 +132,8 @@ type relayWire struct {
 	Record  *wireRecord     `json:"rec,omitempty"`
 	// Echo is what the writer waits for to come back (pglisten.Echoes).
 	Echo uint64 `json:"n,omitempty"`
+	// To is the replica a confirmation (relayEnded) is for.
+	To string `json:"t,omitempty"`
 }
 
 // wireRecord is a session record in a notice (its id is the notice's).
@@ -284,10 +303,16 @@ func (st *sessionStore) SessionStreamHeld(ctx context.Context, id string, held b
 
 // DeleteSession deletes the record and announces it, in one statement
 // that also remembers the end (see SaveSession) and forgets the ends older
-// than endsKept.
+// than endsKept. It returns once every other replica listening has
+// confirmed it dropped its copy (at most endWait), so that no replica
+// serves the session after its end is answered.
 func (st *sessionStore) DeleteSession(ctx context.Context, id string) error {
 	st.cache.drop(id)
 	echo, wait := st.echoes.Expect()
+	var confirmed *endWait
+	if echo != 0 {
+		confirmed = st.ends.expect(echo)
+	}
 	payload, _ := json.Marshal(relayWire{Origin: st.replica, Session: id, Kind: backend.RelayClosed, Echo: echo})
 	tag, err := st.pool.Exec(ctx, `WITH gone AS (DELETE FROM sake_sessions WHERE id = $1 RETURNING id),
 			ended AS (INSERT INTO sake_session_ends (id) SELECT id FROM gone ON CONFLICT (id) DO UPDATE SET ended_at = now()),
@@ -296,12 +321,16 @@ func (st *sessionStore) DeleteSession(ctx context.Context, id string) error {
 	st.cache.drop(id)
 	if err != nil || tag.RowsAffected() == 0 {
 		st.echoes.Forget(echo)
+		st.ends.forget(echo)
 		if err != nil {
 			return fmt.Errorf("pgreplica: deleting session: %w", err)
 		}
 		return nil
 	}
 	wait(ctx)
+	if confirmed != nil {
+		st.awaitEnd(ctx, id, echo, confirmed)
+	}
 	return nil
 }
 
@@ -400,12 +429,25 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 		defer close(flushed)
 		st.flushEvery(ctx)
 	}()
+	acked := make(chan struct{})
+	go func() {
+		defer close(acked)
+		st.sendAcks(ctx)
+	}()
 	stopListen := pglisten.Start(pglisten.Config{
 		Conn:    st.pool.Config().ConnConfig,
 		Channel: st.channel,
 		Logger:  st.logger,
-		OnListen: func(_ context.Context, gap bool) {
-			st.cache.reset(true)
+		OnListen: func(lctx context.Context, gap bool) {
+			// Registered first: the ends of sessions made elsewhere wait
+			// for this replica from then on, so it may trust its memory.
+			// Unregistered, it reads every record from the table.
+			err := st.register(lctx, pglisten.Backend(lctx))
+			if err != nil {
+				st.logger.Warn("pgreplica: this replica could not register as listening: it reads every session record from the database until it listens again",
+					"error", err)
+			}
+			st.cache.reset(err == nil)
 			st.echoes.On()
 			if gap {
 				st.logger.Warn("pgreplica: session relays may have been lost while reconnecting: messages for streams held here and answers awaited here may be missing; session records are read again")
@@ -429,6 +471,11 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 				}
 			case backend.RelayClosed:
 				st.cache.drop(w.Session)
+			case relayEnded:
+				if w.To == st.replica {
+					st.ends.heard(w.Echo, w.Origin)
+				}
+				return
 			case relayStream:
 				if w.Holder != nil {
 					st.cache.holder(w.Session, *w.Holder)
@@ -455,6 +502,9 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 				}
 			}
 			fn(backend.SessionRelay{Session: w.Session, Kind: w.Kind, Message: w.Message})
+			if w.Kind == backend.RelayClosed {
+				st.ack(w.Origin, w.Echo) // the copy here is gone
+			}
 			if hook := st.heardHook; hook != nil {
 				hook(w.Session, w.Kind)
 			}
@@ -468,6 +518,8 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 			st.echoes.Off()
 			cancel()
 			<-flushed
+			<-acked
+			st.unregister()
 		})
 	}
 }

@@ -48,7 +48,7 @@ type endWaits struct {
 // endWait gathers the replicas that confirmed one end.
 type endWait struct {
 	heard   map[string]bool
-	changed chan struct{}   // closed and replaced at each confirmation
+	changed chan struct{} // closed and replaced at each confirmation
 }
 
 // expect starts gathering the confirmations of notice n.

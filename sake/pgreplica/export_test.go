@@ -39,4 +39,4 @@ func LoadSessionRecord(r *Replica, id string) (*backend.SessionRecord, error) {
 
 // OnEndAwaiting calls fn when an end of a session on r starts waiting for
 // the other replicas to confirm it. Set it before the server is built.
-func OnEndAwaiting(r *Replica, fn func(session string)) { r.sessions.awaitHook = fn }
+func OnEndAwaiting(r *Replica, fn func(session string)) { r.sessions.ends.AwaitHook = fn }

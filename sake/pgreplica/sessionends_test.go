@@ -227,12 +227,12 @@ func TestEndIsAnsweredWhenAReplicaDoesNotConfirm(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer silent.Release()
-	if _, err := silent.Exec(ctx, `INSERT INTO sake_session_listeners (replica, pid, backend_start)
+	if _, err := silent.Exec(ctx, `INSERT INTO sake_session_listeners (member, pid, backend_start)
 		SELECT 'silent', pg_backend_pid(), backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()`); err != nil {
 		t.Fatal(err)
 	}
 	// And one whose backend is gone, forgotten by the next end.
-	if _, err := pool.Exec(ctx, `INSERT INTO sake_session_listeners (replica, pid) VALUES ('gone', 0)`); err != nil {
+	if _, err := pool.Exec(ctx, `INSERT INTO sake_session_listeners (member, pid) VALUES ('gone', 0)`); err != nil {
 		t.Fatal(err)
 	}
 	code, sid, err := send(ts.URL, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
@@ -246,7 +246,7 @@ func TestEndIsAnsweredWhenAReplicaDoesNotConfirm(t *testing.T) {
 		t.Fatalf("after the DELETE: %d, %v; want 404", code, err)
 	}
 	var members []string
-	rows, err := pool.Query(ctx, `SELECT replica FROM sake_session_listeners ORDER BY replica`)
+	rows, err := pool.Query(ctx, `SELECT member FROM sake_session_listeners ORDER BY member`)
 	if err != nil {
 		t.Fatal(err)
 	}

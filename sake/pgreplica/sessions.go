@@ -65,11 +65,7 @@ var sessionMigrations = []string{
 	// sake_session_listeners names each replica's listening backend: the
 	// end of a session waits until every replica whose backend lives has
 	// confirmed it dropped the session.
-	`CREATE TABLE sake_session_listeners (
-		replica       text PRIMARY KEY,
-		pid           integer NOT NULL,
-		backend_start timestamptz
-	);`,
+	pglisten.MembersTable(listenersTable),
 }
 
 // endsKept is how long a deleted session's id is remembered: longer than
@@ -89,28 +85,23 @@ type sessionStore struct {
 	logger  *slog.Logger
 	cache   *sessionCache
 	echoes  pglisten.Echoes
-	// endWait bounds how long an end waits for the others' confirmations
-	// (ends), which each replica sends from the queue acks.
-	endWait time.Duration
-	ends    endWaits
-	acks    chan endAck
+	// ends waits for the others' confirmations of an end.
+	ends *pglisten.Confirmations
 	// heardHook, when set (by tests), is called after each relay from
 	// another replica has been acted on.
 	heardHook func(session, kind string)
 	// sentHook, when set (by tests), is called with each relay this
 	// replica sends.
 	sentHook func(session, kind string)
-	// awaitHook, when set (by tests), is called when the end of a session
-	// starts waiting for the others' confirmations.
-	awaitHook func(session string)
 }
 
 var _ backend.SessionStore = (*sessionStore)(nil)
 
 func newSessionStore(pool *pgxpool.Pool, replica string, logger *slog.Logger, cacheSize int, endWait time.Duration) *sessionStore {
-	return &sessionStore{pool: pool, replica: replica, logger: logger,
-		channel: pglisten.Channel(pool.Config().ConnConfig, relayChannel), cache: newSessionCache(cacheSize),
-		endWait: endWait, acks: make(chan endAck, maxAcksQueued)}
+	st := &sessionStore{pool: pool, replica: replica, logger: logger,
+		channel: pglisten.Channel(pool.Config().ConnConfig, relayChannel), cache: newSessionCache(cacheSize)}
+	st.ends = newEndConfirmations(st, endWait)
+	return st
 }
 
 // relayStream is the kind of the notice that a replica started or stopped
@@ -132,8 +123,10 @@ type relayWire struct {
 	Record  *wireRecord     `json:"rec,omitempty"`
 	// Echo is what the writer waits for to come back (pglisten.Echoes).
 	Echo uint64 `json:"n,omitempty"`
-	// To is the replica a confirmation (relayEnded) is for.
-	To string `json:"t,omitempty"`
+	// To is the replica a confirmation (relayEnded) is for, and Acked
+	// the number of the notice it confirms.
+	To    string `json:"t,omitempty"`
+	Acked uint64 `json:"a,omitempty"`
 }
 
 // wireRecord is a session record in a notice (its id is the notice's).
@@ -309,10 +302,7 @@ func (st *sessionStore) SessionStreamHeld(ctx context.Context, id string, held b
 func (st *sessionStore) DeleteSession(ctx context.Context, id string) error {
 	st.cache.drop(id)
 	echo, wait := st.echoes.Expect()
-	var confirmed *endWait
-	if echo != 0 {
-		confirmed = st.ends.expect(echo)
-	}
+	confirmed := st.ends.Expect(echo)
 	payload, _ := json.Marshal(relayWire{Origin: st.replica, Session: id, Kind: backend.RelayClosed, Echo: echo})
 	tag, err := st.pool.Exec(ctx, `WITH gone AS (DELETE FROM sake_sessions WHERE id = $1 RETURNING id),
 			ended AS (INSERT INTO sake_session_ends (id) SELECT id FROM gone ON CONFLICT (id) DO UPDATE SET ended_at = now()),
@@ -321,16 +311,14 @@ func (st *sessionStore) DeleteSession(ctx context.Context, id string) error {
 	st.cache.drop(id)
 	if err != nil || tag.RowsAffected() == 0 {
 		st.echoes.Forget(echo)
-		st.ends.forget(echo)
+		st.ends.Forget(confirmed)
 		if err != nil {
 			return fmt.Errorf("pgreplica: deleting session: %w", err)
 		}
 		return nil
 	}
 	wait(ctx)
-	if confirmed != nil {
-		st.awaitEnd(ctx, id, echo, confirmed)
-	}
+	st.ends.Await(ctx, confirmed, id)
 	return nil
 }
 
@@ -432,7 +420,7 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 	acked := make(chan struct{})
 	go func() {
 		defer close(acked)
-		st.sendAcks(ctx)
+		st.ends.Send(ctx)
 	}()
 	stopListen := pglisten.Start(pglisten.Config{
 		Conn:    st.pool.Config().ConnConfig,
@@ -442,7 +430,7 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 			// Registered first: the ends of sessions made elsewhere wait
 			// for this replica from then on, so it may trust its memory.
 			// Unregistered, it reads every record from the table.
-			err := st.register(lctx, pglisten.Backend(lctx))
+			err := st.ends.Register(lctx)
 			if err != nil {
 				st.logger.Warn("pgreplica: this replica could not register as listening: it reads every session record from the database until it listens again",
 					"error", err)
@@ -473,7 +461,7 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 				st.cache.drop(w.Session)
 			case relayEnded:
 				if w.To == st.replica {
-					st.ends.heard(w.Echo, w.Origin)
+					st.ends.Heard(w.Acked, w.Origin)
 				}
 				return
 			case relayStream:
@@ -503,7 +491,7 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 			}
 			fn(backend.SessionRelay{Session: w.Session, Kind: w.Kind, Message: w.Message})
 			if w.Kind == backend.RelayClosed {
-				st.ack(w.Origin, w.Echo) // the copy here is gone
+				st.ends.Confirm(w.Origin, w.Echo) // the copy here is gone
 			}
 			if hook := st.heardHook; hook != nil {
 				hook(w.Session, w.Kind)
@@ -519,7 +507,7 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 			cancel()
 			<-flushed
 			<-acked
-			st.unregister()
+			st.ends.Unregister()
 		})
 	}
 }

@@ -104,6 +104,17 @@ func (c *Confirmations) Forget(p *Pending) {
 	c.mu.Unlock()
 }
 
+// ForgetNotice is Forget for the Pending of notice n, if any.
+func (c *Confirmations) ForgetNotice(n uint64) {
+	if n == 0 {
+		return
+	}
+	c.init()
+	c.mu.Lock()
+	delete(c.waiting, n)
+	c.mu.Unlock()
+}
+
 // Heard records that member from confirmed this member's notice n.
 func (c *Confirmations) Heard(n uint64, from string) {
 	c.init()

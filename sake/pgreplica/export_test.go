@@ -37,6 +37,7 @@ func LoadSessionRecord(r *Replica, id string) (*backend.SessionRecord, error) {
 	return r.sessions.LoadSession(context.Background(), id)
 }
 
-// OnEndAwaiting calls fn when an end of a session on r starts waiting for
-// the other replicas to confirm it. Set it before the server is built.
-func OnEndAwaiting(r *Replica, fn func(session string)) { r.sessions.ends.AwaitHook = fn }
+// OnConfirmAwaiting calls fn when a change of a session on r ("change of
+// session ID") or its end ("end of session ID") starts waiting for the
+// other replicas to confirm it. Set it before the server is built.
+func OnConfirmAwaiting(r *Replica, fn func(about string)) { r.sessions.taken.AwaitHook = fn }

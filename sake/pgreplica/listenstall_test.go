@@ -120,8 +120,8 @@ func TestSilentlyLostListenStopsServingFromMemory(t *testing.T) {
 	t.Parallel()
 	direct, schema, _ := pgtest.Schema(t)
 	// A's DELETE waits for B to confirm, which B, deaf, never does: its
-	// backend lives on behind the stalled path. EndWait bounds the wait.
-	a := openReplica(t, pgtest.Pool(t, direct, schema), nil, pgreplica.EndWait(200*time.Millisecond))
+	// backend lives on behind the stalled path. ConfirmWait bounds the wait.
+	a := openReplica(t, pgtest.Pool(t, direct, schema), nil, pgreplica.ConfirmWait(200*time.Millisecond))
 
 	u, err := url.Parse(direct)
 	if err != nil {

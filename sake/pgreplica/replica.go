@@ -48,8 +48,9 @@ type config struct {
 	store  []pgstore.Option
 	// sessionCache is how many session records are kept in memory.
 	sessionCache int
-	// endWait bounds the wait for the others' confirmation of an end.
-	endWait time.Duration
+	// confirmWait bounds the wait for the others' confirmation of a
+	// change.
+	confirmWait time.Duration
 }
 
 // Logger receives what the replica's parts cannot report to a caller (lost
@@ -84,15 +85,16 @@ func SessionCache(n int) Option {
 	}
 }
 
-// EndWait bounds how long the end of a session (a DELETE, an idle
-// expiry) waits for every other replica listening to confirm it dropped
-// the session, before the end is answered anyway (DefaultEndWait, 5 s, by
-// default; a replica whose database connection died is not waited for).
-// A d of 0 or less keeps the default.
-func EndWait(d time.Duration) Option {
+// ConfirmWait bounds how long a change of a session (a log level,
+// subscriptions) or its end (a DELETE, an idle expiry) waits for every
+// other replica listening to confirm it took the change in, before it is
+// answered anyway (DefaultConfirmWait, 5 s, by default; a replica whose
+// database connection died is not waited for). A d of 0 or less keeps
+// the default.
+func ConfirmWait(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {
-			c.endWait = d
+			c.confirmWait = d
 		}
 	}
 }
@@ -101,7 +103,7 @@ func EndWait(d time.Duration) Option {
 // migrations, reads (or, first of all, creates) the signing secret every
 // replica shares, and starts listening to the others.
 func Open(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Replica, error) {
-	c := config{logger: slog.New(slog.DiscardHandler), sessionCache: DefaultSessionCache, endWait: DefaultEndWait}
+	c := config{logger: slog.New(slog.DiscardHandler), sessionCache: DefaultSessionCache, confirmWait: DefaultConfirmWait}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -129,7 +131,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Replica, er
 		store:    store,
 		tasks:    tasks.New(topts...),
 		broker:   pgbroker.New(pool, id, c.logger),
-		sessions: newSessionStore(pool, id, c.logger, c.sessionCache, c.endWait),
+		sessions: newSessionStore(pool, id, c.logger, c.sessionCache, c.confirmWait),
 	}, nil
 }
 

@@ -153,7 +153,7 @@ func TestDeleteWaitsForALateReplica(t *testing.T) {
 	awaiting := make(chan string, 1)
 	rs := startApartHooked(t, []string{"127.0.0.1", "localhost"}, func(i int, r *pgreplica.Replica) {
 		if i == 0 {
-			pgreplica.OnEndAwaiting(r, func(sid string) { awaiting <- sid })
+			pgreplica.OnConfirmAwaiting(r, func(about string) { awaiting <- about })
 			return
 		}
 		pgreplica.OnRelayHeard(r, func(_, kind string) {
@@ -164,7 +164,7 @@ func TestDeleteWaitsForALateReplica(t *testing.T) {
 				<-*gate
 			}
 		})
-	}, pgreplica.EndWait(time.Minute))
+	}, pgreplica.ConfirmWait(time.Minute))
 	a, b := rs[0].url, rs[1].url
 	for i := range 40 {
 		gate := make(chan struct{})
@@ -185,7 +185,7 @@ func TestDeleteWaitsForALateReplica(t *testing.T) {
 		}()
 		select {
 		case got := <-awaiting:
-			if got != sid {
+			if got != "end of session "+sid {
 				t.Fatalf("session %d: the end awaited is %s, want %s", i, got, sid)
 			}
 			close(gate)
@@ -202,15 +202,78 @@ func TestDeleteWaitsForALateReplica(t *testing.T) {
 	}
 }
 
+// A log level set on one replica holds on another once the setLevel is
+// answered, however late that replica hears of it: B's listener is held
+// (on the notice of the session's start) until A's change has begun
+// waiting for B; B then confirms, and a tool on B sees the new level.
+func TestSessionChangeWaitsForALateReplica(t *testing.T) {
+	t.Parallel()
+	var held atomic.Pointer[chan struct{}]
+	awaiting := make(chan string, 1)
+	rs := startApartHooked(t, []string{"127.0.0.1", "localhost"}, func(i int, r *pgreplica.Replica) {
+		if i == 0 {
+			pgreplica.OnConfirmAwaiting(r, func(about string) { awaiting <- about })
+			return
+		}
+		pgreplica.OnRelayHeard(r, func(_, kind string) {
+			if gate := held.Swap(nil); gate != nil && kind == backend.RelayChanged {
+				<-*gate
+			}
+		})
+	}, pgreplica.ConfirmWait(time.Minute))
+	a, b := rs[0].url, rs[1].url
+	for i, lv := range []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"} {
+		gate := make(chan struct{})
+		held.Store(&gate)
+		code, sid, err := send(a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		if err != nil || code != http.StatusOK {
+			close(gate)
+			t.Fatalf("session %d: initialize: %d, %v", i, code, err)
+		}
+		set := make(chan int, 1)
+		go func() {
+			code, _, _ := send(a, sid, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"`+lv+`"}}`)
+			set <- code
+		}()
+		select {
+		case got := <-awaiting:
+			close(gate)
+			if got != "change of session "+sid {
+				t.Fatalf("session %d: the change awaited is %q", i, got)
+			}
+		case code := <-set:
+			close(gate)
+			t.Fatalf("session %d: setLevel was answered (%d) while B had not heard of it", i, code)
+		}
+		if code := <-set; code != http.StatusOK {
+			t.Fatalf("session %d: setLevel: %d", i, code)
+		}
+		req, _ := http.NewRequest(http.MethodPost, b, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"level"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		req.Header.Set("X-User", "alice")
+		req.Header.Set("Mcp-Session-Id", sid)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resultText(t, events(resp)); got != lv {
+			t.Fatalf("session %d: the level on B once setLevel was answered on A: %q, want %q", i, got, lv)
+		}
+		resp.Body.Close()
+	}
+}
+
 // A replica registered as listening that never confirms (its backend
-// lives, but it does not hear) holds an end up EndWait at most: the
+// lives, but it does not hear) holds an end up ConfirmWait at most: the
 // DELETE is still answered, and the session is gone.
 func TestEndIsAnsweredWhenAReplicaDoesNotConfirm(t *testing.T) {
 	t.Parallel()
 	base, schema, _ := pgtest.Schema(t)
 	ctx := context.Background()
 	pool := pgtest.Pool(t, base, schema)
-	r, err := pgreplica.Open(ctx, pool, pgreplica.EndWait(50*time.Millisecond))
+	r, err := pgreplica.Open(ctx, pool, pgreplica.ConfirmWait(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,8 +79,9 @@ come back to its /oauth/callback) and an "auth" section.
 
 With -postgres, several gateways on one database serve as one behind a
 balancer without sticky sessions: a session begun on one replica goes on
-on another. Each replica holds its own connections to the servers and its
-own children.
+on another, also once the replica it began on is killed (only the calls
+in flight there fail). Each replica holds its own connections to the
+servers and its own children.
 
 When OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)
 is set, metrics are exported over OTLP/HTTP: per entry

@@ -39,29 +39,7 @@ func (rr *roundRobin) RoundTrip(req *http.Request) (*http.Response, error) {
 // gateway, each request sent to the other replica.
 func TestGatewayReplicasShareSessions(t *testing.T) {
 	t.Parallel()
-	pgURL := os.Getenv("SAKE_POSTGRES_URL")
-	if pgURL == "" {
-		t.Skip("SAKE_POSTGRES_URL is unset: run `eval \"$(scripts/postgres.sh start)\"` for a throwaway PostgreSQL cluster")
-	}
-	schema := fmt.Sprintf("gateway_%d", time.Now().UnixNano())
-	admin, err := pgxpool.New(context.Background(), pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec(context.Background(), "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-		admin.Close()
-	})
-	u, err := url.Parse(pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
+	pgURL := gatewayReplicasDatabase(t)
 
 	config := gatewayConfig(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -69,7 +47,7 @@ func TestGatewayReplicasShareSessions(t *testing.T) {
 	var hosts []string
 	var exits []<-chan int
 	for range 2 {
-		base, exited := startGatewayCommand(t, ctx, "-config", config, "-http", "127.0.0.1:0", "-log-format", "json", "-postgres", u.String(), "-watch=false")
+		base, exited := startGatewayCommand(t, ctx, "-config", config, "-http", "127.0.0.1:0", "-log-format", "json", "-postgres", pgURL, "-watch=false")
 		hosts = append(hosts, strings.TrimPrefix(base, "http://"))
 		exits = append(exits, exited)
 	}
@@ -101,4 +79,35 @@ func TestGatewayReplicasShareSessions(t *testing.T) {
 			t.Errorf("exit code %d", code)
 		}
 	}
+}
+
+// gatewayReplicasDatabase returns the URL of a schema of its own for t's
+// gateway replicas, dropped when t ends, or skips t naming the script that
+// starts a cluster.
+func gatewayReplicasDatabase(t *testing.T) string {
+	t.Helper()
+	pgURL := os.Getenv("SAKE_POSTGRES_URL")
+	if pgURL == "" {
+		t.Skip("SAKE_POSTGRES_URL is unset: run `eval \"$(scripts/postgres.sh start)\"` for a throwaway PostgreSQL cluster")
+	}
+	schema := fmt.Sprintf("gateway_%d", time.Now().UnixNano())
+	admin, err := pgxpool.New(context.Background(), pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(context.Background(), "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		admin.Close()
+	})
+	u, err := url.Parse(pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
 }

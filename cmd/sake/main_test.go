@@ -29,6 +29,12 @@ const serveEnv = "SAKE_CMD_TEST_SERVE"
 var binDir string // the examples built for the tests
 
 func TestMain(m *testing.M) {
+	if os.Getenv(commandEnv) != "" {
+		// The sake command, as a process of its own; what it starts
+		// serves the fixture.
+		os.Unsetenv(commandEnv)
+		main()
+	}
 	if os.Getenv(serveEnv) != "" {
 		if err := stdio.ServeStdio(sake.MustNew(&fixture{}, sake.Name("fixture", "0.1.0"))); err != nil {
 			fmt.Fprintln(os.Stderr, err)

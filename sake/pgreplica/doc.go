@@ -30,9 +30,16 @@
 // committed (by a request that read it before) is dropped, not stored as
 // a new session.
 // A change made on one replica therefore holds on another once its notice
-// has been delivered there (the replica that made it answers its client
-// only after its own notice has come back, by which time PostgreSQL has
-// sent it to everyone). The sessions' last use is written in one batch
+// has been delivered there. A change a client asked for (a log level,
+// subscriptions) and the end of a session (its DELETE, its idle expiry)
+// go further: they are answered only once every other replica whose
+// LISTEN connection lives has confirmed that it took the change in (its
+// copy replaced or dropped), so no replica serves the session as it was
+// after the client has the answer. A replica registers its LISTEN
+// connection (table sake_session_listeners) before it trusts its memory;
+// one whose connection died is not waited for, and one that does not
+// confirm within ConfirmWait (5 s by default) is logged and the change
+// answered anyway. The sessions' last use is written in one batch
 // every 5 s. The task store, the broker and the session store of a
 // replica LISTEN on one connection they share, so a NOTIFY wakes one
 // PostgreSQL backend per replica. A replica that loses its LISTEN

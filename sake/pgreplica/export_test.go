@@ -36,3 +36,8 @@ func SaveSessionRecord(r *Replica, rec *backend.SessionRecord) error {
 func LoadSessionRecord(r *Replica, id string) (*backend.SessionRecord, error) {
 	return r.sessions.LoadSession(context.Background(), id)
 }
+
+// OnConfirmAwaiting calls fn when a change of a session on r ("change of
+// session ID") or its end ("end of session ID") starts waiting for the
+// other replicas to confirm it. Set it before the server is built.
+func OnConfirmAwaiting(r *Replica, fn func(about string)) { r.sessions.taken.AwaitHook = fn }

@@ -119,7 +119,9 @@ func (s *staller) close() {
 func TestSilentlyLostListenStopsServingFromMemory(t *testing.T) {
 	t.Parallel()
 	direct, schema, _ := pgtest.Schema(t)
-	a := openReplica(t, pgtest.Pool(t, direct, schema), nil)
+	// A's DELETE waits for B to confirm, which B, deaf, never does: its
+	// backend lives on behind the stalled path. ConfirmWait bounds the wait.
+	a := openReplica(t, pgtest.Pool(t, direct, schema), nil, pgreplica.ConfirmWait(200*time.Millisecond))
 
 	u, err := url.Parse(direct)
 	if err != nil {
@@ -155,11 +157,11 @@ func TestSilentlyLostListenStopsServingFromMemory(t *testing.T) {
 }
 
 // openReplica runs a replica on pool behind an HTTP server (X-User names
-// the caller); logger, when set, receives its logs.
-func openReplica(t *testing.T, pool *pgxpool.Pool, logger *slog.Logger) replica {
+// the caller), with extra options; logger, when set, receives its logs.
+func openReplica(t *testing.T, pool *pgxpool.Pool, logger *slog.Logger, extra ...pgreplica.Option) replica {
 	t.Helper()
 	ctx := context.Background()
-	var opts []pgreplica.Option
+	opts := extra
 	if logger != nil {
 		opts = append(opts, pgreplica.Logger(logger))
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -47,6 +48,9 @@ type config struct {
 	store  []pgstore.Option
 	// sessionCache is how many session records are kept in memory.
 	sessionCache int
+	// confirmWait bounds the wait for the others' confirmation of a
+	// change.
+	confirmWait time.Duration
 }
 
 // Logger receives what the replica's parts cannot report to a caller (lost
@@ -81,11 +85,25 @@ func SessionCache(n int) Option {
 	}
 }
 
+// ConfirmWait bounds how long a change of a session (a log level,
+// subscriptions) or its end (a DELETE, an idle expiry) waits for every
+// other replica listening to confirm it took the change in, before it is
+// answered anyway (DefaultConfirmWait, 5 s, by default; a replica whose
+// database connection died is not waited for). A d of 0 or less keeps
+// the default.
+func ConfirmWait(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.confirmWait = d
+		}
+	}
+}
+
 // Open joins the replicas that share pool's database: it runs the
 // migrations, reads (or, first of all, creates) the signing secret every
 // replica shares, and starts listening to the others.
 func Open(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Replica, error) {
-	c := config{logger: slog.New(slog.DiscardHandler), sessionCache: DefaultSessionCache}
+	c := config{logger: slog.New(slog.DiscardHandler), sessionCache: DefaultSessionCache, confirmWait: DefaultConfirmWait}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -113,7 +131,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Replica, er
 		store:    store,
 		tasks:    tasks.New(topts...),
 		broker:   pgbroker.New(pool, id, c.logger),
-		sessions: newSessionStore(pool, id, c.logger, c.sessionCache),
+		sessions: newSessionStore(pool, id, c.logger, c.sessionCache, c.confirmWait),
 	}, nil
 }
 

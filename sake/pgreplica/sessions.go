@@ -62,6 +62,10 @@ var sessionMigrations = []string{
 		ended_at timestamptz NOT NULL DEFAULT now()
 	);
 	CREATE INDEX sake_session_ends_by_time ON sake_session_ends (ended_at);`,
+	// sake_session_listeners names each replica's listening backend: the
+	// end of a session waits until every replica whose backend lives has
+	// confirmed it dropped the session.
+	pglisten.MembersTable(listenersTable),
 }
 
 // endsKept is how long a deleted session's id is remembered: longer than
@@ -81,6 +85,8 @@ type sessionStore struct {
 	logger  *slog.Logger
 	cache   *sessionCache
 	echoes  pglisten.Echoes
+	// ends waits for the others' confirmations of an end.
+	taken *pglisten.Confirmations
 	// heardHook, when set (by tests), is called after each relay from
 	// another replica has been acted on.
 	heardHook func(session, kind string)
@@ -91,9 +97,11 @@ type sessionStore struct {
 
 var _ backend.SessionStore = (*sessionStore)(nil)
 
-func newSessionStore(pool *pgxpool.Pool, replica string, logger *slog.Logger, cacheSize int) *sessionStore {
-	return &sessionStore{pool: pool, replica: replica, logger: logger,
+func newSessionStore(pool *pgxpool.Pool, replica string, logger *slog.Logger, cacheSize int, confirmWait time.Duration) *sessionStore {
+	st := &sessionStore{pool: pool, replica: replica, logger: logger,
 		channel: pglisten.Channel(pool.Config().ConnConfig, relayChannel), cache: newSessionCache(cacheSize)}
+	st.taken = newConfirmations(st, confirmWait)
+	return st
 }
 
 // relayStream is the kind of the notice that a replica started or stopped
@@ -115,6 +123,13 @@ type relayWire struct {
 	Record  *wireRecord     `json:"rec,omitempty"`
 	// Echo is what the writer waits for to come back (pglisten.Echoes).
 	Echo uint64 `json:"n,omitempty"`
+	// Fresh marks a session just created: no replica has a copy, so none
+	// confirms it.
+	Fresh bool `json:"f,omitempty"`
+	// To is the replica a confirmation (relayEnded) is for, and Acked
+	// the number of the notice it confirms.
+	To    string `json:"t,omitempty"`
+	Acked uint64 `json:"a,omitempty"`
 }
 
 // wireRecord is a session record in a notice (its id is the notice's).
@@ -132,8 +147,8 @@ type wireRecord struct {
 
 // changeNotice is the payload announcing rec's new state, with the record
 // when it fits, without its opening brace (see withHolder).
-func (st *sessionStore) changeNotice(rec *backend.SessionRecord, echo uint64) string {
-	w := relayWire{Origin: st.replica, Session: rec.ID, Kind: backend.RelayChanged, Echo: echo, Record: &wireRecord{
+func (st *sessionStore) changeNotice(rec *backend.SessionRecord, echo uint64, fresh bool) string {
+	w := relayWire{Origin: st.replica, Session: rec.ID, Kind: backend.RelayChanged, Echo: echo, Fresh: fresh, Record: &wireRecord{
 		Owner: rec.Owner, Key: rec.Key, Version: rec.Version, Capabilities: rec.Capabilities, ClientInfo: rec.ClientInfo,
 		Offers: rec.Offers, Initialized: rec.Initialized, LogLevel: rec.LogLevel, Subscriptions: rec.Subscriptions}}
 	b, err := json.Marshal(w)
@@ -177,7 +192,9 @@ func nonNil(s []string) []string {
 // which read the session before its DELETE committed saves afterwards is
 // dropped, rather than bringing the session back on every replica. This
 // replica's copy is dropped: it takes the new record from its own notice
-// or the table, in the order the changes committed.
+// or the table, in the order the changes committed. A change of an
+// existing session returns once every other replica listening has
+// confirmed it took the change in (at most ConfirmWait).
 func (st *sessionStore) SaveSession(ctx context.Context, rec *backend.SessionRecord) error {
 	caps, err := json.Marshal(rec.Capabilities)
 	if err != nil {
@@ -196,7 +213,8 @@ func (st *sessionStore) SaveSession(ctx context.Context, rec *backend.SessionRec
 	}
 	st.cache.drop(rec.ID)
 	echo, wait := st.echoes.Expect()
-	notice := st.changeNotice(rec, echo)
+	confirmed := st.taken.Expect(echo)
+	notice := st.changeNotice(rec, echo, false)
 	tag, err := st.pool.Exec(ctx, `WITH saved AS (
 			UPDATE sake_sessions SET initialized = $2, log_level = $3, subscriptions = $4, last_used = now()
 			WHERE id = $1 RETURNING stream_holder)
@@ -204,7 +222,11 @@ func (st *sessionStore) SaveSession(ctx context.Context, rec *backend.SessionRec
 		rec.ID, rec.Initialized, rec.LogLevel, subs, st.channel, notice)
 	if err == nil && tag.RowsAffected() == 0 {
 		// A new session, in a statement of its own: it sees a DELETE
-		// that committed while the update waited for the row.
+		// that committed while the update waited for the row. No
+		// replica has a copy to confirm.
+		st.taken.Forget(confirmed)
+		confirmed = nil
+		notice = st.changeNotice(rec, echo, true)
 		tag, err = st.pool.Exec(ctx, `WITH saved AS (
 				INSERT INTO sake_sessions (id, owner, quota_key, version, capabilities,
 					client_info, offers, initialized, log_level, subscriptions)
@@ -219,13 +241,16 @@ func (st *sessionStore) SaveSession(ctx context.Context, rec *backend.SessionRec
 	st.cache.drop(rec.ID) // a read racing the write may have filled it
 	if err != nil {
 		st.echoes.Forget(echo)
+		st.taken.Forget(confirmed)
 		return fmt.Errorf("pgreplica: storing session: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
 		st.echoes.Forget(echo) // deleted meanwhile: nothing to save
+		st.taken.Forget(confirmed)
 		return nil
 	}
 	wait(ctx)
+	st.taken.Await(ctx, confirmed, "change of session "+rec.ID)
 	return nil
 }
 
@@ -284,10 +309,13 @@ func (st *sessionStore) SessionStreamHeld(ctx context.Context, id string, held b
 
 // DeleteSession deletes the record and announces it, in one statement
 // that also remembers the end (see SaveSession) and forgets the ends older
-// than endsKept.
+// than endsKept. It returns once every other replica listening has
+// confirmed it dropped its copy (at most confirmWait), so that no replica
+// serves the session after its end is answered.
 func (st *sessionStore) DeleteSession(ctx context.Context, id string) error {
 	st.cache.drop(id)
 	echo, wait := st.echoes.Expect()
+	confirmed := st.taken.Expect(echo)
 	payload, _ := json.Marshal(relayWire{Origin: st.replica, Session: id, Kind: backend.RelayClosed, Echo: echo})
 	tag, err := st.pool.Exec(ctx, `WITH gone AS (DELETE FROM sake_sessions WHERE id = $1 RETURNING id),
 			ended AS (INSERT INTO sake_session_ends (id) SELECT id FROM gone ON CONFLICT (id) DO UPDATE SET ended_at = now()),
@@ -296,12 +324,14 @@ func (st *sessionStore) DeleteSession(ctx context.Context, id string) error {
 	st.cache.drop(id)
 	if err != nil || tag.RowsAffected() == 0 {
 		st.echoes.Forget(echo)
+		st.taken.Forget(confirmed)
 		if err != nil {
 			return fmt.Errorf("pgreplica: deleting session: %w", err)
 		}
 		return nil
 	}
 	wait(ctx)
+	st.taken.Await(ctx, confirmed, "end of session "+id)
 	return nil
 }
 
@@ -400,12 +430,25 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 		defer close(flushed)
 		st.flushEvery(ctx)
 	}()
+	acked := make(chan struct{})
+	go func() {
+		defer close(acked)
+		st.taken.Send(ctx)
+	}()
 	stopListen := pglisten.Start(pglisten.Config{
 		Conn:    st.pool.Config().ConnConfig,
 		Channel: st.channel,
 		Logger:  st.logger,
-		OnListen: func(_ context.Context, gap bool) {
-			st.cache.reset(true)
+		OnListen: func(lctx context.Context, gap bool) {
+			// Registered first: the ends of sessions made elsewhere wait
+			// for this replica from then on, so it may trust its memory.
+			// Unregistered, it reads every record from the table.
+			err := st.taken.Register(lctx)
+			if err != nil {
+				st.logger.Warn("pgreplica: this replica could not register as listening: it reads every session record from the database until it listens again",
+					"error", err)
+			}
+			st.cache.reset(err == nil)
 			st.echoes.On()
 			if gap {
 				st.logger.Warn("pgreplica: session relays may have been lost while reconnecting: messages for streams held here and answers awaited here may be missing; session records are read again")
@@ -429,6 +472,11 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 				}
 			case backend.RelayClosed:
 				st.cache.drop(w.Session)
+			case relayEnded:
+				if w.To == st.replica {
+					st.taken.Heard(w.Acked, w.Origin)
+				}
+				return
 			case relayStream:
 				if w.Holder != nil {
 					st.cache.holder(w.Session, *w.Holder)
@@ -455,6 +503,9 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 				}
 			}
 			fn(backend.SessionRelay{Session: w.Session, Kind: w.Kind, Message: w.Message})
+			if w.Kind == backend.RelayClosed || (w.Kind == backend.RelayChanged && !w.Fresh) {
+				st.taken.Confirm(w.Origin, w.Echo) // the copy here is gone or current
+			}
 			if hook := st.heardHook; hook != nil {
 				hook(w.Session, w.Kind)
 			}
@@ -468,6 +519,8 @@ func (st *sessionStore) ListenRelays(fn func(backend.SessionRelay)) (stop func()
 			st.echoes.Off()
 			cancel()
 			<-flushed
+			<-acked
+			st.taken.Unregister()
 		})
 	}
 }

@@ -53,7 +53,8 @@ type Config struct {
 	Logger *slog.Logger
 	// OnListen, when set, runs each time the LISTEN is in place, before
 	// notifications are read: gap says one was lost before (changes may
-	// have been missed). It runs on the goroutine that reads the shared
+	// have been missed); Backend(ctx) is the listening backend's process
+	// id. It runs on the goroutine that reads the shared
 	// connection: while it runs, no subscriber hears anything.
 	OnListen func(ctx context.Context, gap bool)
 	// OnLost, when set, runs each time the LISTEN connection is lost (or
@@ -64,6 +65,18 @@ type Config struct {
 	// goroutine that reads the shared connection: it must not wait for
 	// another notification to arrive.
 	Notify func(payload string)
+}
+
+// backendKey is the context key of the listening backend's process id.
+type backendKey struct{}
+
+// Backend returns the process id of the PostgreSQL backend that listens,
+// from the context OnListen is given (0 from any other): while that
+// backend lives (pg_stat_activity lists it), the subscriber hears every
+// notice.
+func Backend(ctx context.Context) uint32 {
+	pid, _ := ctx.Value(backendKey{}).(uint32)
+	return pid
 }
 
 // Channel is the channel named base of the servers whose tables live where
@@ -361,7 +374,7 @@ func (h *hub) sync(conn *pgx.Conn) (empty bool, err error) {
 			h.listened[ch] = true
 		}
 		if s.c.OnListen != nil {
-			s.c.OnListen(s.ctx, s.gap)
+			s.c.OnListen(context.WithValue(s.ctx, backendKey{}, conn.PgConn().PID()), s.gap)
 		}
 		s.gap = false
 		s.listening = true

@@ -14,11 +14,11 @@
 //	if err != nil { ... }
 //	mgr := tasks.New(tasks.WithStore(store)) // the store is also the feed
 //
-// The tables (sake_tasks, sake_task_answers, sake_task_replicas, and
-// sake_migrations shared with Sake's other stores) are created by
-// versioned migrations that New runs; they are idempotent and safe from
-// several replicas starting at once. They live in the schema the pool's
-// search_path names.
+// The tables (sake_tasks, sake_task_answers, sake_task_replicas,
+// sake_task_listeners, and sake_migrations shared with Sake's other
+// stores) are created by versioned migrations that New runs; they are
+// idempotent and safe from several replicas starting at once. They live
+// in the schema the pool's search_path names.
 //
 // # Statements and memory
 //
@@ -27,9 +27,12 @@
 // each at its version in the table (a write updates it at once). Every
 // write announces itself, with the task when it fits in a NOTIFY
 // payload, in the statement that makes it. A change a client asked for (a
-// cancellation, answers) returns once its own notice has come back, by
-// which time PostgreSQL has sent it to every replica, so the client finds
-// it wherever its next request goes; a creation and what the task's work
+// cancellation, answers) returns once its own notice has come back and
+// every other replica listening has confirmed it took the change in, so
+// the client finds it wherever its next request goes (a replica registers
+// its LISTEN connection in sake_task_listeners before it trusts its
+// memory; one whose connection died is not waited for, one that does not
+// confirm within 5 s is logged and the change answered anyway); a creation and what the task's work
 // reports (tasks.FromWork: its progress, its questions, its end) return
 // once written, and the other replicas see them as their notice arrives (a
 // replica that has not heard of a new task reads it from the table). So a

@@ -31,3 +31,7 @@ func OnHeard(s *Store, fn func(id, kind string)) { s.heardHook = fn }
 
 // Cached returns how many tasks s keeps an entry for in memory.
 func (s *Store) Cached() int { return s.cache.len() }
+
+// OnTakenAwaiting has fn called when a change a client asked for on s
+// starts waiting for the other replicas to confirm they took it in.
+func OnTakenAwaiting(s *Store, fn func()) { s.taken.AwaitHook = func(string) { fn() } }

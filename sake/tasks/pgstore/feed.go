@@ -116,7 +116,15 @@ func (s *Store) Listen(fn func(id string)) (stop func()) {
 		Channel: s.channel,
 		Logger:  s.cfg.logger,
 		OnListen: func(ctx context.Context, gap bool) {
-			s.cache.reset(true)
+			// Registered first: the others' changes wait for this
+			// replica from then on, so it may trust its memory.
+			// Unregistered, it reads every task from the table.
+			err := s.taken.Register(ctx)
+			if err != nil {
+				s.cfg.logger.Warn("pgstore: this replica could not register as listening: it reads every task from the database until it listens again",
+					"error", err)
+			}
+			s.cache.reset(err == nil)
 			s.echoes.On()
 			s.heartbeat(ctx)
 			if gap {
@@ -138,6 +146,11 @@ func (s *Store) Listen(fn func(id string)) (stop func()) {
 		defer close(beating)
 		s.beat(ctx)
 	}()
+	confirming := make(chan struct{})
+	go func() {
+		defer close(confirming)
+		s.taken.Send(ctx)
+	}()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -146,6 +159,8 @@ func (s *Store) Listen(fn func(id string)) (stop func()) {
 			s.echoes.Off()
 			cancel()
 			<-beating
+			<-confirming
+			s.taken.Unregister()
 		})
 	}
 }
@@ -166,6 +181,12 @@ func (s *Store) heard(payload string) string {
 		s.echoes.Heard(n.Echo)
 		return ""
 	}
+	if n.Kind == noticeTaken {
+		if n.ID == s.replica {
+			s.taken.Heard(n.Acked, n.Origin)
+		}
+		return ""
+	}
 	if hook := s.heardHook; hook != nil {
 		defer hook(n.ID, n.Kind)
 	}
@@ -176,6 +197,7 @@ func (s *Store) heard(payload string) string {
 		} else {
 			s.cache.stale(n.ID, n.Version)
 		}
+		s.taken.Confirm(n.Origin, n.Echo) // memory here holds the change
 		if n.Kind == noticeCreated {
 			return "" // creation is not a change: nobody waits for it yet
 		}

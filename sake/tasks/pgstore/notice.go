@@ -21,6 +21,9 @@ const (
 	noticeUpdated = "u" // a stored change
 	noticeDeleted = "d" // deleted (expired)
 	noticeAnswers = "a" // answers stored for the replica running the task
+	// noticeTaken confirms to the replica ID that its change Acked was
+	// taken in (see pglisten.Confirmations).
+	noticeTaken = "ok"
 )
 
 // notice is a change on the wire: every write of a Store announces itself
@@ -32,7 +35,10 @@ type notice struct {
 	Kind    string    `json:"k"`
 	Version int64     `json:"v,omitempty"`
 	Task    *wireTask `json:"t,omitempty"`
-	// Echo is what the writer waits for to come back (pglisten.Echoes).
+	// Acked is the number of the notice a confirmation is for.
+	Acked uint64 `json:"a,omitempty"`
+	// Echo is what the writer waits for to come back (pglisten.Echoes);
+	// it is written last (see ownEcho).
 	Echo uint64 `json:"n,omitempty"`
 }
 

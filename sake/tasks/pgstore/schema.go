@@ -1,5 +1,7 @@
 package pgstore
 
+import "github.com/sakemcp/sake-go/sake/internal/pglisten"
+
 // migrations are the schema steps of the task tables, applied in order
 // once per database (see sake/internal/pgmigrate). Never edit a step that
 // has shipped: add one.
@@ -45,4 +47,7 @@ var migrations = []string{
 	// changes leave its indexed columns as they were, so they are written
 	// beside it (HOT) without touching the indexes.
 	`ALTER TABLE sake_tasks SET (fillfactor = 70);`,
+	// Each replica's listening backend: a change a client asked for is
+	// answered once every replica whose backend lives has taken it in.
+	pglisten.MembersTable(listenersTable),
 }

@@ -33,6 +33,9 @@ type Store struct {
 	cfg     config
 	cache   *cache
 	echoes  pglisten.Echoes
+	// taken waits, after a change a client asked for, until every other
+	// replica listening has taken it in.
+	taken *pglisten.Confirmations
 	// batch runs creations and conditional updates, together when they
 	// arrive together.
 	batch *batcher
@@ -62,9 +65,19 @@ func New(ctx context.Context, pool *pgxpool.Pool, replica string, opts ...Option
 		return nil, err
 	}
 	cfg := newConfig(opts)
-	return &Store{pool: pool, replica: replica, channel: pglisten.Channel(pool.Config().ConnConfig, channel),
-		cfg: cfg, cache: newCache(cfg.cacheBytes), ownPrefix: ownPrefix(replica), batch: &batcher{pool: pool}}, nil
+	s := &Store{pool: pool, replica: replica, channel: pglisten.Channel(pool.Config().ConnConfig, channel),
+		cfg: cfg, cache: newCache(cfg.cacheBytes), ownPrefix: ownPrefix(replica), batch: &batcher{pool: pool}}
+	s.taken = &pglisten.Confirmations{Pool: pool, Table: listenersTable, Member: replica, Channel: s.channel,
+		Logger: cfg.logger, Payload: func(to string, n uint64) string {
+			b, _ := json.Marshal(notice{Origin: replica, ID: to, Kind: noticeTaken, Acked: n})
+			return string(b)
+		}}
+	return s, nil
 }
+
+// listenersTable records each replica's listening backend (see
+// pglisten.Confirmations).
+const listenersTable = "sake_task_listeners"
 
 const columns = `id, owner, tool, status, status_message, created_at, last_updated_at,
 	ttl_ms, poll_ms, input_requests, result, result_is_error, error`
@@ -100,16 +113,32 @@ func (s *Store) Create(ctx context.Context, t *backend.Task) error {
 }
 
 // expect returns the echo a change written with ctx puts in its notice and
-// waits for (pglisten.Echoes) before it returns: a change a client asked
-// for is answered once the other replicas have been sent its notice, so
+// waits for before it returns: a change a client asked for is answered
+// once its notice came back here (pglisten.Echoes) and every other replica
+// listening confirmed it took the change in (pglisten.Confirmations), so
 // that the client's next request finds it wherever it goes. What a task's
 // work reports (tasks.FromWork) waits for nothing: memory here holds it
 // from the write itself, and the other replicas as their notice arrives.
+// A write that fails calls forget instead of wait.
 func (s *Store) expect(ctx context.Context) (uint64, func(context.Context)) {
 	if tasks.FromWork(ctx) {
 		return 0, noWait
 	}
-	return s.echoes.Expect()
+	echo, wait := s.echoes.Expect()
+	p := s.taken.Expect(echo)
+	if p == nil {
+		return echo, wait
+	}
+	return echo, func(ctx context.Context) {
+		wait(ctx)
+		s.taken.Await(ctx, p, "task change")
+	}
+}
+
+// forget drops what a write that failed or changed nothing waited for.
+func (s *Store) forget(echo uint64) {
+	s.echoes.Forget(echo)
+	s.taken.ForgetNotice(echo)
 }
 
 // noWait is the wait of a write that waits for no echo.
@@ -177,7 +206,7 @@ func (s *Store) writeIf(ctx context.Context, t *backend.Task, version int64) (bo
 		t.TTL.Milliseconds(), t.PollInterval.Milliseconds(), reqs, result, t.ResultIsError, errJSON,
 		expiresAt(t), version, s.channel, encodeNotice(s.replica, noticeUpdated, t, version+1, echo))
 	if err != nil || tag.RowsAffected() != 1 {
-		s.echoes.Forget(echo)
+		s.forget(echo)
 		if err != nil {
 			return false, fmt.Errorf("pgstore: updating task: %w", err)
 		}
@@ -222,7 +251,7 @@ func (s *Store) updateLocked(ctx context.Context, id string, fn func(*backend.Ta
 		return nil
 	})
 	if err != nil {
-		s.echoes.Forget(echo)
+		s.forget(echo)
 		if !errors.Is(err, backend.ErrTaskNotFound) {
 			s.cache.drop(id)
 		}

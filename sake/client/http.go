@@ -567,6 +567,13 @@ func isResponseTo(msg []byte, key string) bool {
 	return json.Unmarshal(peek.ID, &s) == nil && s == key
 }
 
+// responseOpening is how a response opens as protocol writes it, up to
+// its id: {"jsonrpc":"2.0","id":
+var responseOpening = func() []byte {
+	head := protocol.AppendResultHead(nil, []byte("0"))
+	return head[:len(head)-len(`0,"result":`)]
+}()
+
 // checkAnswer refuses a JSON answer to m that is not m's response: one
 // with another id, or none. An error with a null id is m's (the server
 // could not read the request's id); a body that is not JSON-RPC is left
@@ -574,7 +581,7 @@ func isResponseTo(msg []byte, key string) bool {
 func checkAnswer(body []byte, m *message) error {
 	// The common case, without a scan: the answer starts with its id and
 	// its result or error, as this library's servers write it.
-	if rest, ok := bytes.CutPrefix(body, []byte(`{"jsonrpc":"2.0","id":`)); ok && m.id != 0 {
+	if rest, ok := bytes.CutPrefix(body, responseOpening); ok && m.id != 0 {
 		var buf [20]byte
 		key := strconv.AppendInt(buf[:0], m.id, 10)
 		// A top-level "method" makes it a request, not an answer: where

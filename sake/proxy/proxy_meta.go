@@ -22,13 +22,20 @@ func callerEnvelope(c *sake.Context, to client.Caller) *client.Forward {
 		env.Capabilities.Tasks = nil
 	}
 	if (c.TaskID() != "" || c.Request().Era == sake.EraLegacy) && !env.Capabilities.HasExtension(protocol.TaskExtension) {
+		if len(env.Capabilities.Extensions) == 0 {
+			// The common case (a handshake-era caller declares no
+			// extension): a map shared by every call, only ever read.
+			env.Capabilities.Extensions = onlyTaskExtension
+			return env
+		}
 		// The caller's map is only read; the one sent gets a copy.
 		ext := maps.Clone(env.Capabilities.Extensions)
-		if ext == nil {
-			ext = map[string]json.RawMessage{}
-		}
 		ext[protocol.TaskExtension] = json.RawMessage(`{}`)
 		env.Capabilities.Extensions = ext
 	}
 	return env
 }
+
+// onlyTaskExtension declares the tasks extension alone. It is shared by
+// the envelopes of every call and must not be modified.
+var onlyTaskExtension = map[string]json.RawMessage{protocol.TaskExtension: json.RawMessage(`{}`)}

@@ -14,9 +14,10 @@ import (
 // meaning in the 2026-07-28 era) and its log level. A call of a caller of
 // the handshake era declares the tasks extension: the remote server may
 // answer with a task, which the proxy follows (within the call, or as a
-// task of its own when the caller asked for one with params.task).
-func callerEnvelope(c *sake.Context, to client.Caller) *client.Forward {
-	env := &client.Forward{LogLevel: c.LogLevel(), To: to}
+// task of its own when the caller asked for one with params.task). It
+// is written to env.
+func callerEnvelope(env *client.Forward, c *sake.Context, to client.Caller) {
+	*env = client.Forward{LogLevel: c.LogLevel(), To: to}
 	if caps := c.ClientCapabilities(); caps != nil {
 		env.Capabilities = *caps
 		env.Capabilities.Tasks = nil
@@ -26,14 +27,13 @@ func callerEnvelope(c *sake.Context, to client.Caller) *client.Forward {
 			// The common case (a handshake-era caller declares no
 			// extension): a map shared by every call, only ever read.
 			env.Capabilities.Extensions = onlyTaskExtension
-			return env
+			return
 		}
 		// The caller's map is only read; the one sent gets a copy.
 		ext := maps.Clone(env.Capabilities.Extensions)
 		ext[protocol.TaskExtension] = json.RawMessage(`{}`)
 		env.Capabilities.Extensions = ext
 	}
-	return env
 }
 
 // onlyTaskExtension declares the tasks extension alone. It is shared by

@@ -399,16 +399,23 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 	if h.isClosed() {
 		return nil, ErrClosed
 	}
-	key := itoa(m.id)
-	ch := make(chan []byte, 1)
-	h.mu.Lock()
-	h.pending[key] = ch
-	h.mu.Unlock()
-	defer func() {
+	// The response to a request of a session may come on the session's
+	// GET stream (routeResponse): it is awaited there too. A 2026-07-28
+	// request belongs to no session, and its response comes on its own
+	// stream only (ch stays nil).
+	var ch chan []byte
+	if m.era != protocol.EraModern {
+		key := itoa(m.id)
+		ch = make(chan []byte, 1)
 		h.mu.Lock()
-		delete(h.pending, key)
+		h.pending[key] = ch
 		h.mu.Unlock()
-	}()
+		defer func() {
+			h.mu.Lock()
+			delete(h.pending, key)
+			h.mu.Unlock()
+		}()
+	}
 	resp, err := h.do(ctx, http.MethodPost, m, nil)
 	if err != nil {
 		if ctx.Err() != nil {

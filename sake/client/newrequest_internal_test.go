@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 
@@ -55,4 +56,38 @@ func TestNewRequestHeaders(t *testing.T) {
 	req.Header.Add("Mcp-Session-Id", "s2")
 	req, _ = h.newRequest(context.Background(), http.MethodGet, nil)
 	check(req, http.Header{"Mcp-Protocol-Version": {"2025-11-25"}, "Mcp-Session-Id": {"s1"}, "Accept": {"text/event-stream"}})
+}
+
+// TestOnlySessionRequestsAwaitTheGETStream: while a request of the
+// handshake era is in flight it is registered to be answered from the
+// session's GET stream too; a 2026-07-28 request, which belongs to no
+// session, is not (its registration cost 2 allocations a call).
+func TestOnlySessionRequestsAwaitTheGETStream(t *testing.T) {
+	var h *httpTransport
+	pending := make(chan int, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.mu.Lock()
+		pending <- len(h.pending)
+		h.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":5,"result":{}}`))
+	}))
+	defer ts.Close()
+	h = HTTP(ts.URL+"/mcp", ts.Client()).(*httpTransport)
+	h.max = 1 << 20
+	for _, c := range []struct {
+		era  protocol.Era
+		want int
+	}{{protocol.EraModern, 0}, {protocol.EraLegacy, 1}} {
+		m := &message{id: 5, method: "ping", body: []byte(`{}`), era: c.era}
+		if _, err := h.roundTrip(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+		if got := <-pending; got != c.want {
+			t.Errorf("era %v: %d requests awaited the GET stream during the call, want %d", c.era, got, c.want)
+		}
+		if len(h.pending) != 0 {
+			t.Errorf("era %v: %d requests still await the GET stream after the call", c.era, len(h.pending))
+		}
+	}
 }

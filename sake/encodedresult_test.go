@@ -145,3 +145,49 @@ func TestEncodedToolResultRefusesWhatIsNotAResult(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedToolResultPassesObservingMiddleware: middleware added with
+// UseObserving sees each call's outcome (IsError included) and the
+// result still goes into the reply as it came; adding a Use middleware
+// beside it has the result decoded again.
+func TestEncodedToolResultPassesObservingMiddleware(t *testing.T) {
+	const failed = `{"isError":true,"content":[{"type":"text","text":"no\/go"}],"x-extra":2}`
+	var calls, failures int
+	observe := func(next sake.Handler) sake.Handler {
+		return func(ctx context.Context, req *sake.Request) (any, error) {
+			res, err := next(ctx, req)
+			if req.Method == "tools/call" {
+				calls++
+				if tr, ok := res.(*sake.ToolResult); err != nil || ok && tr.IsError {
+					failures++
+				}
+			}
+			return res, err
+		}
+	}
+	call := func(srv *sake.Server) string {
+		buf := make([]byte, 0, 512)
+		return string(transport.Decode(srv, []byte(relayCall), nil).HandleInto(context.Background(), &buf).Body)
+	}
+	for _, raw := range []string{remoteResult, failed} {
+		body := call(encodedServer(t, raw, sake.UseObserving(observe)))
+		want := `"x-extra":true`
+		if raw == failed {
+			want = `{"isError":true,"content":[{"type":"text","text":"no\/go"}],"x-extra":2`
+		}
+		if !strings.Contains(body, want) {
+			t.Errorf("observed, the result was not passed through (want %s): %s", want, body)
+		}
+	}
+	if calls != 2 || failures != 1 {
+		t.Errorf("the observer saw %d calls and %d failures, want 2 and 1", calls, failures)
+	}
+
+	passive := func(next sake.Handler) sake.Handler { return next }
+	if body := call(encodedServer(t, failed, sake.UseObserving(observe), sake.Use(passive))); strings.Contains(body, `x-extra`) || !strings.Contains(body, `"isError":true`) {
+		t.Errorf("with a Use middleware the result must be decoded for it: %s", body)
+	}
+	if calls != 3 || failures != 2 {
+		t.Errorf("the observer saw %d calls and %d failures, want 3 and 2", calls, failures)
+	}
+}

@@ -15,6 +15,7 @@ type options struct {
 	instructions         string
 	secret               []byte
 	middleware           []Middleware
+	resultReaders        int // how many of middleware may read or change results (Use, not UseObserving)
 	logger               *slog.Logger
 	listTTL              time.Duration
 	readTTL              time.Duration
@@ -78,6 +79,26 @@ func Secret(key []byte) Option {
 // Use adds middleware around the handling of every request. The first one
 // added is the outermost.
 func Use(mw ...Middleware) Option {
+	return func(o *options) {
+		o.middleware = append(o.middleware, mw...)
+		o.resultReaders += len(mw)
+	}
+}
+
+// UseObserving adds middleware, like Use, that only observes the outcome
+// of each request: it may read the request, time the call to next and
+// look at the error next returns and, of a *ToolResult, at IsError; it
+// must neither read the rest of the result nor change or replace it.
+// Metrics, access logs and health counters are such middleware.
+//
+// What this promise buys: a tool result left encoded (a proxy's, see
+// protocol.ToolResultFromWire) still goes into the reply as the remote
+// wrote it, without being decoded, which Use's middleware prevents since
+// it may look. An observing middleware that reads the result anyway may
+// find its Content and StructuredContent empty (call Decode on it first,
+// or use Use). Observing middleware takes its place among the others in
+// the order the options are given, the first added the outermost.
+func UseObserving(mw ...Middleware) Option {
 	return func(o *options) { o.middleware = append(o.middleware, mw...) }
 }
 

@@ -38,7 +38,14 @@ type callable struct {
 	// of the server's own: a component mounted from another server keeps
 	// calling that server's value.
 	recv reflect.Value
+	// raw, when not nil, is fn itself: a function of the form a proxy's
+	// tools take, called without reflection.
+	raw func(*Context, json.RawMessage) (*ToolResult, error)
 }
+
+// rawToolType is the type of a tool function that takes its arguments
+// as they came and returns a result (a proxy's tools).
+var rawToolType = reflect.TypeFor[func(*Context, json.RawMessage) (*ToolResult, error)]()
 
 // analyse checks fn's signature: a context, then at most one argument,
 // then a result and/or an error. accept says which argument types are
@@ -100,6 +107,9 @@ func analyse(fn reflect.Value, method bool, accept func(reflect.Type) error) (ca
 	default:
 		return c, fmt.Errorf("returns %d values: it returns a result and an error", t.NumOut())
 	}
+	if !method && fn.Type() == rawToolType {
+		c.raw = fn.Interface().(func(*Context, json.RawMessage) (*ToolResult, error))
+	}
 	return c, nil
 }
 
@@ -115,6 +125,10 @@ func (s signature) In(i int) reflect.Type { return s.Type.In(i + s.skip) }
 // call runs the function (a method on recv when it is a method) and
 // returns its result value and error.
 func (c *callable) call(recv reflect.Value, ctx *Context, arg reflect.Value) (reflect.Value, error) {
+	if c.raw != nil {
+		res, err := c.raw(ctx, arg.Elem().Bytes())
+		return reflect.ValueOf(res), err
+	}
 	var in [3]reflect.Value
 	n := 0
 	if c.method {

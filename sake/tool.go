@@ -285,11 +285,12 @@ func (t *tool) invoke(c *Context, args json.RawMessage, checked bool) (res *Tool
 
 // passesEncoded reports whether a tool result left encoded
 // (protocol.ToolResultFromWire) can go into the reply as it is: nothing
-// between the tool and the reply looks at it (no middleware, no Request
-// hook, not a task). Otherwise it is decoded first.
+// between the tool and the reply looks at it (no middleware but
+// UseObserving's, no Request hook, not a task). Otherwise it is decoded
+// first.
 func (c *Context) passesEncoded() bool {
 	o := &c.srv.opts
-	return c.task == nil && len(o.middleware) == 0 && (o.hooks == nil || o.hooks.Request == nil)
+	return c.task == nil && o.resultReaders == 0 && (o.hooks == nil || o.hooks.Request == nil)
 }
 
 // toolFailure turns the error of a tool's code into what the call

@@ -84,7 +84,48 @@ func HTTP(url string, hc *http.Client, opts ...HTTPOption) Transport {
 	for _, opt := range opts {
 		opt(h)
 	}
+	// http.Client.Do would add nothing to a request of a client without a
+	// cookie jar or Timeout to an endpoint without userinfo: the transport
+	// is then called directly (see sendRequest).
+	h.direct = hc.Jar == nil && hc.Timeout == 0 && h.endpoint != nil && h.endpoint.User == nil
 	return h
+}
+
+// sendRequest sends req and returns the answer as hc.Do does, redirects not
+// followed. When h.direct holds and hc's transport is net/http's own, it
+// calls the transport itself, which saves what Do costs: Do would add no
+// header (no cookie jar, no userinfo to turn into Basic credentials), set
+// no deadline (no Timeout), and hand a redirect back as it came (see
+// noRedirects); an error is a *url.Error as Do's are.
+func (h *httpTransport) sendRequest(req *http.Request) (*http.Response, error) {
+	if h.direct && req.URL.User == nil { // an Authorizer may have set it
+		rt := h.hc.Transport
+		if rt == nil {
+			rt = http.DefaultTransport
+		}
+		if t, ok := rt.(*http.Transport); ok {
+			resp, err := t.RoundTrip(req)
+			if err != nil {
+				return nil, &url.Error{Op: urlOp(req.Method), URL: req.URL.String(), Err: err}
+			}
+			return resp, nil
+		}
+	}
+	return h.hc.Do(req)
+}
+
+// urlOp is the Op of a *url.Error for a request of method, as http.Client
+// names it ("Post").
+func urlOp(method string) string {
+	switch method {
+	case http.MethodPost:
+		return "Post"
+	case http.MethodGet:
+		return "Get"
+	case http.MethodDelete:
+		return "Delete"
+	}
+	return method
 }
 
 type httpTransport struct {
@@ -103,6 +144,8 @@ type httpTransport struct {
 	// it is sent, and sent holds the digest of the last one.
 	opaque bool
 	sent   atomic.Pointer[string]
+	// direct says hc.Do would add nothing to a request (see sendRequest).
+	direct bool
 
 	incoming func(context.Context, []byte)
 	max      int64
@@ -140,6 +183,38 @@ func (h *httpTransport) established(era protocol.Era, version string) {
 // which Header.Set would allocate for each request.
 const versionHeader = "Mcp-Protocol-Version"
 
+// Header values every request sends alike, shared by them all. A header
+// value is only ever replaced (Header.Set) or appended to, which copies a
+// slice of capacity one: none of these is changed in place.
+var (
+	modernVersionValue = []string{protocol.ModernVersion}
+	jsonValue          = []string{"application/json"}
+	acceptJSONOrStream = []string{"application/json, text/event-stream"}
+	acceptStream       = []string{"text/event-stream"}
+	// methodValues are the Mcp-Method values of the requests a client
+	// sends most.
+	methodValues = map[string][]string{}
+)
+
+func init() {
+	for _, m := range []string{"tools/call", "tools/list", "resources/read", "resources/list", "resources/templates/list",
+		"prompts/get", "prompts/list", "completion/complete", "server/discover", "subscriptions/listen",
+		"tasks/get", "tasks/result", "tasks/cancel", "tasks/list", "ping"} {
+		methodValues[m] = []string{m}
+	}
+}
+
+// ownValue appends v to own and returns it as a header value of capacity
+// one, so that appending to it copies it.
+func ownValue(own *[]string, v string) []string {
+	if *own == nil {
+		*own = make([]string, 0, 2)
+	}
+	*own = append(*own, v)
+	n := len(*own)
+	return (*own)[n-1 : n : n]
+}
+
 // newRequest builds a request to the endpoint with the headers of m.
 func (h *httpTransport) newRequest(ctx context.Context, method string, m *message) (*http.Request, error) {
 	var body io.Reader
@@ -168,31 +243,36 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, m *messag
 	h.mu.Lock()
 	session, version := h.session, h.version
 	h.mu.Unlock()
+	var own []string // the values of this request's own headers share one array
 	switch {
 	case m != nil && m.era == protocol.EraModern:
-		req.Header[versionHeader] = []string{protocol.ModernVersion}
+		req.Header[versionHeader] = modernVersionValue
 		if m.method != "" && m.id != 0 {
-			req.Header.Set("Mcp-Method", m.method)
+			if v := methodValues[m.method]; v != nil {
+				req.Header["Mcp-Method"] = v
+			} else {
+				req.Header["Mcp-Method"] = ownValue(&own, m.method)
+			}
 		}
 		if m.hasName {
-			req.Header.Set("Mcp-Name", headerValue(m.name))
+			req.Header["Mcp-Name"] = ownValue(&own, headerValue(m.name))
 		}
 		for _, p := range m.params {
 			req.Header.Set(p[0], p[1])
 		}
 	default:
 		if session != "" && (m == nil || !m.handshake) {
-			req.Header.Set("Mcp-Session-Id", session)
+			req.Header["Mcp-Session-Id"] = ownValue(&own, session)
 		}
 		if version != "" && (m == nil || !m.handshake) {
-			req.Header[versionHeader] = []string{version}
+			req.Header[versionHeader] = ownValue(&own, version)
 		}
 	}
 	if m != nil {
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header["Content-Type"] = jsonValue
+		req.Header["Accept"] = acceptJSONOrStream
 	} else {
-		req.Header.Set("Accept", "text/event-stream")
+		req.Header["Accept"] = acceptStream
 	}
 	if h.auth != nil {
 		if err := h.auth.Authorize(ctx, req); err != nil {
@@ -212,7 +292,7 @@ func (h *httpTransport) do(ctx context.Context, method string, m *message, edit 
 		if edit != nil {
 			edit(req)
 		}
-		resp, err := h.hc.Do(req)
+		resp, err := h.sendRequest(req)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -319,16 +399,23 @@ func (h *httpTransport) roundTrip(ctx context.Context, m *message) ([]byte, erro
 	if h.isClosed() {
 		return nil, ErrClosed
 	}
-	key := itoa(m.id)
-	ch := make(chan []byte, 1)
-	h.mu.Lock()
-	h.pending[key] = ch
-	h.mu.Unlock()
-	defer func() {
+	// The response to a request of a session may come on the session's
+	// GET stream (routeResponse): it is awaited there too. A 2026-07-28
+	// request belongs to no session, and its response comes on its own
+	// stream only (ch stays nil).
+	var ch chan []byte
+	if m.era != protocol.EraModern {
+		key := itoa(m.id)
+		ch = make(chan []byte, 1)
 		h.mu.Lock()
-		delete(h.pending, key)
+		h.pending[key] = ch
 		h.mu.Unlock()
-	}()
+		defer func() {
+			h.mu.Lock()
+			delete(h.pending, key)
+			h.mu.Unlock()
+		}()
+	}
 	resp, err := h.do(ctx, http.MethodPost, m, nil)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -151,7 +151,9 @@ func (g *Gateway) reroute() {
 }
 
 // observe is the gateway server's middleware that counts each remote's
-// calls and errors and tells the hooks.
+// calls and errors and tells the hooks. It is installed with
+// sake.UseObserving: it reads of a result only IsError, so a remote's
+// tool result still goes into the reply as the remote wrote it.
 func (g *Gateway) observe(next sake.Handler) sake.Handler {
 	return func(ctx context.Context, req *sake.Request) (any, error) {
 		r := g.route(req)

@@ -305,7 +305,8 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 		// requests on this goroutine goes on reading meanwhile.
 		ctx.WaitsOutside()
 	}
-	c = client.WithForward(c, callerEnvelope(ctx, cl))
+	callerEnvelope(&cl.env, ctx, cl)
+	c = client.WithForward(c, &cl.env)
 	if len(ctx.ProgressToken()) > 0 {
 		// The remote's progress reaches a caller that asked for progress;
 		// for another, the remote is not asked for any.
@@ -678,6 +679,9 @@ type caller struct {
 	mu       sync.Mutex
 	n        int
 	pending  error // the caller must answer on a retry
+	// env is the call's envelope (see callerEnvelope), allocated with
+	// the caller.
+	env client.Forward
 }
 
 // ask runs a question to the caller; a question the caller answers on a

@@ -503,18 +503,18 @@ func (pu *perUser) signOut(ctx context.Context, user string) error {
 	if err := pu.store(user).Delete(ctx, pu.key); err != nil {
 		return fmt.Errorf("forgetting your token of %s: %w", pu.r.key, err)
 	}
-	pu.forget(user)
+	pu.forget(ctx, user)
 	return nil
 }
 
 // forget closes user's session, and forgets their catalog and open
 // sign-in: they signed out.
-func (pu *perUser) forget(user string) {
+func (pu *perUser) forget(ctx context.Context, user string) {
 	pu.closeUser(user)
 	pu.mu.Lock()
 	delete(pu.catalogs, user)
 	pu.mu.Unlock()
-	pu.g.signIns.forgetUser(user, pu)
+	_ = pu.g.o.signInStore.Forget(ctx, user, pu.r.key)
 }
 
 // closeUser closes user's session, if any.
@@ -608,7 +608,7 @@ func (g *Gateway) SignOut(ctx context.Context, user string) error {
 	g.mu.RUnlock()
 	for _, r := range remotes {
 		if pu := r.users.Load(); pu != nil {
-			pu.forget(user)
+			pu.forget(ctx, user)
 		}
 	}
 	return nil

@@ -42,6 +42,7 @@ type perUser struct {
 	mu       sync.Mutex
 	sessions map[string]*userSession // by user
 	tools    map[string]bool         // the remote tools published in hub
+	local    map[string]string       // their published names, to the remote ones
 	// catalogs are the tools each user's session last listed, kept after
 	// the session closes (idle, or past the bound) so that the user's
 	// lists stay as they were; forgotten at sign-out. At most
@@ -123,7 +124,7 @@ func (g *Gateway) newPerUser(r *remote) (*perUser, error) {
 	timeout, inFlight := proxy.CallLimits(g.o.proxyOpts...)
 	pu := &perUser{g: g, r: r, hub: hub, base: client.OAuth(cfg), key: r.entry.URL,
 		callTimeout: timeout, inFlight: make(chan struct{}, inFlight),
-		sessions: map[string]*userSession{}, tools: map[string]bool{}, catalogs: map[string]map[string]bool{}}
+		sessions: map[string]*userSession{}, tools: map[string]bool{}, local: map[string]string{}, catalogs: map[string]map[string]bool{}}
 	signIn := sake.NewTool(signInTool, func(c *sake.Context, _ json.RawMessage) (*sake.ToolResult, error) {
 		if _, err := pu.sessionAsking(c); err != nil {
 			return nil, err
@@ -341,21 +342,35 @@ func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[s
 }
 
 // publish adds to the hub the tools not yet there (the first definition
-// seen of a tool is the one published) and returns the names listed.
+// seen of a tool is the one published) and returns the names listed. As
+// for a shared entry, each is published under a name every client
+// accepts (publishedName), and, when the entry pins, a tool whose
+// definition differs from the one pinned is withheld from this listing
+// until approved; one that cannot be published is left out, logged and
+// shown by the probes, and the rest are served.
 func (pu *perUser) publish(tools []protocol.ToolInfo) map[string]bool {
 	listed := make(map[string]bool, len(tools))
 	pu.mu.Lock()
 	defer pu.mu.Unlock()
+	r := pu.r
 	for _, t := range tools {
 		if t.Name == signInTool || t.Name == signOutTool {
-			pu.r.logger.Warn("gateway: a tool of a per-user server is left out: its name is the gateway's own", "server", pu.r.key, "tool", t.Name)
+			r.logger.Warn("gateway: a tool of a per-user server is left out: its name is the gateway's own", "server", r.key, "tool", t.Name)
+			r.leaveOut("tool "+t.Name, "its name is the gateway's own ("+t.Name+")")
+			continue
+		}
+		if r.pin && !pu.g.pinned(r, t) {
 			continue
 		}
 		listed[t.Name] = true
 		if pu.tools[t.Name] {
 			continue
 		}
-		def := sake.NewTool(t.Name, pu.call(t.Name)).Title(t.Title).Description(t.Description)
+		local := publishedName(r.ns, t.Name)
+		if local != t.Name {
+			r.logger.Info("gateway: a name clients refuse is published under another", "server", r.key, "kind", "tool", "name", t.Name, "published", local)
+		}
+		def := sake.NewTool(local, pu.call(t.Name)).Title(t.Title).Description(t.Description)
 		if len(t.InputSchema) > 0 {
 			def.InputSchema(t.InputSchema)
 		}
@@ -367,10 +382,12 @@ func (pu *perUser) publish(tools []protocol.ToolInfo) map[string]bool {
 		}
 		if err := pu.hub.AddTool(def); err != nil {
 			delete(listed, t.Name)
-			pu.r.logger.Warn("gateway: a tool of a per-user server is left out", "server", pu.r.key, "tool", t.Name, "err", err)
+			r.logger.Warn("gateway: a component the gateway cannot serve is left out; the rest of its server is served", "server", r.key, "kind", "tool", "name", t.Name, "err", err)
+			r.leaveOut("tool "+t.Name, err.Error())
 			continue
 		}
 		pu.tools[t.Name] = true
+		pu.local[local] = t.Name
 	}
 	return listed
 }
@@ -591,7 +608,8 @@ func (pu *perUser) lists(req *sake.Request, c sake.ComponentInfo) bool {
 	}
 	pu.mu.Lock()
 	defer pu.mu.Unlock()
-	return pu.catalogs[id.Subject][local]
+	remote, ok := pu.local[local]
+	return ok && pu.catalogs[id.Subject][remote]
 }
 
 // SignOut signs user out of every per-user entry: the vault forgets all

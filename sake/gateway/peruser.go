@@ -58,9 +58,18 @@ type userSession struct {
 	user  string
 	ready chan struct{} // closed once cl, tools and err are set
 	cl    *client.Client
-	tools map[string]bool // the remote tools its list gave
+	tools atomic.Pointer[map[string]bool] // the remote tools its last list gave
 	err   error
 	last  atomic.Int64 // unix nanoseconds of its last use
+	// closed is closed when the session is closed (its follower ends).
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+// offers reports whether the session's last list gave remote tool name.
+func (s *userSession) offers(name string) bool {
+	m := s.tools.Load()
+	return m != nil && (*m)[name]
 }
 
 func (s *userSession) touch() { s.last.Store(time.Now().UnixNano()) }
@@ -76,9 +85,12 @@ func (s *userSession) isReady() bool {
 
 func (s *userSession) close() {
 	<-s.ready
-	if s.cl != nil {
-		s.cl.Close()
-	}
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		if s.cl != nil {
+			s.cl.Close()
+		}
+	})
 }
 
 // errNoToken says the user holds no (usable) token for the entry.
@@ -269,14 +281,16 @@ func (pu *perUser) session(ctx context.Context, user string) (*userSession, erro
 		return pu.session(ctx, user) // another call opened it meanwhile
 	}
 	victims := pu.evictLocked(true)
-	s := &userSession{user: user, ready: make(chan struct{})}
+	s := &userSession{user: user, ready: make(chan struct{}), closed: make(chan struct{})}
 	s.touch()
 	pu.sessions[user] = s
 	pu.mu.Unlock()
 	for _, v := range victims {
 		go v.close()
 	}
-	s.cl, s.tools, s.err = pu.open(ctx, user)
+	var tools map[string]bool
+	s.cl, tools, s.err = pu.open(ctx, user)
+	s.tools.Store(&tools)
 	if s.err != nil {
 		pu.mu.Lock()
 		if pu.sessions[user] == s {
@@ -288,8 +302,73 @@ func (pu *perUser) session(ctx context.Context, user string) (*userSession, erro
 	if s.err != nil {
 		return nil, s.err
 	}
-	pu.remember(user, s.tools)
+	pu.remember(user, tools)
+	pu.follow(s)
 	return s, nil
+}
+
+// follow keeps s's tools in step with the remote's list as the user's
+// session sees it: on the remote's tools/list_changed, the session lists
+// its tools again, the new ones are published (named and pinned as the
+// first), the user's catalog becomes the new list, and the gateway's
+// callers are told the list changed. It ends with the session.
+func (pu *perUser) follow(s *userSession) {
+	// The subscription is in place (acknowledged) before the session
+	// serves a call: no change after its list is missed.
+	ctx, cancel := context.WithCancel(context.Background())
+	changes := make(chan struct{}, 1)
+	sub, err := s.cl.Listen(ctx, client.Filter{ToolsListChanged: true}, func(protocol.Notification) {
+		select {
+		case changes <- struct{}{}:
+		default: // one pending already: its list takes this change in
+		}
+	})
+	if err != nil {
+		cancel()
+		pu.r.logger.Warn("gateway: a user's session does not follow its server's tool changes", "server", pu.r.key, "err", upstreamDetail(err))
+		return
+	}
+	go func() {
+		defer cancel()
+		defer sub.Close()
+		for {
+			select {
+			case <-sub.Done():
+				return
+			case <-s.closed:
+				return
+			case <-s.cl.Lost():
+				return
+			case <-changes:
+			}
+			lctx, lcancel := context.WithTimeout(ctx, pu.g.o.startTimeout)
+			go func() {
+				select {
+				case <-s.closed:
+					lcancel()
+				case <-lctx.Done():
+				}
+			}()
+			tools, err := s.cl.ListTools(lctx)
+			lcancel()
+			if err == nil && len(tools) > proxy.DefaultMaxListItems {
+				err = fmt.Errorf("it lists %d tools, more than the %d the gateway takes", len(tools), proxy.DefaultMaxListItems)
+			}
+			if err != nil {
+				pu.r.logger.Warn("gateway: a user's session could not follow its server's tool changes", "server", pu.r.key, "err", upstreamDetail(err))
+				continue
+			}
+			listed := pu.publish(tools)
+			s.tools.Store(&listed)
+			pu.mu.Lock()
+			current := pu.sessions[s.user] == s
+			pu.mu.Unlock()
+			if current {
+				pu.remember(s.user, listed)
+			}
+			pu.g.srv.NotifyListChanged(sake.ListTools)
+		}
+	}()
 }
 
 // remember keeps the tools user's session listed, forgetting another
@@ -404,7 +483,7 @@ func (pu *perUser) call(name string) func(c *sake.Context, args json.RawMessage)
 			if err != nil {
 				return nil, err
 			}
-			if !s.tools[name] {
+			if !s.offers(name) {
 				return nil, sake.NewError(sake.CodeInvalidParams, "Unknown tool: %s does not offer %q to you", pu.r.key, name)
 			}
 			res, err := pu.callIn(c, s, name, args)

@@ -73,6 +73,7 @@ func (l nameLogin) serve(s *server.Server) http.HandlerFunc {
 // subject of the token it was called with, and records it.
 type accounts struct {
 	url   string       // the MCP endpoint
+	srv   *sake.Server // the MCP server
 	opens atomic.Int32 // the connections opened (initialize, server/discover)
 	inits atomic.Int32 // those of 2025-11-25 (initialize)
 	// hold's calls say they entered on entered, and return once release
@@ -129,6 +130,7 @@ func newAccountsWrapped(t testing.TB, wrap func(http.Handler) http.Handler) *acc
 			return next(ctx, req)
 		}
 	}))
+	a.srv = srv
 	if err := srv.AddTool(sake.NewTool("whoami", func(c *sake.Context) (string, error) {
 		sub := c.Identity().Subject
 		a.mu.Lock()

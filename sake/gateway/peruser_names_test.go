@@ -34,8 +34,13 @@ func aliasing(aliases []string, changed *atomic.Bool) func(http.Handler) http.Ha
 				return
 			}
 			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
 			var msg map[string]any
-			if json.Unmarshal(body, &msg) == nil && msg["method"] == "tools/call" {
+			if json.Unmarshal(body, &msg) != nil || (msg["method"] != "tools/list" && msg["method"] != "tools/call") {
+				next.ServeHTTP(w, r) // streams (a listen) pass as they are
+				return
+			}
+			if msg["method"] == "tools/call" {
 				if params, ok := msg["params"].(map[string]any); ok && slices.Contains(aliases, fmt.Sprint(params["name"])) {
 					params["name"] = "whoami"
 					body, _ = json.Marshal(msg)

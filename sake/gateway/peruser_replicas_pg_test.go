@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/gateway"
 	"github.com/sakemcp/sake-go/sake/gateway/pgsignins"
 	"github.com/sakemcp/sake-go/sake/gateway/usertokens"
@@ -132,6 +133,9 @@ func TestPerUserSignInAcrossReplicasInPostgreSQL(t *testing.T) {
 		}
 		if res, err := ann.CallTool("accounts_whoami", nil); err != nil || res.Text() != "ann" {
 			t.Fatalf("whoami on A: %v, %v", res, err)
+		}
+		if got := completions(ann); ann.Session().Era != sake.EraModern && len(got) != 1 {
+			t.Fatalf("the client waiting on A was told %v, want the sign-in complete once", got)
 		}
 		for name, g := range map[string]*gateway.Gateway{"A": a, "B": b} {
 			c := saketest.Connect(t, g.Server(), saketest.Subject("ann"), signingIn(t, "ann", &asked))

@@ -153,8 +153,9 @@ const (
 )
 
 // wait waits until p's callback came back, here or on another replica,
-// and returns how it ended: nil when the user's token is kept.
-func (pu *perUser) wait(c *sake.Context, p *pendingSignIn) error {
+// and returns whether it did (landed) and how it ended: nil when the
+// user's token is kept.
+func (pu *perUser) wait(c *sake.Context, p *pendingSignIn) (landed bool, err error) {
 	g := pu.g
 	woken, stop := g.signIns.watch(p.rec.State)
 	defer stop()
@@ -171,9 +172,9 @@ func (pu *perUser) wait(c *sake.Context, p *pendingSignIn) error {
 			every = min(2*every, signInPollMax)
 			poll.Reset(every)
 		case <-c.Done():
-			return c.Err()
+			return false, c.Err()
 		case <-expired.C:
-			return sake.NewError(sake.CodeInternalError, "the sign-in to %s was not completed within %s; call again for a new link", pu.r.key, g.o.signInTimeout)
+			return false, sake.NewError(sake.CodeInternalError, "the sign-in to %s was not completed within %s; call again for a new link", pu.r.key, g.o.signInTimeout)
 		}
 		ended, failure, err := g.o.signInStore.Outcome(c, p.rec.State)
 		if err != nil {
@@ -182,14 +183,14 @@ func (pu *perUser) wait(c *sake.Context, p *pendingSignIn) error {
 		}
 		if ended {
 			if failure != "" {
-				return sake.NewError(sake.CodeInternalError, "the sign-in to %s failed: %s; call again to try anew", pu.r.key, failure)
+				return true, sake.NewError(sake.CodeInternalError, "the sign-in to %s failed: %s; call again to try anew", pu.r.key, failure)
 			}
-			return nil
+			return true, nil
 		}
 		// Its record may be gone (learned by another waiter of the same
 		// sign-in, or past the store's bound): the token tells.
 		if tok, err := pu.store(p.rec.User).Load(c, pu.key); err == nil && tok != nil {
-			return nil
+			return true, nil
 		}
 	}
 }
@@ -212,7 +213,7 @@ func (pu *perUser) askSignIn(c *sake.Context, user string) error {
 		return &sake.Error{Code: CodeURLElicitationRequired, Message: msg + " Open the URL, then call again.",
 			Data: map[string]any{"elicitations": []map[string]any{{"mode": "url", "elicitationId": hex.EncodeToString(id), "url": p.p.URL, "message": msg}}}}
 	}
-	action, err := c.ElicitURL("sign_in_"+pu.r.key, msg, p.p.URL)
+	action, complete, err := c.ElicitURLCompletable("sign_in_"+pu.r.key, msg, p.p.URL)
 	if err != nil {
 		return err
 	}
@@ -221,7 +222,11 @@ func (pu *perUser) askSignIn(c *sake.Context, user string) error {
 		return sake.NewError(sake.CodeInvalidRequest, "the sign-in to %s was not accepted (%s): it is needed to call %s as you; call again to sign in", pu.r.key, action, pu.r.key)
 	}
 	c.WaitsOutside()
-	return pu.wait(c, p)
+	landed, err := pu.wait(c, p)
+	if landed {
+		complete() // 2025-11-25: the client learns the page is done with
+	}
+	return err
 }
 
 // SignInHandler serves CallbackPath: the browser coming back from a

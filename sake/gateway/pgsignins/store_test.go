@@ -31,6 +31,28 @@ func TestStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	signInStoreContract(t, a, b)
+	if _, err := a.Add(t.Context(), gateway.OpenSignIn{State: "big", User: "eve", Entry: "x", Sealed: make([]byte, pgsignins.MaxSealedBytes+1), Expires: time.Now().Add(time.Hour)}); !errors.Is(err, pgsignins.ErrTooLarge) {
+		t.Fatalf("a sealed sign-in too large: %v", err)
+	}
+	var rows int
+	if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM sake_pending_sign_ins WHERE user_id = $1`, []byte("eve")).Scan(&rows); err != nil || rows != 0 {
+		t.Fatal(fmt.Sprint(rows, err))
+	}
+}
+
+// TestMemoryStore: gateway.MemorySignIns keeps the same promises, in one
+// process.
+func TestMemoryStore(t *testing.T) {
+	t.Parallel()
+	m := gateway.MemorySignIns(3, 2)
+	signInStoreContract(t, m, m)
+}
+
+// signInStoreContract checks the promises of gateway.SignInStore on a
+// and b, two views of one store bound to 3 open sign-ins, 2 of one user.
+func signInStoreContract(t *testing.T, a, b gateway.SignInStore) {
+	t.Helper()
 	ctx := t.Context()
 	if kept, err := a.Add(ctx, open("s1", "ann", "x", time.Hour)); err != nil || kept.State != "s1" || string(kept.Sealed) != "sealed s1" {
 		t.Fatalf("Add = %+v, %v", kept, err)
@@ -57,7 +79,7 @@ func TestStore(t *testing.T) {
 	// Two replicas take s1 at once: one gets it.
 	var wg sync.WaitGroup
 	got := make([]*gateway.OpenSignIn, 2)
-	for i, s := range []*pgsignins.Store{a, b} {
+	for i, s := range []gateway.SignInStore{a, b} {
 		wg.Go(func() {
 			o, err := s.Take(ctx, "s1")
 			if err != nil {
@@ -113,12 +135,5 @@ func TestStore(t *testing.T) {
 	}
 	if o, _ := a.Open(ctx, "dee", "x"); o != nil {
 		t.Fatal("an expired sign-in is open")
-	}
-	if _, err := a.Add(ctx, gateway.OpenSignIn{State: "big", User: "eve", Entry: "x", Sealed: make([]byte, pgsignins.MaxSealedBytes+1), Expires: time.Now().Add(time.Hour)}); !errors.Is(err, pgsignins.ErrTooLarge) {
-		t.Fatalf("a sealed sign-in too large: %v", err)
-	}
-	var rows int
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM sake_pending_sign_ins WHERE user_id = $1`, []byte("eve")).Scan(&rows); err != nil || rows != 0 {
-		t.Fatal(fmt.Sprint(rows, err))
 	}
 }

@@ -43,24 +43,30 @@ type perUser struct {
 	sessions map[string]*userSession // by user
 	tools    map[string]bool         // the remote tools published in hub
 	local    map[string]string       // their published names, to the remote ones
+	prompts  map[string]bool         // the remote prompts published in hub
+	localPr  map[string]string       // their published names, to the remote ones
 	// catalogs are the tools each user's session last listed, kept after
 	// the session closes (idle, or past the bound) so that the user's
 	// lists stay as they were; forgotten at sign-out. At most
 	// catalogsPerSession × UserSessions users are remembered.
-	catalogs map[string]map[string]bool
+	catalogs map[string]catalog
 }
+
+// catalog is what one user's session listed: remote tools and prompts.
+type catalog struct{ tools, prompts map[string]bool }
 
 // catalogsPerSession bounds the catalogs kept, per session allowed.
 const catalogsPerSession = 10
 
 // userSession is one user's connection to the remote.
 type userSession struct {
-	user  string
-	ready chan struct{} // closed once cl, tools and err are set
-	cl    *client.Client
-	tools atomic.Pointer[map[string]bool] // the remote tools its last list gave
-	err   error
-	last  atomic.Int64 // unix nanoseconds of its last use
+	user    string
+	ready   chan struct{} // closed once cl, tools and err are set
+	cl      *client.Client
+	tools   atomic.Pointer[map[string]bool] // the remote tools its last list gave
+	prompts atomic.Pointer[map[string]bool] // the remote prompts its last list gave
+	err     error
+	last    atomic.Int64 // unix nanoseconds of its last use
 	// closed is closed when the session is closed (its follower ends).
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -70,6 +76,25 @@ type userSession struct {
 func (s *userSession) offers(name string) bool {
 	m := s.tools.Load()
 	return m != nil && (*m)[name]
+}
+
+// offersPrompt reports whether the session's last list gave remote
+// prompt name.
+func (s *userSession) offersPrompt(name string) bool {
+	m := s.prompts.Load()
+	return m != nil && (*m)[name]
+}
+
+// catalog is what the session last listed.
+func (s *userSession) catalog() catalog {
+	var c catalog
+	if m := s.tools.Load(); m != nil {
+		c.tools = *m
+	}
+	if m := s.prompts.Load(); m != nil {
+		c.prompts = *m
+	}
+	return c
 }
 
 func (s *userSession) touch() { s.last.Store(time.Now().UnixNano()) }
@@ -136,7 +161,8 @@ func (g *Gateway) newPerUser(r *remote) (*perUser, error) {
 	timeout, inFlight := proxy.CallLimits(g.o.proxyOpts...)
 	pu := &perUser{g: g, r: r, hub: hub, base: client.OAuth(cfg), key: r.entry.URL,
 		callTimeout: timeout, inFlight: make(chan struct{}, inFlight),
-		sessions: map[string]*userSession{}, tools: map[string]bool{}, local: map[string]string{}, catalogs: map[string]map[string]bool{}}
+		sessions: map[string]*userSession{}, tools: map[string]bool{}, local: map[string]string{},
+		prompts: map[string]bool{}, localPr: map[string]string{}, catalogs: map[string]catalog{}}
 	signIn := sake.NewTool(signInTool, func(c *sake.Context, _ json.RawMessage) (*sake.ToolResult, error) {
 		if _, err := pu.sessionAsking(c); err != nil {
 			return nil, err
@@ -288,9 +314,10 @@ func (pu *perUser) session(ctx context.Context, user string) (*userSession, erro
 	for _, v := range victims {
 		go v.close()
 	}
-	var tools map[string]bool
-	s.cl, tools, s.err = pu.open(ctx, user)
+	var tools, prompts map[string]bool
+	s.cl, tools, prompts, s.err = pu.open(ctx, user)
 	s.tools.Store(&tools)
+	s.prompts.Store(&prompts)
 	if s.err != nil {
 		pu.mu.Lock()
 		if pu.sessions[user] == s {
@@ -302,7 +329,7 @@ func (pu *perUser) session(ctx context.Context, user string) (*userSession, erro
 	if s.err != nil {
 		return nil, s.err
 	}
-	pu.remember(user, tools)
+	pu.remember(user, s.catalog())
 	pu.follow(s)
 	return s, nil
 }
@@ -316,11 +343,11 @@ func (pu *perUser) follow(s *userSession) {
 	// The subscription is in place (acknowledged) before the session
 	// serves a call: no change after its list is missed.
 	ctx, cancel := context.WithCancel(context.Background())
-	changes := make(chan struct{}, 1)
-	sub, err := s.cl.Listen(ctx, client.Filter{ToolsListChanged: true}, func(protocol.Notification) {
+	changes := make(chan string, 2)
+	sub, err := s.cl.Listen(ctx, client.Filter{ToolsListChanged: true, PromptsListChanged: true}, func(n protocol.Notification) {
 		select {
-		case changes <- struct{}{}:
-		default: // one pending already: its list takes this change in
+		case changes <- n.Method:
+		default: // some pending already: their lists take this change in
 		}
 	})
 	if err != nil {
@@ -339,7 +366,16 @@ func (pu *perUser) follow(s *userSession) {
 				return
 			case <-s.cl.Lost():
 				return
-			case <-changes:
+			case m := <-changes:
+				if m == "notifications/prompts/list_changed" {
+					lctx, lcancel := context.WithTimeout(ctx, pu.g.o.startTimeout)
+					prompts := pu.listPrompts(lctx, s.cl)
+					lcancel()
+					s.prompts.Store(&prompts)
+					pu.rememberIfCurrent(s)
+					pu.g.srv.NotifyListChanged(sake.ListPrompts)
+					continue
+				}
 			}
 			lctx, lcancel := context.WithTimeout(ctx, pu.g.o.startTimeout)
 			go func() {
@@ -360,20 +396,26 @@ func (pu *perUser) follow(s *userSession) {
 			}
 			listed := pu.publish(tools)
 			s.tools.Store(&listed)
-			pu.mu.Lock()
-			current := pu.sessions[s.user] == s
-			pu.mu.Unlock()
-			if current {
-				pu.remember(s.user, listed)
-			}
+			pu.rememberIfCurrent(s)
 			pu.g.srv.NotifyListChanged(sake.ListTools)
 		}
 	}()
 }
 
+// rememberIfCurrent keeps what s listed as its user's catalog, if s is
+// still their session.
+func (pu *perUser) rememberIfCurrent(s *userSession) {
+	pu.mu.Lock()
+	current := pu.sessions[s.user] == s
+	pu.mu.Unlock()
+	if current {
+		pu.remember(s.user, s.catalog())
+	}
+}
+
 // remember keeps the tools user's session listed, forgetting another
 // user's past the bound (one without an open session).
-func (pu *perUser) remember(user string, tools map[string]bool) {
+func (pu *perUser) remember(user string, c catalog) {
 	pu.mu.Lock()
 	defer pu.mu.Unlock()
 	if _, ok := pu.catalogs[user]; !ok && len(pu.catalogs) >= catalogsPerSession*pu.g.o.maxUserSessions {
@@ -384,11 +426,12 @@ func (pu *perUser) remember(user string, tools map[string]bool) {
 			}
 		}
 	}
-	pu.catalogs[user] = tools
+	pu.catalogs[user] = c
 }
 
-// open connects to the remote as user and publishes the tools it lists.
-func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[string]bool, error) {
+// open connects to the remote as user and publishes the tools and
+// prompts it lists.
+func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[string]bool, map[string]bool, error) {
 	e := pu.r.entry
 	hopts := []client.HTTPOption{client.WithAuthorizer(pu.base.WithStore(pu.store(user)))}
 	for k, v := range e.Headers {
@@ -401,9 +444,9 @@ func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[s
 	if err != nil {
 		if authFailed(err) {
 			_ = pu.store(user).Delete(ctx, pu.key) // refused: the user signs in anew
-			return nil, nil, errNoToken
+			return nil, nil, nil, errNoToken
 		}
-		return nil, nil, sake.NewError(sake.CodeInternalError, "connecting to %s as you: %v", pu.r.key, upstreamDetail(err))
+		return nil, nil, nil, sake.NewError(sake.CodeInternalError, "connecting to %s as you: %v", pu.r.key, upstreamDetail(err))
 	}
 	tools, err := cl.ListTools(cctx)
 	if err == nil && len(tools) > proxy.DefaultMaxListItems {
@@ -413,11 +456,108 @@ func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[s
 		cl.Close()
 		if authFailed(err) {
 			_ = pu.store(user).Delete(ctx, pu.key)
-			return nil, nil, errNoToken
+			return nil, nil, nil, errNoToken
 		}
-		return nil, nil, sake.NewError(sake.CodeInternalError, "listing the tools of %s as you: %v", pu.r.key, upstreamDetail(err))
+		return nil, nil, nil, sake.NewError(sake.CodeInternalError, "listing the tools of %s as you: %v", pu.r.key, upstreamDetail(err))
 	}
-	return cl, pu.publish(tools), nil
+	return cl, pu.publish(tools), pu.listPrompts(cctx, cl), nil
+}
+
+// listPrompts lists and publishes the prompts of the remote as the
+// session cl sees them: none when it offers none, or fails to list them
+// (logged: the tools are served all the same).
+func (pu *perUser) listPrompts(ctx context.Context, cl *client.Client) map[string]bool {
+	if !offersPrompts(cl) {
+		return nil
+	}
+	prompts, err := cl.ListPrompts(ctx)
+	if err == nil && len(prompts) > proxy.DefaultMaxListItems {
+		err = fmt.Errorf("it lists %d prompts, more than the %d the gateway takes", len(prompts), proxy.DefaultMaxListItems)
+	}
+	if err != nil {
+		pu.r.logger.Warn("gateway: a user's session did not list its server's prompts; its tools are served", "server", pu.r.key, "err", upstreamDetail(err))
+		return nil
+	}
+	return pu.publishPrompts(prompts)
+}
+
+// offersPrompts reports whether the server of cl declared prompts.
+func offersPrompts(cl *client.Client) bool {
+	var caps struct {
+		Prompts json.RawMessage `json:"prompts"`
+	}
+	return json.Unmarshal(cl.Info().Capabilities, &caps) == nil && len(caps.Prompts) > 0 && string(caps.Prompts) != "null"
+}
+
+// publishPrompts adds to the hub the prompts not yet there, under names
+// every client accepts, and returns the names listed; one that cannot be
+// published is left out, logged and shown by the probes.
+func (pu *perUser) publishPrompts(prompts []protocol.PromptInfo) map[string]bool {
+	listed := make(map[string]bool, len(prompts))
+	pu.mu.Lock()
+	defer pu.mu.Unlock()
+	r := pu.r
+	for _, pr := range prompts {
+		listed[pr.Name] = true
+		if pu.prompts[pr.Name] {
+			continue
+		}
+		local := publishedName(r.ns, pr.Name)
+		if local != pr.Name {
+			r.logger.Info("gateway: a name clients refuse is published under another", "server", r.key, "kind", "prompt", "name", pr.Name, "published", local)
+		}
+		def := sake.NewPrompt(local, pu.getPrompt(pr.Name)).Title(pr.Title).Description(pr.Description).Arguments(pr.Arguments...)
+		if err := pu.hub.AddPrompt(def); err != nil {
+			delete(listed, pr.Name)
+			r.logger.Warn("gateway: a component the gateway cannot serve is left out; the rest of its server is served", "server", r.key, "kind", "prompt", "name", pr.Name, "err", err)
+			r.leaveOut("prompt "+pr.Name, err.Error())
+			continue
+		}
+		pu.prompts[pr.Name] = true
+		pu.localPr[local] = pr.Name
+	}
+	return listed
+}
+
+// getPrompt is the handler of remote prompt name: it gets it in the
+// caller's own session. A caller not signed in is told to sign in (a
+// prompt asks nobody).
+func (pu *perUser) getPrompt(name string) func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
+	return func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
+		user, err := pu.userOf(c)
+		if err != nil {
+			return nil, err
+		}
+		s, err := pu.session(c, user)
+		if errors.Is(err, errNoToken) {
+			return nil, sake.NewError(sake.CodeInvalidRequest, "you are not signed in to %s: call its tool %s_%s first", pu.r.key, pu.r.ns, signInTool)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !s.offersPrompt(name) {
+			return nil, sake.NewError(sake.CodeInvalidParams, "Unknown prompt: %s does not offer %q to you", pu.r.key, name)
+		}
+		select {
+		case pu.inFlight <- struct{}{}:
+			defer func() { <-pu.inFlight }()
+		default:
+			return nil, sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", pu.r.key, cap(pu.inFlight))
+		}
+		c.WaitsOutside()
+		cctx, cancel := context.WithTimeout(c, pu.callTimeout)
+		defer cancel()
+		res, err := s.cl.GetPrompt(cctx, name, args)
+		if err != nil {
+			if authFailed(err) {
+				pu.drop(user, s)
+				_ = pu.store(user).Delete(c, pu.key)
+				return nil, sake.NewError(sake.CodeInternalError, "%s does not accept your sign-in: call %s_%s to sign in anew", pu.r.key, pu.r.ns, signInTool)
+			}
+			return nil, sake.NewError(sake.CodeInternalError, "%s failed: %v", pu.r.key, upstreamDetail(err))
+		}
+		return res, nil
+	}
 }
 
 // publish adds to the hub the tools not yet there (the first definition
@@ -665,16 +805,16 @@ func (pu *perUser) closeAll() {
 
 // lists reports whether the caller of req is listed component c of the
 // entry: sign_in and sign_out for any caller with a user, a remote tool
-// for a caller whose own session last listed it.
+// or prompt for a caller whose own session last listed it.
 //
-// A call passes: the tool's handler refuses a caller without a user,
-// asks one without a session to sign in, and goes on only if their own
-// session lists the tool.
+// A call passes: the handler refuses a caller without a user, asks (or,
+// for a prompt, tells) one without a session to sign in, and goes on
+// only if their own session lists the tool or prompt.
 func (pu *perUser) lists(req *sake.Request, c sake.ComponentInfo) bool {
-	if c.List != sake.ListTools {
+	if c.List != sake.ListTools && c.List != sake.ListPrompts {
 		return false
 	}
-	if req.Method == "tools/call" {
+	if req.Method == "tools/call" || req.Method == "prompts/get" {
 		return true // the handler refuses a caller without a user, clearly
 	}
 	id := req.Identity
@@ -682,13 +822,17 @@ func (pu *perUser) lists(req *sake.Request, c sake.ComponentInfo) bool {
 		return false
 	}
 	local := strings.TrimPrefix(c.Name, pu.r.ns+"_")
+	pu.mu.Lock()
+	defer pu.mu.Unlock()
+	if c.List == sake.ListPrompts {
+		remote, ok := pu.localPr[local]
+		return ok && pu.catalogs[id.Subject].prompts[remote]
+	}
 	if local == signInTool || local == signOutTool {
 		return true
 	}
-	pu.mu.Lock()
-	defer pu.mu.Unlock()
 	remote, ok := pu.local[local]
-	return ok && pu.catalogs[id.Subject][remote]
+	return ok && pu.catalogs[id.Subject].tools[remote]
 }
 
 // SignOut signs user out of every per-user entry: the vault forgets all

@@ -242,7 +242,12 @@ func (g *Gateway) SignInHandler() http.Handler {
 			page(w, http.StatusMethodNotAllowed, "Not a sign-in", "This address only takes the browser coming back from a sign-in.")
 			return
 		}
-		rec, err := g.o.signInStore.Take(r.Context(), r.URL.Query().Get("state"))
+		state := r.URL.Query().Get("state")
+		if state == "" || len(state) > maxStateBytes {
+			page(w, http.StatusBadRequest, "This sign-in link is not open", "It is unknown, already used or expired. Go back to your MCP client and call the tool again: it gives a new link.")
+			return
+		}
+		rec, err := g.o.signInStore.Take(r.Context(), state)
 		if err != nil {
 			g.o.logger.Error("gateway: reading an open sign-in", "err", err)
 			page(w, http.StatusServiceUnavailable, "The sign-in could not be read", "The gateway could not read its open sign-ins. Go back to your MCP client and call the tool again in a moment.")
@@ -269,7 +274,9 @@ func (g *Gateway) SignInHandler() http.Handler {
 			failure = err.Error()
 		}
 		// Its waiter learns how it ended, here or on another replica.
-		if ferr := g.o.signInStore.Finish(context.WithoutCancel(r.Context()), *rec, failure); ferr != nil {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), finishTimeout)
+		defer cancel()
+		if ferr := g.o.signInStore.Finish(fctx, *rec, failure); ferr != nil {
 			g.o.logger.Warn("gateway: recording how a sign-in ended", "entry", rec.Entry, "err", ferr)
 		}
 		g.signIns.wake(rec.State)
@@ -281,6 +288,14 @@ func (g *Gateway) SignInHandler() http.Handler {
 		page(w, http.StatusOK, "Signed in", fmt.Sprintf("You are signed in to %s. Go back to your MCP client: your call goes on.", rec.Entry))
 	})
 }
+
+// maxStateBytes bounds the state a callback may bring: the gateway's
+// own are 43 bytes; a longer one is refused before any store is asked.
+const maxStateBytes = 256
+
+// finishTimeout bounds recording how a sign-in ended, once its browser
+// is answered or gone.
+const finishTimeout = 10 * time.Second
 
 // perUserNamed is the per-user entry named key, or nil.
 func (g *Gateway) perUserNamed(key string) *perUser {

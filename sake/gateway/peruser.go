@@ -45,6 +45,7 @@ type perUser struct {
 	local    map[string]string       // their published names, to the remote ones
 	prompts  map[string]bool         // the remote prompts published in hub
 	localPr  map[string]string       // their published names, to the remote ones
+	res      map[string]bool         // the remote resources published in hub, by URI
 	// catalogs are the tools each user's session last listed, kept after
 	// the session closes (idle, or past the bound) so that the user's
 	// lists stay as they were; forgotten at sign-out. At most
@@ -53,7 +54,7 @@ type perUser struct {
 }
 
 // catalog is what one user's session listed: remote tools and prompts.
-type catalog struct{ tools, prompts map[string]bool }
+type catalog struct{ tools, prompts, resources map[string]bool }
 
 // catalogsPerSession bounds the catalogs kept, per session allowed.
 const catalogsPerSession = 10
@@ -65,6 +66,7 @@ type userSession struct {
 	cl      *client.Client
 	tools   atomic.Pointer[map[string]bool] // the remote tools its last list gave
 	prompts atomic.Pointer[map[string]bool] // the remote prompts its last list gave
+	res     atomic.Pointer[map[string]bool] // the remote resources its last list gave
 	err     error
 	last    atomic.Int64 // unix nanoseconds of its last use
 	// closed is closed when the session is closed (its follower ends).
@@ -94,7 +96,17 @@ func (s *userSession) catalog() catalog {
 	if m := s.prompts.Load(); m != nil {
 		c.prompts = *m
 	}
+	if m := s.res.Load(); m != nil {
+		c.resources = *m
+	}
 	return c
+}
+
+// offersResource reports whether the session's last list gave remote
+// resource uri.
+func (s *userSession) offersResource(uri string) bool {
+	m := s.res.Load()
+	return m != nil && (*m)[uri]
 }
 
 func (s *userSession) touch() { s.last.Store(time.Now().UnixNano()) }
@@ -162,7 +174,7 @@ func (g *Gateway) newPerUser(r *remote) (*perUser, error) {
 	pu := &perUser{g: g, r: r, hub: hub, base: client.OAuth(cfg), key: r.entry.URL,
 		callTimeout: timeout, inFlight: make(chan struct{}, inFlight),
 		sessions: map[string]*userSession{}, tools: map[string]bool{}, local: map[string]string{},
-		prompts: map[string]bool{}, localPr: map[string]string{}, catalogs: map[string]catalog{}}
+		prompts: map[string]bool{}, localPr: map[string]string{}, res: map[string]bool{}, catalogs: map[string]catalog{}}
 	signIn := sake.NewTool(signInTool, func(c *sake.Context, _ json.RawMessage) (*sake.ToolResult, error) {
 		if _, err := pu.sessionAsking(c); err != nil {
 			return nil, err
@@ -314,10 +326,11 @@ func (pu *perUser) session(ctx context.Context, user string) (*userSession, erro
 	for _, v := range victims {
 		go v.close()
 	}
-	var tools, prompts map[string]bool
-	s.cl, tools, prompts, s.err = pu.open(ctx, user)
+	var tools, prompts, resources map[string]bool
+	s.cl, tools, prompts, resources, s.err = pu.open(ctx, user)
 	s.tools.Store(&tools)
 	s.prompts.Store(&prompts)
+	s.res.Store(&resources)
 	if s.err != nil {
 		pu.mu.Lock()
 		if pu.sessions[user] == s {
@@ -343,8 +356,8 @@ func (pu *perUser) follow(s *userSession) {
 	// The subscription is in place (acknowledged) before the session
 	// serves a call: no change after its list is missed.
 	ctx, cancel := context.WithCancel(context.Background())
-	changes := make(chan string, 2)
-	sub, err := s.cl.Listen(ctx, client.Filter{ToolsListChanged: true, PromptsListChanged: true}, func(n protocol.Notification) {
+	changes := make(chan string, 3)
+	sub, err := s.cl.Listen(ctx, client.Filter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}, func(n protocol.Notification) {
 		select {
 		case changes <- n.Method:
 		default: // some pending already: their lists take this change in
@@ -367,6 +380,15 @@ func (pu *perUser) follow(s *userSession) {
 			case <-s.cl.Lost():
 				return
 			case m := <-changes:
+				if m == "notifications/resources/list_changed" {
+					lctx, lcancel := context.WithTimeout(ctx, pu.g.o.startTimeout)
+					resources := pu.listResources(lctx, s.cl)
+					lcancel()
+					s.res.Store(&resources)
+					pu.rememberIfCurrent(s)
+					pu.g.srv.NotifyListChanged(sake.ListResources)
+					continue
+				}
 				if m == "notifications/prompts/list_changed" {
 					lctx, lcancel := context.WithTimeout(ctx, pu.g.o.startTimeout)
 					prompts := pu.listPrompts(lctx, s.cl)
@@ -431,7 +453,7 @@ func (pu *perUser) remember(user string, c catalog) {
 
 // open connects to the remote as user and publishes the tools and
 // prompts it lists.
-func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[string]bool, map[string]bool, error) {
+func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[string]bool, map[string]bool, map[string]bool, error) {
 	e := pu.r.entry
 	hopts := []client.HTTPOption{client.WithAuthorizer(pu.base.WithStore(pu.store(user)))}
 	for k, v := range e.Headers {
@@ -444,9 +466,9 @@ func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[s
 	if err != nil {
 		if authFailed(err) {
 			_ = pu.store(user).Delete(ctx, pu.key) // refused: the user signs in anew
-			return nil, nil, nil, errNoToken
+			return nil, nil, nil, nil, errNoToken
 		}
-		return nil, nil, nil, sake.NewError(sake.CodeInternalError, "connecting to %s as you: %v", pu.r.key, upstreamDetail(err))
+		return nil, nil, nil, nil, sake.NewError(sake.CodeInternalError, "connecting to %s as you: %v", pu.r.key, upstreamDetail(err))
 	}
 	tools, err := cl.ListTools(cctx)
 	if err == nil && len(tools) > proxy.DefaultMaxListItems {
@@ -456,18 +478,115 @@ func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[s
 		cl.Close()
 		if authFailed(err) {
 			_ = pu.store(user).Delete(ctx, pu.key)
-			return nil, nil, nil, errNoToken
+			return nil, nil, nil, nil, errNoToken
 		}
-		return nil, nil, nil, sake.NewError(sake.CodeInternalError, "listing the tools of %s as you: %v", pu.r.key, upstreamDetail(err))
+		return nil, nil, nil, nil, sake.NewError(sake.CodeInternalError, "listing the tools of %s as you: %v", pu.r.key, upstreamDetail(err))
 	}
-	return cl, pu.publish(tools), pu.listPrompts(cctx, cl), nil
+	return cl, pu.publish(tools), pu.listPrompts(cctx, cl), pu.listResources(cctx, cl), nil
+}
+
+// listResources lists and publishes the resources of the remote as the
+// session cl sees them (templates and subscriptions are not served):
+// none when it offers none, or fails to list them (logged).
+func (pu *perUser) listResources(ctx context.Context, cl *client.Client) map[string]bool {
+	if !offers(cl, "resources") {
+		return nil
+	}
+	list, err := cl.ListResources(ctx)
+	if err == nil && len(list) > proxy.DefaultMaxListItems {
+		err = fmt.Errorf("it lists %d resources, more than the %d the gateway takes", len(list), proxy.DefaultMaxListItems)
+	}
+	if err != nil {
+		pu.r.logger.Warn("gateway: a user's session did not list its server's resources; its tools are served", "server", pu.r.key, "err", upstreamDetail(err))
+		return nil
+	}
+	listed := make(map[string]bool, len(list))
+	pu.mu.Lock()
+	defer pu.mu.Unlock()
+	for _, res := range list {
+		listed[res.URI] = true
+		if pu.res[res.URI] {
+			continue
+		}
+		def := sake.NewResource(res.URI, pu.readResource(res.URI)).Name(res.Name).Title(res.Title).Description(res.Description).MIMEType(res.MIMEType)
+		if err := pu.hub.AddResource(def); err != nil {
+			delete(listed, res.URI)
+			pu.r.logger.Warn("gateway: a component the gateway cannot serve is left out; the rest of its server is served", "server", pu.r.key, "kind", "resource", "uri", res.URI, "err", err)
+			pu.r.leaveOut("resource "+res.URI, err.Error())
+			continue
+		}
+		pu.res[res.URI] = true
+	}
+	return listed
+}
+
+// readResource is the handler of remote resource uri: it reads it in
+// the caller's own session.
+func (pu *perUser) readResource(uri string) func(c *sake.Context) ([]sake.ResourceContents, error) {
+	return func(c *sake.Context) ([]sake.ResourceContents, error) {
+		s, err := pu.signedIn(c)
+		if err != nil {
+			return nil, err
+		}
+		if !s.offersResource(uri) {
+			return nil, sake.NewError(sake.CodeInvalidParams, "Unknown resource: %s does not offer %q to you", pu.r.key, uri)
+		}
+		release, err := pu.slot()
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		c.WaitsOutside()
+		cctx, cancel := context.WithTimeout(c, pu.callTimeout)
+		defer cancel()
+		res, err := s.cl.ReadResource(cctx, uri)
+		if err != nil {
+			return nil, pu.failed(c, s, err)
+		}
+		return res, nil
+	}
+}
+
+// signedIn is the caller's open session; a caller not signed in is told
+// to sign in (a prompt or a read asks nobody).
+func (pu *perUser) signedIn(c *sake.Context) (*userSession, error) {
+	user, err := pu.userOf(c)
+	if err != nil {
+		return nil, err
+	}
+	s, err := pu.session(c, user)
+	if errors.Is(err, errNoToken) {
+		return nil, sake.NewError(sake.CodeInvalidRequest, "you are not signed in to %s: call its tool %s_%s first", pu.r.key, pu.r.ns, signInTool)
+	}
+	return s, err
+}
+
+// slot takes one of the entry's requests in flight, or says it is busy.
+func (pu *perUser) slot() (release func(), err error) {
+	select {
+	case pu.inFlight <- struct{}{}:
+		return func() { <-pu.inFlight }, nil
+	default:
+		return nil, sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", pu.r.key, cap(pu.inFlight))
+	}
+}
+
+// failed is the error of a prompt or read that failed in session s: a
+// refused token is forgotten (the user signs in anew).
+func (pu *perUser) failed(c *sake.Context, s *userSession, err error) error {
+	if authFailed(err) {
+		pu.drop(s.user, s)
+		_ = pu.store(s.user).Delete(c, pu.key)
+		return sake.NewError(sake.CodeInternalError, "%s does not accept your sign-in: call %s_%s to sign in anew", pu.r.key, pu.r.ns, signInTool)
+	}
+	return sake.NewError(sake.CodeInternalError, "%s failed: %v", pu.r.key, upstreamDetail(err))
 }
 
 // listPrompts lists and publishes the prompts of the remote as the
 // session cl sees them: none when it offers none, or fails to list them
 // (logged: the tools are served all the same).
 func (pu *perUser) listPrompts(ctx context.Context, cl *client.Client) map[string]bool {
-	if !offersPrompts(cl) {
+	if !offers(cl, "prompts") {
 		return nil
 	}
 	prompts, err := cl.ListPrompts(ctx)
@@ -481,12 +600,15 @@ func (pu *perUser) listPrompts(ctx context.Context, cl *client.Client) map[strin
 	return pu.publishPrompts(prompts)
 }
 
-// offersPrompts reports whether the server of cl declared prompts.
-func offersPrompts(cl *client.Client) bool {
-	var caps struct {
-		Prompts json.RawMessage `json:"prompts"`
+// offers reports whether the server of cl declared capability what
+// ("prompts", "resources").
+func offers(cl *client.Client, what string) bool {
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(cl.Info().Capabilities, &caps) != nil {
+		return false
 	}
-	return json.Unmarshal(cl.Info().Capabilities, &caps) == nil && len(caps.Prompts) > 0 && string(caps.Prompts) != "null"
+	c := caps[what]
+	return len(c) > 0 && string(c) != "null"
 }
 
 // publishPrompts adds to the hub the prompts not yet there, under names
@@ -524,37 +646,24 @@ func (pu *perUser) publishPrompts(prompts []protocol.PromptInfo) map[string]bool
 // prompt asks nobody).
 func (pu *perUser) getPrompt(name string) func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
 	return func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
-		user, err := pu.userOf(c)
-		if err != nil {
-			return nil, err
-		}
-		s, err := pu.session(c, user)
-		if errors.Is(err, errNoToken) {
-			return nil, sake.NewError(sake.CodeInvalidRequest, "you are not signed in to %s: call its tool %s_%s first", pu.r.key, pu.r.ns, signInTool)
-		}
+		s, err := pu.signedIn(c)
 		if err != nil {
 			return nil, err
 		}
 		if !s.offersPrompt(name) {
 			return nil, sake.NewError(sake.CodeInvalidParams, "Unknown prompt: %s does not offer %q to you", pu.r.key, name)
 		}
-		select {
-		case pu.inFlight <- struct{}{}:
-			defer func() { <-pu.inFlight }()
-		default:
-			return nil, sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", pu.r.key, cap(pu.inFlight))
+		release, err := pu.slot()
+		if err != nil {
+			return nil, err
 		}
+		defer release()
 		c.WaitsOutside()
 		cctx, cancel := context.WithTimeout(c, pu.callTimeout)
 		defer cancel()
 		res, err := s.cl.GetPrompt(cctx, name, args)
 		if err != nil {
-			if authFailed(err) {
-				pu.drop(user, s)
-				_ = pu.store(user).Delete(c, pu.key)
-				return nil, sake.NewError(sake.CodeInternalError, "%s does not accept your sign-in: call %s_%s to sign in anew", pu.r.key, pu.r.ns, signInTool)
-			}
-			return nil, sake.NewError(sake.CodeInternalError, "%s failed: %v", pu.r.key, upstreamDetail(err))
+			return nil, pu.failed(c, s, err)
 		}
 		return res, nil
 	}
@@ -811,10 +920,7 @@ func (pu *perUser) closeAll() {
 // for a prompt, tells) one without a session to sign in, and goes on
 // only if their own session lists the tool or prompt.
 func (pu *perUser) lists(req *sake.Request, c sake.ComponentInfo) bool {
-	if c.List != sake.ListTools && c.List != sake.ListPrompts {
-		return false
-	}
-	if req.Method == "tools/call" || req.Method == "prompts/get" {
+	if req.Method == "tools/call" || req.Method == "prompts/get" || req.Method == "resources/read" {
 		return true // the handler refuses a caller without a user, clearly
 	}
 	id := req.Identity
@@ -824,9 +930,16 @@ func (pu *perUser) lists(req *sake.Request, c sake.ComponentInfo) bool {
 	local := strings.TrimPrefix(c.Name, pu.r.ns+"_")
 	pu.mu.Lock()
 	defer pu.mu.Unlock()
-	if c.List == sake.ListPrompts {
+	switch c.List {
+	case sake.ListPrompts:
 		remote, ok := pu.localPr[local]
 		return ok && pu.catalogs[id.Subject].prompts[remote]
+	case sake.ListResources:
+		uri := strings.TrimPrefix(c.URI, pu.r.ns+"+")
+		return pu.res[uri] && pu.catalogs[id.Subject].resources[uri]
+	case sake.ListTools:
+	default:
+		return false
 	}
 	if local == signInTool || local == signOutTool {
 		return true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake/gateway"
+	"github.com/sakemcp/sake-go/sake/gateway/pgsignins"
 	"github.com/sakemcp/sake-go/sake/gateway/usertokens/pgusertokens"
 )
 
@@ -39,6 +40,11 @@ func TestGuidesStateTheDefaults(t *testing.T) {
 		{"docs/serving-and-deploying.md", fmt.Sprintf("a sealed token at most %d KiB", pgusertokens.DefaultMaxSealedBytes>>10)},
 		{"docs/limits.md", fmt.Sprintf("(`pgusertokens`) | %d per user |", pgusertokens.DefaultMaxPerUser)},
 		{"docs/limits.md", fmt.Sprintf("| %d KiB; %d bytes; %d KiB |", pgusertokens.DefaultMaxSealedBytes>>10, pgusertokens.MaxUserBytes, pgusertokens.MaxResourceBytes>>10)},
+		{"docs/limits.md", fmt.Sprintf("over all replicas; of one user | %d; %d |", pgsignins.DefaultMaxOpen, pgsignins.DefaultMaxPerUser)},
+		{"docs/limits.md", fmt.Sprintf("another replica | %d min,", int(gateway.EndedSignInTTL.Minutes()))},
+		{"docs/limits.md", fmt.Sprintf("| %d KiB; %d KiB each; %d KiB |", pgsignins.MaxSealedBytes>>10, pgsignins.MaxNameBytes>>10, pgsignins.MaxFailureBytes>>10)},
+		{"docs/composing.md", fmt.Sprintf("and at most %d of one user", pgsignins.DefaultMaxPerUser)},
+		{"docs/serving-and-deploying.md", fmt.Sprintf("most %d are open over all the replicas, %d of one user", pgsignins.DefaultMaxOpen, pgsignins.DefaultMaxPerUser)},
 	} {
 		text, err := os.ReadFile(filepath.Join(root, c.file))
 		if err != nil {

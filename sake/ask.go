@@ -85,8 +85,39 @@ func (c *Context) elicitForm(key, message string, schema json.RawMessage, answer
 // client: credentials, payments). Accept means the user agreed to open it;
 // the outcome is for the server to learn on its side.
 func (c *Context) ElicitURL(key, message, url string) (ElicitAction, error) {
+	action, _, err := c.elicitURL(key, message, url)
+	return action, err
+}
+
+// ElicitURLCompletable is ElicitURL that also returns complete, for a
+// tool that goes on waiting once the user agreed to open url and learns
+// on its side when they finished there (a sign-in's callback): complete
+// tells the client, in 2025-11-25, with notifications/elicitation/complete
+// naming the elicitation, sent on the call's own stream (to the client
+// that was asked, and it alone). It sends once, however often it is
+// called. The modern era has no such notification (the client's retry
+// carries on): there complete does nothing.
+func (c *Context) ElicitURLCompletable(key, message, url string) (action ElicitAction, complete func(), err error) {
+	action, id, err := c.elicitURL(key, message, url)
+	if err != nil {
+		return "", nil, err
+	}
+	complete = func() {}
+	if id != "" {
+		msg, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+			"params": map[string]string{"elicitationId": id}})
+		if err == nil {
+			complete = sync.OnceFunc(func() { c.notify(msg) })
+		}
+	}
+	return action, complete, nil
+}
+
+// elicitURL asks the user to visit url and returns their answer and, in
+// 2025-11-25, the elicitation's id.
+func (c *Context) elicitURL(key, message, url string) (ElicitAction, string, error) {
 	if caps := c.req.ClientCapabilities; caps == nil || !caps.Elicitation.SupportsURL() {
-		return "", missingCapability(c.req.Era, "URL elicitation", map[string]any{"elicitation": map[string]any{"url": map[string]any{}}})
+		return "", "", missingCapability(c.req.Era, "URL elicitation", map[string]any{"elicitation": map[string]any{"url": map[string]any{}}})
 	}
 	params := &protocol.ElicitRequest{Mode: "url", Message: message, URL: url}
 	if c.req.Era != EraModern {
@@ -94,13 +125,13 @@ func (c *Context) ElicitURL(key, message, url string) (ElicitAction, error) {
 	}
 	raw, err := c.ask(key, "elicitation/create", params)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	action, err := decodeElicit(raw, nil, nil)
 	if err != nil {
-		return "", c.malformed(key, "elicitation/create", params, err)
+		return "", "", c.malformed(key, "elicitation/create", params, err)
 	}
-	return action, nil
+	return action, params.ElicitationID, nil
 }
 
 // Sample asks the client's model for a completion.

@@ -23,6 +23,7 @@ import (
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/auth"
 	"github.com/sakemcp/sake-go/sake/gateway"
+	"github.com/sakemcp/sake-go/sake/gateway/pgsignins"
 	"github.com/sakemcp/sake-go/sake/gateway/usertokens"
 	"github.com/sakemcp/sake-go/sake/gateway/usertokens/pgusertokens"
 	sakeotel "github.com/sakemcp/sake-go/sake/otel"
@@ -73,7 +74,8 @@ the first time a caller uses it (or its sign_in tool), they are asked,
 through URL elicitation, to sign in there with their own account. Their
 token is kept sealed with the key in $SAKE_GATEWAY_TOKEN_KEY (32 bytes in
 base64: openssl rand -base64 32), in memory or, with -postgres, in the
-replicas' database; it is refreshed, and forgotten by the entry's
+replicas' database, with the sign-ins in progress (a sign-in's callback
+may land on any replica); it is refreshed, and forgotten by the entry's
 sign_out tool. A per-user entry needs -http, -public-url (the sign-ins
 come back to its /oauth/callback) and an "auth" section.
 
@@ -491,7 +493,15 @@ func gatewayUserTokens(ctx context.Context, e *env, cfg *gateway.Config, f gatew
 		return nil, fmt.Errorf("$%s: %w", gateway.TokenKeyEnv, err)
 	}
 	backend := usertokens.Memory(0, 0)
+	var shared []gateway.Option
 	if pool != nil {
+		// The sign-ins in progress too: a callback landing on another
+		// replica than the one that began the sign-in completes it.
+		signIns, err := pgsignins.New(ctx, pool)
+		if err != nil {
+			return nil, fmt.Errorf("-postgres: the sign-ins in progress: %w", err)
+		}
+		shared = append(shared, gateway.PendingSignIns(signIns))
 		store, err := pgusertokens.New(ctx, pool)
 		if err != nil {
 			return nil, fmt.Errorf("-postgres: the users' tokens: %w", err)
@@ -516,5 +526,5 @@ func gatewayUserTokens(ctx context.Context, e *env, cfg *gateway.Config, f gatew
 	if err != nil {
 		return nil, err
 	}
-	return []gateway.Option{gateway.UserTokens(vault), gateway.PublicURL(f.publicURL)}, nil
+	return append(shared, gateway.UserTokens(vault), gateway.PublicURL(f.publicURL)), nil
 }

@@ -21,5 +21,9 @@
 // token is kept sealed in UserTokens (a usertokens.Vault), refreshed, and
 // forgotten by the entry's sign_out tool, and each caller's calls travel
 // on a session of their own. Such an entry needs callers with a subject:
-// a call without one is refused. See docs/composing.md, "sake gateway".
+// a call without one is refused. The sign-ins in progress are kept in a
+// SignInStore: in memory (MemorySignIns), or, for replicas behind a
+// balancer without affinity, in PostgreSQL (PendingSignIns with package
+// pgsignins), so that a callback may land on any replica. See
+// docs/composing.md, "sake gateway".
 package gateway

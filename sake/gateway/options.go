@@ -36,6 +36,7 @@ type options struct {
 	publicURL       string
 	signInTimeout   time.Duration
 	maxPending      int
+	signInStore     SignInStore
 	maxUserSessions int
 	userIdle        time.Duration
 }
@@ -159,6 +160,9 @@ func (o *options) defaults() {
 	if o.maxPending <= 0 {
 		o.maxPending = DefaultMaxPendingSignIns
 	}
+	if o.signInStore == nil {
+		o.signInStore = MemorySignIns(o.maxPending, 0)
+	}
 	if o.maxUserSessions <= 0 {
 		o.maxUserSessions = DefaultMaxUserSessions
 	}
@@ -203,6 +207,13 @@ func PublicURL(u string) Option { return func(o *options) { o.publicURL = string
 func SignIns(timeout time.Duration, maxPending int) Option {
 	return func(o *options) { o.signInTimeout, o.maxPending = timeout, maxPending }
 }
+
+// PendingSignIns keeps the per-user entries' sign-ins in progress in
+// store instead of this process's memory: with a store the replicas share
+// (pgsignins), a sign-in begun on one replica completes when its callback
+// lands on another, and the caller waiting on the first goes on. Its
+// bounds are store's own (SignIns' maxPending bounds the in-memory one).
+func PendingSignIns(store SignInStore) Option { return func(o *options) { o.signInStore = store } }
 
 // UserSessions bounds each per-user entry's sessions: at most max users
 // connected at once (default DefaultMaxUserSessions), each session closed

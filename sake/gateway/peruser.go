@@ -42,24 +42,71 @@ type perUser struct {
 	mu       sync.Mutex
 	sessions map[string]*userSession // by user
 	tools    map[string]bool         // the remote tools published in hub
+	local    map[string]string       // their published names, to the remote ones
+	prompts  map[string]bool         // the remote prompts published in hub
+	localPr  map[string]string       // their published names, to the remote ones
+	res      map[string]bool         // the remote resources published in hub, by URI
 	// catalogs are the tools each user's session last listed, kept after
 	// the session closes (idle, or past the bound) so that the user's
 	// lists stay as they were; forgotten at sign-out. At most
 	// catalogsPerSession × UserSessions users are remembered.
-	catalogs map[string]map[string]bool
+	catalogs map[string]catalog
 }
+
+// catalog is what one user's session listed: remote tools and prompts.
+type catalog struct{ tools, prompts, resources map[string]bool }
 
 // catalogsPerSession bounds the catalogs kept, per session allowed.
 const catalogsPerSession = 10
 
 // userSession is one user's connection to the remote.
 type userSession struct {
-	user  string
-	ready chan struct{} // closed once cl, tools and err are set
-	cl    *client.Client
-	tools map[string]bool // the remote tools its list gave
-	err   error
-	last  atomic.Int64 // unix nanoseconds of its last use
+	user    string
+	ready   chan struct{} // closed once cl, tools and err are set
+	cl      *client.Client
+	tools   atomic.Pointer[map[string]bool] // the remote tools its last list gave
+	prompts atomic.Pointer[map[string]bool] // the remote prompts its last list gave
+	res     atomic.Pointer[map[string]bool] // the remote resources its last list gave
+	err     error
+	last    atomic.Int64 // unix nanoseconds of its last use
+	// closed is closed when the session is closed (its follower ends).
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+// offers reports whether the session's last list gave remote tool name.
+func (s *userSession) offers(name string) bool {
+	m := s.tools.Load()
+	return m != nil && (*m)[name]
+}
+
+// offersPrompt reports whether the session's last list gave remote
+// prompt name.
+func (s *userSession) offersPrompt(name string) bool {
+	m := s.prompts.Load()
+	return m != nil && (*m)[name]
+}
+
+// catalog is what the session last listed.
+func (s *userSession) catalog() catalog {
+	var c catalog
+	if m := s.tools.Load(); m != nil {
+		c.tools = *m
+	}
+	if m := s.prompts.Load(); m != nil {
+		c.prompts = *m
+	}
+	if m := s.res.Load(); m != nil {
+		c.resources = *m
+	}
+	return c
+}
+
+// offersResource reports whether the session's last list gave remote
+// resource uri.
+func (s *userSession) offersResource(uri string) bool {
+	m := s.res.Load()
+	return m != nil && (*m)[uri]
 }
 
 func (s *userSession) touch() { s.last.Store(time.Now().UnixNano()) }
@@ -75,9 +122,12 @@ func (s *userSession) isReady() bool {
 
 func (s *userSession) close() {
 	<-s.ready
-	if s.cl != nil {
-		s.cl.Close()
-	}
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		if s.cl != nil {
+			s.cl.Close()
+		}
+	})
 }
 
 // errNoToken says the user holds no (usable) token for the entry.
@@ -123,7 +173,8 @@ func (g *Gateway) newPerUser(r *remote) (*perUser, error) {
 	timeout, inFlight := proxy.CallLimits(g.o.proxyOpts...)
 	pu := &perUser{g: g, r: r, hub: hub, base: client.OAuth(cfg), key: r.entry.URL,
 		callTimeout: timeout, inFlight: make(chan struct{}, inFlight),
-		sessions: map[string]*userSession{}, tools: map[string]bool{}, catalogs: map[string]map[string]bool{}}
+		sessions: map[string]*userSession{}, tools: map[string]bool{}, local: map[string]string{},
+		prompts: map[string]bool{}, localPr: map[string]string{}, res: map[string]bool{}, catalogs: map[string]catalog{}}
 	signIn := sake.NewTool(signInTool, func(c *sake.Context, _ json.RawMessage) (*sake.ToolResult, error) {
 		if _, err := pu.sessionAsking(c); err != nil {
 			return nil, err
@@ -268,14 +319,18 @@ func (pu *perUser) session(ctx context.Context, user string) (*userSession, erro
 		return pu.session(ctx, user) // another call opened it meanwhile
 	}
 	victims := pu.evictLocked(true)
-	s := &userSession{user: user, ready: make(chan struct{})}
+	s := &userSession{user: user, ready: make(chan struct{}), closed: make(chan struct{})}
 	s.touch()
 	pu.sessions[user] = s
 	pu.mu.Unlock()
 	for _, v := range victims {
 		go v.close()
 	}
-	s.cl, s.tools, s.err = pu.open(ctx, user)
+	var tools, prompts, resources map[string]bool
+	s.cl, tools, prompts, resources, s.err = pu.open(ctx, user)
+	s.tools.Store(&tools)
+	s.prompts.Store(&prompts)
+	s.res.Store(&resources)
 	if s.err != nil {
 		pu.mu.Lock()
 		if pu.sessions[user] == s {
@@ -287,13 +342,25 @@ func (pu *perUser) session(ctx context.Context, user string) (*userSession, erro
 	if s.err != nil {
 		return nil, s.err
 	}
-	pu.remember(user, s.tools)
+	pu.remember(user, s.catalog())
+	pu.follow(s)
 	return s, nil
+}
+
+// rememberIfCurrent keeps what s listed as its user's catalog, if s is
+// still their session.
+func (pu *perUser) rememberIfCurrent(s *userSession) {
+	pu.mu.Lock()
+	current := pu.sessions[s.user] == s
+	pu.mu.Unlock()
+	if current {
+		pu.remember(s.user, s.catalog())
+	}
 }
 
 // remember keeps the tools user's session listed, forgetting another
 // user's past the bound (one without an open session).
-func (pu *perUser) remember(user string, tools map[string]bool) {
+func (pu *perUser) remember(user string, c catalog) {
 	pu.mu.Lock()
 	defer pu.mu.Unlock()
 	if _, ok := pu.catalogs[user]; !ok && len(pu.catalogs) >= catalogsPerSession*pu.g.o.maxUserSessions {
@@ -304,11 +371,12 @@ func (pu *perUser) remember(user string, tools map[string]bool) {
 			}
 		}
 	}
-	pu.catalogs[user] = tools
+	pu.catalogs[user] = c
 }
 
-// open connects to the remote as user and publishes the tools it lists.
-func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[string]bool, error) {
+// open connects to the remote as user and publishes the tools and
+// prompts it lists.
+func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[string]bool, map[string]bool, map[string]bool, error) {
 	e := pu.r.entry
 	hopts := []client.HTTPOption{client.WithAuthorizer(pu.base.WithStore(pu.store(user)))}
 	for k, v := range e.Headers {
@@ -321,9 +389,9 @@ func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[s
 	if err != nil {
 		if authFailed(err) {
 			_ = pu.store(user).Delete(ctx, pu.key) // refused: the user signs in anew
-			return nil, nil, errNoToken
+			return nil, nil, nil, nil, errNoToken
 		}
-		return nil, nil, sake.NewError(sake.CodeInternalError, "connecting to %s as you: %v", pu.r.key, upstreamDetail(err))
+		return nil, nil, nil, nil, sake.NewError(sake.CodeInternalError, "connecting to %s as you: %v", pu.r.key, upstreamDetail(err))
 	}
 	tools, err := cl.ListTools(cctx)
 	if err == nil && len(tools) > proxy.DefaultMaxListItems {
@@ -333,29 +401,43 @@ func (pu *perUser) open(ctx context.Context, user string) (*client.Client, map[s
 		cl.Close()
 		if authFailed(err) {
 			_ = pu.store(user).Delete(ctx, pu.key)
-			return nil, nil, errNoToken
+			return nil, nil, nil, nil, errNoToken
 		}
-		return nil, nil, sake.NewError(sake.CodeInternalError, "listing the tools of %s as you: %v", pu.r.key, upstreamDetail(err))
+		return nil, nil, nil, nil, sake.NewError(sake.CodeInternalError, "listing the tools of %s as you: %v", pu.r.key, upstreamDetail(err))
 	}
-	return cl, pu.publish(tools), nil
+	return cl, pu.publish(tools), pu.listPrompts(cctx, cl), pu.listResources(cctx, cl), nil
 }
 
 // publish adds to the hub the tools not yet there (the first definition
-// seen of a tool is the one published) and returns the names listed.
+// seen of a tool is the one published) and returns the names listed. As
+// for a shared entry, each is published under a name every client
+// accepts (publishedName), and, when the entry pins, a tool whose
+// definition differs from the one pinned is withheld from this listing
+// until approved; one that cannot be published is left out, logged and
+// shown by the probes, and the rest are served.
 func (pu *perUser) publish(tools []protocol.ToolInfo) map[string]bool {
 	listed := make(map[string]bool, len(tools))
 	pu.mu.Lock()
 	defer pu.mu.Unlock()
+	r := pu.r
 	for _, t := range tools {
 		if t.Name == signInTool || t.Name == signOutTool {
-			pu.r.logger.Warn("gateway: a tool of a per-user server is left out: its name is the gateway's own", "server", pu.r.key, "tool", t.Name)
+			r.logger.Warn("gateway: a tool of a per-user server is left out: its name is the gateway's own", "server", r.key, "tool", t.Name)
+			r.leaveOut("tool "+t.Name, "its name is the gateway's own ("+t.Name+")")
+			continue
+		}
+		if r.pin && !pu.g.pinned(r, t) {
 			continue
 		}
 		listed[t.Name] = true
 		if pu.tools[t.Name] {
 			continue
 		}
-		def := sake.NewTool(t.Name, pu.call(t.Name)).Title(t.Title).Description(t.Description)
+		local := publishedName(r.ns, t.Name)
+		if local != t.Name {
+			r.logger.Info("gateway: a name clients refuse is published under another", "server", r.key, "kind", "tool", "name", t.Name, "published", local)
+		}
+		def := sake.NewTool(local, pu.call(t.Name)).Title(t.Title).Description(t.Description)
 		if len(t.InputSchema) > 0 {
 			def.InputSchema(t.InputSchema)
 		}
@@ -367,10 +449,12 @@ func (pu *perUser) publish(tools []protocol.ToolInfo) map[string]bool {
 		}
 		if err := pu.hub.AddTool(def); err != nil {
 			delete(listed, t.Name)
-			pu.r.logger.Warn("gateway: a tool of a per-user server is left out", "server", pu.r.key, "tool", t.Name, "err", err)
+			r.logger.Warn("gateway: a component the gateway cannot serve is left out; the rest of its server is served", "server", r.key, "kind", "tool", "name", t.Name, "err", err)
+			r.leaveOut("tool "+t.Name, err.Error())
 			continue
 		}
 		pu.tools[t.Name] = true
+		pu.local[local] = t.Name
 	}
 	return listed
 }
@@ -387,7 +471,7 @@ func (pu *perUser) call(name string) func(c *sake.Context, args json.RawMessage)
 			if err != nil {
 				return nil, err
 			}
-			if !s.tools[name] {
+			if !s.offers(name) {
 				return nil, sake.NewError(sake.CodeInvalidParams, "Unknown tool: %s does not offer %q to you", pu.r.key, name)
 			}
 			res, err := pu.callIn(c, s, name, args)
@@ -503,18 +587,18 @@ func (pu *perUser) signOut(ctx context.Context, user string) error {
 	if err := pu.store(user).Delete(ctx, pu.key); err != nil {
 		return fmt.Errorf("forgetting your token of %s: %w", pu.r.key, err)
 	}
-	pu.forget(user)
+	pu.forget(ctx, user)
 	return nil
 }
 
 // forget closes user's session, and forgets their catalog and open
 // sign-in: they signed out.
-func (pu *perUser) forget(user string) {
+func (pu *perUser) forget(ctx context.Context, user string) {
 	pu.closeUser(user)
 	pu.mu.Lock()
 	delete(pu.catalogs, user)
 	pu.mu.Unlock()
-	pu.g.signIns.forgetUser(user, pu)
+	_ = pu.g.o.signInStore.Forget(ctx, user, pu.r.key)
 }
 
 // closeUser closes user's session, if any.
@@ -569,16 +653,13 @@ func (pu *perUser) closeAll() {
 
 // lists reports whether the caller of req is listed component c of the
 // entry: sign_in and sign_out for any caller with a user, a remote tool
-// for a caller whose own session last listed it.
+// or prompt for a caller whose own session last listed it.
 //
-// A call passes: the tool's handler refuses a caller without a user,
-// asks one without a session to sign in, and goes on only if their own
-// session lists the tool.
+// A call passes: the handler refuses a caller without a user, asks (or,
+// for a prompt, tells) one without a session to sign in, and goes on
+// only if their own session lists the tool or prompt.
 func (pu *perUser) lists(req *sake.Request, c sake.ComponentInfo) bool {
-	if c.List != sake.ListTools {
-		return false
-	}
-	if req.Method == "tools/call" {
+	if req.Method == "tools/call" || req.Method == "prompts/get" || req.Method == "resources/read" {
 		return true // the handler refuses a caller without a user, clearly
 	}
 	id := req.Identity
@@ -586,12 +667,24 @@ func (pu *perUser) lists(req *sake.Request, c sake.ComponentInfo) bool {
 		return false
 	}
 	local := strings.TrimPrefix(c.Name, pu.r.ns+"_")
+	pu.mu.Lock()
+	defer pu.mu.Unlock()
+	switch c.List {
+	case sake.ListPrompts:
+		remote, ok := pu.localPr[local]
+		return ok && pu.catalogs[id.Subject].prompts[remote]
+	case sake.ListResources:
+		uri := strings.TrimPrefix(c.URI, pu.r.ns+"+")
+		return pu.res[uri] && pu.catalogs[id.Subject].resources[uri]
+	case sake.ListTools:
+	default:
+		return false
+	}
 	if local == signInTool || local == signOutTool {
 		return true
 	}
-	pu.mu.Lock()
-	defer pu.mu.Unlock()
-	return pu.catalogs[id.Subject][local]
+	remote, ok := pu.local[local]
+	return ok && pu.catalogs[id.Subject].tools[remote]
 }
 
 // SignOut signs user out of every per-user entry: the vault forgets all
@@ -608,7 +701,7 @@ func (g *Gateway) SignOut(ctx context.Context, user string) error {
 	g.mu.RUnlock()
 	for _, r := range remotes {
 		if pu := r.users.Load(); pu != nil {
-			pu.forget(user)
+			pu.forget(ctx, user)
 		}
 	}
 	return nil

@@ -73,6 +73,7 @@ func (l nameLogin) serve(s *server.Server) http.HandlerFunc {
 // subject of the token it was called with, and records it.
 type accounts struct {
 	url   string       // the MCP endpoint
+	srv   *sake.Server // the MCP server
 	opens atomic.Int32 // the connections opened (initialize, server/discover)
 	inits atomic.Int32 // those of 2025-11-25 (initialize)
 	// hold's calls say they entered on entered, and return once release
@@ -94,6 +95,13 @@ func (a *accounts) seen() []string {
 }
 
 func newAccounts(t testing.TB) *accounts {
+	t.Helper()
+	return newAccountsWrapped(t, nil)
+}
+
+// newAccountsWrapped is newAccounts with its MCP endpoint wrapped in
+// wrap (nil: as it is).
+func newAccountsWrapped(t testing.TB, wrap func(http.Handler) http.Handler) *accounts {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -122,6 +130,7 @@ func newAccounts(t testing.TB) *accounts {
 			return next(ctx, req)
 		}
 	}))
+	a.srv = srv
 	if err := srv.AddTool(sake.NewTool("whoami", func(c *sake.Context) (string, error) {
 		sub := c.Identity().Subject
 		a.mu.Lock()
@@ -145,7 +154,11 @@ func newAccounts(t testing.TB) *accounts {
 	r.Post("/login", login.serve(as))
 	r.Handle(auth.WellKnownPath(a.url), as.ResourceMetadata(a.url, "read").Handler())
 	h := plug.New(srv, plug.Authorization(v, auth.MetadataURL(a.url), "read"))
-	r.Handle("/mcp", h)
+	var mcp http.Handler = h
+	if wrap != nil {
+		mcp = wrap(h)
+	}
+	r.Handle("/mcp", mcp)
 	ts := httptest.NewUnstartedServer(r)
 	ts.Listener.Close()
 	ts.Listener = ln
@@ -180,9 +193,20 @@ func perUserGatewayVault(t testing.TB, remote, oauth string, vault *usertokens.V
 	if err != nil {
 		t.Fatal(err)
 	}
+	ln.Close()
+	return perUserGatewayFrom(t, fmt.Sprintf(`{"mcpServers": {"accounts": {"url": %q, "oauth": %s}}}`, remote, oauth), vault, opts...)
+}
+
+// perUserGatewayFrom starts a gateway on config, keeping the per-user
+// tokens in vault, its sign-in callback served at its public URL.
+func perUserGatewayFrom(t testing.TB, config string, vault *usertokens.Vault, opts ...gateway.Option) (*gateway.Gateway, string, *usertokens.Vault) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	public := "http://" + ln.Addr().String()
-	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {"accounts": {"url": %q, "oauth": %s}}}`, remote, oauth),
-		append([]gateway.Option{gateway.UserTokens(vault), gateway.PublicURL(public)}, opts...)...)
+	g := startGateway(t, config, append([]gateway.Option{gateway.UserTokens(vault), gateway.PublicURL(public)}, opts...)...)
 	mux := http.NewServeMux()
 	mux.Handle(gateway.CallbackPath, g.SignInHandler())
 	ts := httptest.NewUnstartedServer(mux)

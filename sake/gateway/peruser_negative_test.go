@@ -47,6 +47,7 @@ func TestPerUserCallbackRefusesStatesNotOpen(t *testing.T) {
 		"unknown":  public + gateway.CallbackPath + "?state=forged&code=x",
 		"no state": public + gateway.CallbackPath + "?code=x",
 		"replayed": used,
+		"too long": public + gateway.CallbackPath + "?code=x&state=" + strings.Repeat("a", 300),
 	} {
 		status, body := get(t, u)
 		if status != http.StatusBadRequest || !strings.Contains(body, "not open") {

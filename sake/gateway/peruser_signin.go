@@ -31,123 +31,167 @@ const CodeURLElicitationRequired = -32042
 // pendingSignIn is a sign-in the gateway asked a user for: bound to that
 // user and entry from the start, whoever's browser brings its state back.
 type pendingSignIn struct {
-	user    string
-	pu      *perUser
-	p       *client.PendingSignIn
-	expires time.Time
-	done    chan struct{} // closed once the callback came back (err set)
-	err     error
+	rec OpenSignIn
+	p   *client.PendingSignIn
 }
 
-func (p *pendingSignIn) finished() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// signIns are the gateway's open sign-ins, by state and by user and
-// entry (at most one of each user at each entry).
+// signIns are the waiters of this process on sign-ins, by state: the
+// callback landing here wakes them at once; one landing on another
+// replica is learned by asking the SignInStore (see wait).
 type signIns struct {
 	mu      sync.Mutex
-	byState map[string]*pendingSignIn
-	byUser  map[userEntry]*pendingSignIn
+	waiters map[string]chan struct{}
 }
 
-type userEntry struct {
-	user string
-	pu   *perUser
-}
-
-// begin returns user's open sign-in at pu's entry, or starts one.
-func (g *Gateway) beginSignIn(ctx context.Context, pu *perUser, user string) (*pendingSignIn, error) {
-	s := &g.signIns
-	k := userEntry{user, pu}
+// watch returns the channel closed when the callback of state lands in
+// this process, and the function to stop watching.
+func (s *signIns) watch(state string) (<-chan struct{}, func()) {
 	s.mu.Lock()
-	s.sweepLocked()
-	if p := s.byUser[k]; p != nil && !p.finished() {
-		s.mu.Unlock()
-		return p, nil
+	defer s.mu.Unlock()
+	if s.waiters == nil {
+		s.waiters = map[string]chan struct{}{}
 	}
-	full := len(s.byState) >= g.o.maxPending
-	s.mu.Unlock()
-	if full {
-		return nil, sake.NewError(sake.CodeInternalError, "the gateway has %d sign-ins open, the most it keeps; try again in a few minutes", g.o.maxPending)
+	ch := s.waiters[state]
+	if ch == nil {
+		ch = make(chan struct{})
+		s.waiters[state] = ch
+	}
+	return ch, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.waiters[state] == ch {
+			delete(s.waiters, state)
+		}
+	}
+}
+
+// wake wakes the waiters of state in this process.
+func (s *signIns) wake(state string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ch := s.waiters[state]; ch != nil {
+		close(ch)
+		delete(s.waiters, state)
+	}
+}
+
+// bound is what a sign-in's sealed half is bound to: its state, user,
+// entry and the entry's URL (a replica serving another URL under the
+// name cannot open it).
+func (pu *perUser) bound(state, user string) []byte {
+	b := make([]byte, 0, len(state)+len(user)+len(pu.r.key)+len(pu.key)+3)
+	for i, part := range []string{state, user, pu.r.key, pu.key} {
+		if i > 0 {
+			b = append(b, 0)
+		}
+		b = append(b, part...)
+	}
+	return b
+}
+
+// unseal reads the sign-in rec of pu's entry.
+func (pu *perUser) unseal(rec OpenSignIn) (*pendingSignIn, error) {
+	plain, err := pu.g.o.vault.Open(rec.Sealed, pu.bound(rec.State, rec.User))
+	if err != nil {
+		return nil, err
+	}
+	p := new(client.PendingSignIn)
+	if err := p.UnmarshalBinary(plain); err != nil {
+		return nil, err
+	}
+	if p.State != rec.State {
+		return nil, fmt.Errorf("%w: the sign-in kept under one state holds another", client.ErrAuthorization)
+	}
+	return &pendingSignIn{rec: rec, p: p}, nil
+}
+
+// beginSignIn returns user's open sign-in at pu's entry, begun by this
+// replica or another, or starts one.
+func (g *Gateway) beginSignIn(ctx context.Context, pu *perUser, user string) (*pendingSignIn, error) {
+	store := g.o.signInStore
+	rec, err := store.Open(ctx, user, pu.r.key)
+	if err != nil {
+		return nil, sake.NewError(sake.CodeInternalError, "reading your open sign-in to %s: %v; try again", pu.r.key, err)
+	}
+	if rec != nil {
+		if p, err := pu.unseal(*rec); err == nil {
+			return p, nil
+		}
+		// Sealed with a key this replica lacks, or for another URL: begin anew.
+		_ = store.Forget(ctx, user, pu.r.key)
 	}
 	cp, err := pu.base.BeginSignIn(ctx, pu.r.entry.URL)
 	if err != nil {
 		return nil, sake.NewError(sake.CodeInternalError, "starting the sign-in to %s: %v", pu.r.key, err)
 	}
-	p := &pendingSignIn{user: user, pu: pu, p: cp, expires: time.Now().Add(g.o.signInTimeout), done: make(chan struct{})}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.byState == nil {
-		s.byState, s.byUser = map[string]*pendingSignIn{}, map[userEntry]*pendingSignIn{}
+	plain, err := cp.MarshalBinary()
+	var sealed []byte
+	if err == nil {
+		sealed, err = g.o.vault.Seal(plain, pu.bound(cp.State, user))
 	}
-	if q := s.byUser[k]; q != nil && !q.finished() {
-		return q, nil // another call of the user's began one meanwhile
+	if err != nil {
+		return nil, sake.NewError(sake.CodeInternalError, "keeping the sign-in to %s: %v", pu.r.key, err)
 	}
-	if len(s.byState) >= g.o.maxPending {
+	kept, err := store.Add(ctx, OpenSignIn{State: cp.State, User: user, Entry: pu.r.key, Sealed: sealed, Expires: time.Now().Add(g.o.signInTimeout)})
+	if errors.Is(err, ErrTooManySignIns) {
 		return nil, sake.NewError(sake.CodeInternalError, "the gateway has %d sign-ins open, the most it keeps; try again in a few minutes", g.o.maxPending)
 	}
-	if old := s.byUser[k]; old != nil {
-		delete(s.byState, old.p.State)
+	if err != nil {
+		return nil, sake.NewError(sake.CodeInternalError, "keeping the sign-in to %s: %v; try again", pu.r.key, err)
 	}
-	s.byState[cp.State], s.byUser[k] = p, p
-	return p, nil
+	if kept.State != cp.State {
+		return pu.unseal(kept) // another call of the user's began one meanwhile
+	}
+	return &pendingSignIn{rec: kept, p: cp}, nil
 }
 
-// sweepLocked forgets the sign-ins past their time.
-func (s *signIns) sweepLocked() {
-	now := time.Now()
-	for k, p := range s.byUser {
-		if now.After(p.expires) {
-			delete(s.byUser, k)
-			delete(s.byState, p.p.State)
+// Polling bounds of a waiter on a sign-in whose callback may land on
+// another replica: the first wait, doubled up to the last.
+const (
+	signInPollMin = 50 * time.Millisecond
+	signInPollMax = time.Second
+)
+
+// wait waits until p's callback came back, here or on another replica,
+// and returns whether it did (landed) and how it ended: nil when the
+// user's token is kept.
+func (pu *perUser) wait(c *sake.Context, p *pendingSignIn) (landed bool, err error) {
+	g := pu.g
+	woken, stop := g.signIns.watch(p.rec.State)
+	defer stop()
+	expired := time.NewTimer(time.Until(p.rec.Expires))
+	defer expired.Stop()
+	poll := time.NewTimer(signInPollMin)
+	defer poll.Stop()
+	every := signInPollMin
+	for {
+		select {
+		case <-woken:
+			woken = nil
+		case <-poll.C:
+			every = min(2*every, signInPollMax)
+			poll.Reset(every)
+		case <-c.Done():
+			return false, c.Err()
+		case <-expired.C:
+			return false, sake.NewError(sake.CodeInternalError, "the sign-in to %s was not completed within %s; call again for a new link", pu.r.key, g.o.signInTimeout)
 		}
-	}
-}
-
-// take removes and returns the open sign-in of state: nil when it is
-// unknown, used or expired.
-func (s *signIns) take(state string) *pendingSignIn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.byState[state]
-	if p == nil {
-		return nil
-	}
-	delete(s.byState, state)
-	if time.Now().After(p.expires) || p.finished() {
-		if s.byUser[userEntry{p.user, p.pu}] == p {
-			delete(s.byUser, userEntry{p.user, p.pu})
+		ended, failure, err := g.o.signInStore.Outcome(c, p.rec.State)
+		if err != nil {
+			g.o.logger.Warn("gateway: reading how a sign-in ended", "server", pu.r.key, "err", err)
+			continue
 		}
-		return nil
-	}
-	return p
-}
-
-// done forgets p once its user's call learned how it ended.
-func (s *signIns) done(p *pendingSignIn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	k := userEntry{p.user, p.pu}
-	if s.byUser[k] == p {
-		delete(s.byUser, k)
-	}
-	delete(s.byState, p.p.State)
-}
-
-// forgetUser forgets user's open sign-in at pu's entry.
-func (s *signIns) forgetUser(user string, pu *perUser) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	k := userEntry{user, pu}
-	if p := s.byUser[k]; p != nil {
-		delete(s.byUser, k)
-		delete(s.byState, p.p.State)
+		if ended {
+			if failure != "" {
+				return true, sake.NewError(sake.CodeInternalError, "the sign-in to %s failed: %s; call again to try anew", pu.r.key, failure)
+			}
+			return true, nil
+		}
+		// Its record may be gone (learned by another waiter of the same
+		// sign-in, or past the store's bound): the token tells.
+		if tok, err := pu.store(p.rec.User).Load(c, pu.key); err == nil && tok != nil {
+			return true, nil
+		}
 	}
 }
 
@@ -169,30 +213,20 @@ func (pu *perUser) askSignIn(c *sake.Context, user string) error {
 		return &sake.Error{Code: CodeURLElicitationRequired, Message: msg + " Open the URL, then call again.",
 			Data: map[string]any{"elicitations": []map[string]any{{"mode": "url", "elicitationId": hex.EncodeToString(id), "url": p.p.URL, "message": msg}}}}
 	}
-	action, err := c.ElicitURL("sign_in_"+pu.r.key, msg, p.p.URL)
+	action, complete, err := c.ElicitURLCompletable("sign_in_"+pu.r.key, msg, p.p.URL)
 	if err != nil {
 		return err
 	}
 	if action != sake.Accept {
-		pu.g.signIns.forgetUser(user, pu)
+		_ = pu.g.o.signInStore.Forget(c, user, pu.r.key)
 		return sake.NewError(sake.CodeInvalidRequest, "the sign-in to %s was not accepted (%s): it is needed to call %s as you; call again to sign in", pu.r.key, action, pu.r.key)
 	}
 	c.WaitsOutside()
-	wait := time.NewTimer(time.Until(p.expires))
-	defer wait.Stop()
-	select {
-	case <-p.done:
-	case <-c.Done():
-		return c.Err()
-	case <-wait.C:
-		pu.g.signIns.done(p)
-		return sake.NewError(sake.CodeInternalError, "the sign-in to %s was not completed within %s; call again for a new link", pu.r.key, pu.g.o.signInTimeout)
+	landed, err := pu.wait(c, p)
+	if landed {
+		complete() // 2025-11-25: the client learns the page is done with
 	}
-	pu.g.signIns.done(p)
-	if p.err != nil {
-		return sake.NewError(sake.CodeInternalError, "the sign-in to %s failed: %v; call again to try anew", pu.r.key, p.err)
-	}
-	return nil
+	return err
 }
 
 // SignInHandler serves CallbackPath: the browser coming back from a
@@ -208,24 +242,71 @@ func (g *Gateway) SignInHandler() http.Handler {
 			page(w, http.StatusMethodNotAllowed, "Not a sign-in", "This address only takes the browser coming back from a sign-in.")
 			return
 		}
-		p := g.signIns.take(r.URL.Query().Get("state"))
-		if p == nil {
+		state := r.URL.Query().Get("state")
+		if state == "" || len(state) > maxStateBytes {
 			page(w, http.StatusBadRequest, "This sign-in link is not open", "It is unknown, already used or expired. Go back to your MCP client and call the tool again: it gives a new link.")
 			return
 		}
-		_, err := p.pu.base.WithStore(p.pu.store(p.user)).CompleteSignIn(r.Context(), p.p, r.URL)
-		if err != nil && !errors.Is(err, client.ErrAuthorization) {
-			err = fmt.Errorf("%w: %w", client.ErrAuthorization, err)
-		}
-		p.err = err
-		close(p.done)
+		rec, err := g.o.signInStore.Take(r.Context(), state)
 		if err != nil {
-			g.o.logger.Warn("gateway: a sign-in to a per-user server failed", "server", p.pu.r.key, "err", err)
-			page(w, http.StatusBadRequest, "The sign-in did not complete", fmt.Sprintf("The sign-in to %s failed: %v. Go back to your MCP client and call the tool again.", p.pu.r.key, err))
+			g.o.logger.Error("gateway: reading an open sign-in", "err", err)
+			page(w, http.StatusServiceUnavailable, "The sign-in could not be read", "The gateway could not read its open sign-ins. Go back to your MCP client and call the tool again in a moment.")
 			return
 		}
-		page(w, http.StatusOK, "Signed in", fmt.Sprintf("You are signed in to %s. Go back to your MCP client: your call goes on.", p.pu.r.key))
+		if rec == nil {
+			page(w, http.StatusBadRequest, "This sign-in link is not open", "It is unknown, already used or expired. Go back to your MCP client and call the tool again: it gives a new link.")
+			return
+		}
+		pu := g.perUserNamed(rec.Entry)
+		var p *pendingSignIn
+		if pu == nil {
+			err = fmt.Errorf("%w: the gateway no longer serves %q per user", client.ErrAuthorization, rec.Entry)
+		} else if p, err = pu.unseal(*rec); err != nil {
+			err = fmt.Errorf("%w: the sign-in does not open with this gateway's key: %w", client.ErrAuthorization, err)
+		} else {
+			_, err = pu.base.WithStore(pu.store(rec.User)).CompleteSignIn(r.Context(), p.p, r.URL)
+			if err != nil && !errors.Is(err, client.ErrAuthorization) {
+				err = fmt.Errorf("%w: %w", client.ErrAuthorization, err)
+			}
+		}
+		failure := ""
+		if err != nil {
+			failure = err.Error()
+		}
+		// Its waiter learns how it ended, here or on another replica.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), finishTimeout)
+		defer cancel()
+		if ferr := g.o.signInStore.Finish(fctx, *rec, failure); ferr != nil {
+			g.o.logger.Warn("gateway: recording how a sign-in ended", "entry", rec.Entry, "err", ferr)
+		}
+		g.signIns.wake(rec.State)
+		if err != nil {
+			g.o.logger.Warn("gateway: a sign-in to a per-user server failed", "server", rec.Entry, "err", err)
+			page(w, http.StatusBadRequest, "The sign-in did not complete", fmt.Sprintf("The sign-in to %s failed: %v. Go back to your MCP client and call the tool again.", rec.Entry, err))
+			return
+		}
+		page(w, http.StatusOK, "Signed in", fmt.Sprintf("You are signed in to %s. Go back to your MCP client: your call goes on.", rec.Entry))
 	})
+}
+
+// maxStateBytes bounds the state a callback may bring: the gateway's
+// own are 43 bytes; a longer one is refused before any store is asked.
+const maxStateBytes = 256
+
+// finishTimeout bounds recording how a sign-in ended, once its browser
+// is answered or gone.
+const finishTimeout = 10 * time.Second
+
+// perUserNamed is the per-user entry named key, or nil.
+func (g *Gateway) perUserNamed(key string) *perUser {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for _, r := range g.remotes {
+		if r.key == key {
+			return r.users.Load()
+		}
+	}
+	return nil
 }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>

@@ -188,24 +188,29 @@ func (g *Gateway) pinOptions(r *remote) []proxy.Option {
 	if !r.pin {
 		return nil
 	}
-	return []proxy.Option{proxy.FilterTools(func(t protocol.ToolInfo) bool {
-		serve, changed := g.pins.verdict(r.key, t.Name, toolHash(t))
-		if changed {
-			if err := g.pins.save(); err != nil {
-				r.logger.Error("gateway: the lock file cannot be written", "file", g.pins.path, "err", err)
-			}
+	return []proxy.Option{proxy.FilterTools(func(t protocol.ToolInfo) bool { return g.pinned(r, t) })}
+}
+
+// pinned reports whether r's tool t is served: its definition is the
+// one pinned, or the first seen (then pinned). Another is withheld,
+// logged once and shown by the probes, until approved.
+func (g *Gateway) pinned(r *remote, t protocol.ToolInfo) bool {
+	serve, changed := g.pins.verdict(r.key, t.Name, toolHash(t))
+	if changed {
+		if err := g.pins.save(); err != nil {
+			r.logger.Error("gateway: the lock file cannot be written", "file", g.pins.path, "err", err)
 		}
-		if serve {
-			r.leaveOut("tool "+t.Name, "")
-			return true
-		}
-		why := fmt.Sprintf("its definition changed since it was pinned; withheld until approved (sake gateway approve %s/%s)", r.key, t.Name)
-		if changed {
-			r.logger.Warn("gateway: a tool's definition changed; withheld until approved", "server", r.key, "tool", t.Name, "approve", "sake gateway approve "+r.key+"/"+t.Name)
-		}
-		r.leaveOut("tool "+t.Name, why)
-		return false
-	})}
+	}
+	if serve {
+		r.leaveOut("tool "+t.Name, "")
+		return true
+	}
+	why := fmt.Sprintf("its definition changed since it was pinned; withheld until approved (sake gateway approve %s/%s)", r.key, t.Name)
+	if changed {
+		r.logger.Warn("gateway: a tool's definition changed; withheld until approved", "server", r.key, "tool", t.Name, "approve", "sake gateway approve "+r.key+"/"+t.Name)
+	}
+	r.leaveOut("tool "+t.Name, why)
+	return false
 }
 
 // reloadLock reads the lock file again (after `sake gateway approve`)

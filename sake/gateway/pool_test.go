@@ -58,7 +58,11 @@ func TestURLEntryReusesConnections(t *testing.T) {
 			})
 		}
 		for range width {
-			<-entered // all width calls are in flight at once
+			select {
+			case <-entered: // all width calls are in flight at once
+			case err := <-errs:
+				t.Fatalf("a call failed before all %d were in flight: %v", width, err)
+			}
 		}
 		close(release)
 		wg.Wait()

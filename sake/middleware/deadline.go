@@ -174,6 +174,13 @@ func (c *deadlineCtx) end(err error) {
 func (c *deadlineCtx) finish(failed bool) (timedOut bool) {
 	c.mu.Lock()
 	err := c.err
+	if err == nil && c.ch == nil && !failed {
+		// Nobody asked for Done, so no timer, no follower of the parent
+		// and no AfterFunc wait on it: end it under this one lock.
+		c.err = context.Canceled
+		c.mu.Unlock()
+		return false
+	}
 	c.mu.Unlock()
 	timedOut = err == context.DeadlineExceeded
 	if failed && err == nil && c.parent.Err() == nil {

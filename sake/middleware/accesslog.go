@@ -116,6 +116,7 @@ type pending struct {
 	// "method" to "transport" included, and what it was made of: the
 	// calls of one caller to one tool write the same, and a pending
 	// usually serves the same CPU's calls again (sync.Pool).
+	rec     []byte // the buffer its record is encoded into
 	mid     []byte
 	midOf   middleKey
 	midKept bool
@@ -250,15 +251,15 @@ func (l *accessLog) done(p *pending, d sake.RequestDone) {
 }
 
 // writeEntry writes a record to the sink as the sink would encode the
-// slog record, without making one. It is encoded into a pooled buffer
-// before the sink's lock is taken.
+// slog record, without making one. It is encoded into the buffer of the
+// pending request (which is pooled) before the sink's lock is taken.
 func (l *accessLog) writeEntry(p *pending, e *entry) {
-	buf := sinkBufs.Get().(*[]byte)
-	b := l.appendEntry((*buf)[:0], p, e)
-	l.sink.core.write(b)
+	b := l.appendEntry(p.rec[:0], p, e)
+	l.sink.core.write(b) // copies b, or writes it out, before it returns
 	if cap(b) <= maxPooledRecord {
-		*buf = b
-		sinkBufs.Put(buf)
+		p.rec = b
+	} else {
+		p.rec = nil
 	}
 }
 

@@ -49,6 +49,8 @@ func TestAccessLogClockAnchorRenewed(t *testing.T) {
 // A pending that writes records for several callers and tools in turn
 // keeps the text of its last record's middle only for a record made of
 // the same: each record names its own caller, tool and protocol version.
+// The records stay in the sink until it closes while the pending encodes
+// the next ones into the same buffer: the sink holds a copy.
 func TestAccessLogMiddleKeptPerCallerAndTool(t *testing.T) {
 	var out bytes.Buffer
 	sink := NewJSONSink(&out, nil)

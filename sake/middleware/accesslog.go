@@ -112,7 +112,24 @@ type pending struct {
 	since time.Duration // with the default clock: the start, after anchor
 	anch  *time.Time    // with the default clock: what since counts from
 	done  func(sake.RequestDone)
+	// The text of the last record written through this pending from
+	// "method" to "transport" included, and what it was made of: the
+	// calls of one caller to one tool write the same, and a pending
+	// usually serves the same CPU's calls again (sync.Pool).
+	rec     []byte // the buffer its record is encoded into
+	mid     []byte
+	midOf   middleKey
+	midKept bool
 }
+
+// middleKey is what the middle of a record is made of.
+type middleKey struct {
+	method, component, clientID, era, ver, transport string
+	subject                                          Subject
+}
+
+// maxKeptMiddle is the longest middle of a record a pending keeps.
+const maxKeptMiddle = 1 << 10
 
 func (l *accessLog) request(ctx context.Context, req *sake.Request) (context.Context, func(sake.RequestDone)) {
 	if !l.logger.Enabled(ctx, l.level+4) { // nothing would be written
@@ -203,7 +220,7 @@ func (l *accessLog) done(p *pending, d sake.RequestDone) {
 		e.msg = "mcp notification"
 	}
 	if l.sink != nil {
-		l.writeEntry(&e)
+		l.writeEntry(p, &e)
 		return
 	}
 	var buf [16]slog.Attr
@@ -234,15 +251,15 @@ func (l *accessLog) done(p *pending, d sake.RequestDone) {
 }
 
 // writeEntry writes a record to the sink as the sink would encode the
-// slog record, without making one. It is encoded into a pooled buffer
-// before the sink's lock is taken.
-func (l *accessLog) writeEntry(e *entry) {
-	buf := sinkBufs.Get().(*[]byte)
-	b := l.appendEntry((*buf)[:0], e)
-	l.sink.core.write(b)
+// slog record, without making one. It is encoded into the buffer of the
+// pending request (which is pooled) before the sink's lock is taken.
+func (l *accessLog) writeEntry(p *pending, e *entry) {
+	b := l.appendEntry(p.rec[:0], p, e)
+	l.sink.core.write(b) // copies b, or writes it out, before it returns
 	if cap(b) <= maxPooledRecord {
-		*buf = b
-		sinkBufs.Put(buf)
+		p.rec = b
+	} else {
+		p.rec = nil
 	}
 }
 
@@ -254,7 +271,7 @@ const maxPooledRecord = 64 << 10
 // the attributes of the sink's WithAttrs, the keys around the era and the
 // outcome) was encoded once, in heads; the rest is appended in place,
 // after the buffer has grown once to hold a record.
-func (l *accessLog) appendEntry(b []byte, e *entry) []byte {
+func (l *accessLog) appendEntry(b []byte, p *pending, e *entry) []byte {
 	b = slices.Grow(b, 320+len(e.method)+len(e.component)+len(e.subject.ID)+len(e.clientID)+len(e.ver)+len(e.transport)+len(e.arguments))
 	if head := l.heads.of(e); head != "" && !e.end.IsZero() {
 		b = append(b, `{"time":"`...)
@@ -263,22 +280,7 @@ func (l *accessLog) appendEntry(b []byte, e *entry) []byte {
 	} else {
 		b = l.sink.appendHead(b, e.end, e.level, e.msg)
 	}
-	b = appendMember(b, `"method":`, e.method)
-	b = appendMember(b, `"component":`, e.component)
-	b = append(b, `"subject":"`...)
-	b = append(b, e.subject.prefix()...)
-	b = appendEscaped(b, e.subject.ID)
-	b = append(b, `",`...)
-	b = appendMember(b, `"client_id":`, e.clientID)
-	// The era and the outcome are the server's own words: they need no
-	// escaping.
-	if e.era != "" {
-		b = append(b, `"era":"`...)
-		b = append(b, e.era...)
-		b = append(b, `",`...)
-	}
-	b = appendMember(b, `"protocol_version":`, e.ver)
-	b = appendMember(b, `"transport":`, e.transport)
+	b = p.appendMiddle(b, e)
 	b = append(b, `"duration":`...)
 	b = strconv.AppendInt(b, int64(e.duration), 10)
 	b = append(b, `,"outcome":"`...)
@@ -296,6 +298,44 @@ func (l *accessLog) appendEntry(b []byte, e *entry) []byte {
 	b = append(b, ',')
 	b = appendMember(b, `"arguments":`, e.arguments)
 	return l.sink.appendTail(b)
+}
+
+// appendMiddle appends the members of e from "method" to "transport",
+// copied from p's last record when they are the same.
+func (p *pending) appendMiddle(b []byte, e *entry) []byte {
+	k := middleKey{method: e.method, component: e.component, clientID: e.clientID,
+		era: e.era, ver: e.ver, transport: e.transport, subject: e.subject}
+	if p.midKept && p.midOf == k {
+		return append(b, p.mid...)
+	}
+	start := len(b)
+	b = appendMiddle(b, e)
+	if mid := b[start:]; len(mid) <= maxKeptMiddle {
+		p.mid = append(p.mid[:0], mid...)
+		p.midOf, p.midKept = k, true
+	} else {
+		p.midKept = false
+	}
+	return b
+}
+
+// appendMiddle appends the members of e from "method" to "transport".
+func appendMiddle(b []byte, e *entry) []byte {
+	b = appendMember(b, `"method":`, e.method)
+	b = appendMember(b, `"component":`, e.component)
+	b = append(b, `"subject":"`...)
+	b = append(b, e.subject.prefix()...)
+	b = appendEscaped(b, e.subject.ID)
+	b = append(b, `",`...)
+	b = appendMember(b, `"client_id":`, e.clientID)
+	// The era is the server's own word: it needs no escaping.
+	if e.era != "" {
+		b = append(b, `"era":"`...)
+		b = append(b, e.era...)
+		b = append(b, `",`...)
+	}
+	b = appendMember(b, `"protocol_version":`, e.ver)
+	return appendMember(b, `"transport":`, e.transport)
 }
 
 // appendMember appends key, the JSON string v and a comma, unless v is

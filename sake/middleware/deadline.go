@@ -30,10 +30,16 @@ type deadlineCtx struct {
 	clock  *clockTimeout
 	due    time.Duration // the deadline, as the time since clock.epoch
 
-	mu         sync.Mutex
-	err        error         // why it ended, once it has
-	ch         chan struct{} // Done, made on demand; closed when it ends
-	timer      *time.Timer   // ends the context at the deadline, once Done was asked for
+	mu  sync.Mutex
+	err error    // why it ended, once it has
+	w   *waiting // made when Done is first asked for
+}
+
+// waiting is what a call's context needs once someone waits on it: kept
+// apart, so that the context of a call nobody waits on is small.
+type waiting struct {
+	ch         chan struct{} // Done; closed when the context ends
+	timer      *time.Timer   // ends the context at the deadline
 	stopParent func() bool   // stops following parent
 	afters     map[*afterFunc]struct{}
 }
@@ -71,29 +77,30 @@ func (c *deadlineCtx) Value(key any) any {
 // Done is closed when the context ends.
 func (c *deadlineCtx) Done() <-chan struct{} {
 	c.mu.Lock()
-	if c.ch != nil {
-		defer c.mu.Unlock()
-		return c.ch
+	if c.w != nil {
+		ch := c.w.ch
+		c.mu.Unlock()
+		return ch
 	}
-	c.ch = make(chan struct{})
+	w := &waiting{ch: make(chan struct{})}
+	c.w = w
 	if c.err == nil {
 		if err := c.parent.Err(); err != nil {
 			c.err = err
 		} else if left := c.due - time.Since(c.clock.epoch); left <= 0 {
 			c.err = context.DeadlineExceeded
 		} else {
-			c.timer = time.AfterFunc(left, func() { c.end(context.DeadlineExceeded) })
+			w.timer = time.AfterFunc(left, func() { c.end(context.DeadlineExceeded) })
 			if c.parent.Done() != nil {
-				c.stopParent = context.AfterFunc(c.parent, func() { c.end(c.parent.Err()) })
+				w.stopParent = context.AfterFunc(c.parent, func() { c.end(c.parent.Err()) })
 			}
 		}
 	}
 	if c.err != nil {
-		close(c.ch)
+		close(w.ch)
 	}
-	ch := c.ch
 	c.mu.Unlock()
-	return ch
+	return w.ch
 }
 
 // Err is context.DeadlineExceeded once the deadline passed, the request's
@@ -127,16 +134,17 @@ func (c *deadlineCtx) AfterFunc(f func()) (stop func() bool) {
 		go f()
 		return func() bool { return false }
 	}
-	if c.afters == nil {
-		c.afters = map[*afterFunc]struct{}{}
+	w := c.w // made by Done above
+	if w.afters == nil {
+		w.afters = map[*afterFunc]struct{}{}
 	}
-	c.afters[a] = struct{}{}
+	w.afters[a] = struct{}{}
 	c.mu.Unlock()
 	return func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		_, ok := c.afters[a]
-		delete(c.afters, a)
+		_, ok := w.afters[a]
+		delete(w.afters, a)
 		return ok
 	}
 }
@@ -149,11 +157,14 @@ func (c *deadlineCtx) end(err error) {
 		return
 	}
 	c.err = err
-	if c.ch != nil {
-		close(c.ch)
+	w := c.w
+	if w == nil {
+		c.mu.Unlock()
+		return
 	}
-	timer, stop, afters := c.timer, c.stopParent, c.afters
-	c.timer, c.stopParent, c.afters = nil, nil, nil
+	close(w.ch)
+	timer, stop, afters := w.timer, w.stopParent, w.afters
+	w.timer, w.stopParent, w.afters = nil, nil, nil
 	c.mu.Unlock()
 	if timer != nil {
 		timer.Stop()
@@ -174,6 +185,13 @@ func (c *deadlineCtx) end(err error) {
 func (c *deadlineCtx) finish(failed bool) (timedOut bool) {
 	c.mu.Lock()
 	err := c.err
+	if err == nil && c.w == nil && !failed {
+		// Nobody asked for Done, so no timer, no follower of the parent
+		// and no AfterFunc wait on it: end it under this one lock.
+		c.err = context.Canceled
+		c.mu.Unlock()
+		return false
+	}
 	c.mu.Unlock()
 	timedOut = err == context.DeadlineExceeded
 	if failed && err == nil && c.parent.Err() == nil {

@@ -2,10 +2,13 @@ package middleware
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/sakemcp/sake-go/sake"
 )
 
 // waiting polls until k has n queued calls.
@@ -88,4 +91,46 @@ func TestGateBounded(t *testing.T) {
 		t.Errorf("a running call's slot was dropped: %v", err)
 	}
 	g.release(held)
+}
+
+// A caller's entry remembers its tool's entry in the gate per tool; once
+// that gate dropped the entry as idle, the caller's next call counts on
+// the tool's new entry, with everyone else's, not on the dropped one.
+func TestToolSlotRememberedUntilDropped(t *testing.T) {
+	t.Parallel()
+	x := &toolLimit{ToolLimit: ToolLimit{MaxConcurrent: 1, MaxPerSubject: 1, Key: SubjectOf, QueueWait: time.Second}}
+	x.tools.shared, x.subjects.shared = &x.mu, &x.mu
+	ctx := context.Background()
+	call := func(who string) *sake.Request {
+		return &sake.Request{Method: "tools/call", Params: &sake.Params{Name: "t"}, Identity: &sake.Identity{Subject: who}}
+	}
+	ok := func(context.Context, *sake.Request) (any, error) { return sake.TextResult("ok"), nil }
+	if _, err := x.call(ctx, call("alice"), ok); err != nil {
+		t.Fatal(err)
+	}
+	x.mu.Lock()
+	x.tools.dropIdle()
+	x.mu.Unlock()
+	entered, release, finished := make(chan struct{}), make(chan struct{}), make(chan error)
+	go func() {
+		_, err := x.call(ctx, call("bob"), func(context.Context, *sake.Request) (any, error) {
+			close(entered)
+			<-release
+			return sake.TextResult("ok"), nil
+		})
+		finished <- err
+	}()
+	<-entered
+	_, err := x.call(ctx, call("alice"), ok)
+	var e *sake.Error
+	if !errors.As(err, &e) || e.Code != sake.CodeServerBusy {
+		t.Errorf("a second call of a tool that runs one at a time: %v, want server busy", err)
+	}
+	close(release)
+	if err := <-finished; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.call(ctx, call("alice"), ok); err != nil {
+		t.Errorf("a call after the other ended: %v", err)
+	}
 }

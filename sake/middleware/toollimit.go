@@ -132,7 +132,19 @@ func (x *toolLimit) call(ctx context.Context, req *sake.Request, next sake.Handl
 		subject = s
 	}
 	if x.MaxConcurrent > 0 {
-		if s, ok := x.tools.takeLocked(slotKey{tool: name}, x.MaxConcurrent); ok {
+		// The caller's entry remembers its tool's, while the tool's gate
+		// keeps it: one lookup less.
+		var s *slot
+		if subject != nil && subject.tool != nil && !subject.tool.dropped {
+			s = subject.tool
+		} else {
+			s = x.tools.entryLocked(slotKey{tool: name})
+			if subject != nil {
+				subject.tool = s
+			}
+		}
+		if s.running < x.MaxConcurrent {
+			s.running++
 			tool = s
 		} else {
 			queue = true
@@ -221,6 +233,11 @@ const gateIdle = 1024
 type slot struct {
 	running int
 	waiters []chan struct{} // closed when a finishing call hands over its slot
+	// tool is, in the gate per tool and subject, the entry of the same
+	// tool in the gate per tool (which shares the lock), once looked up;
+	// it is used only while that gate keeps it (not dropped).
+	tool    *slot
+	dropped bool // dropped from its gate's map: a new entry counts its key now
 }
 
 var errNoSlot = errors.New("middleware: no slot")
@@ -265,6 +282,17 @@ func (g *gate) acquire(ctx context.Context, k slotKey, max, queue int, wait time
 // free; else it returns the entry of k, not taken. The gate's lock is
 // held.
 func (g *gate) takeLocked(k slotKey, max int) (*slot, bool) {
+	s := g.entryLocked(k)
+	if s.running < max {
+		s.running++
+		return s, true
+	}
+	return s, false
+}
+
+// entryLocked is the entry of k, made if there is none. The gate's lock
+// is held.
+func (g *gate) entryLocked(k slotKey) *slot {
 	s := g.slots[k]
 	if s == nil {
 		if g.slots == nil {
@@ -276,11 +304,7 @@ func (g *gate) takeLocked(k slotKey, max int) (*slot, bool) {
 		s = new(slot)
 		g.slots[k] = s
 	}
-	if s.running < max {
-		s.running++
-		return s, true
-	}
-	return s, false
+	return s
 }
 
 // dropIdle drops the entries of keys without calls, and sets the size
@@ -289,6 +313,7 @@ func (g *gate) takeLocked(k slotKey, max int) (*slot, bool) {
 func (g *gate) dropIdle() {
 	for k, s := range g.slots {
 		if s.running == 0 && len(s.waiters) == 0 {
+			s.dropped = true
 			delete(g.slots, k)
 		}
 	}

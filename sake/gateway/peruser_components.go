@@ -51,27 +51,38 @@ func (pu *perUser) listResources(ctx context.Context, cl *client.Client) map[str
 // the caller's own session.
 func (pu *perUser) readResource(uri string) func(c *sake.Context) ([]sake.ResourceContents, error) {
 	return func(c *sake.Context) ([]sake.ResourceContents, error) {
-		s, err := pu.signedIn(c)
-		if err != nil {
-			return nil, err
-		}
-		if !s.offersResource(uri) {
-			return nil, sake.NewError(sake.CodeInvalidParams, "Unknown resource: %s does not offer %q to you", pu.r.key, uri)
-		}
-		release, err := pu.slot()
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-		c.WaitsOutside()
-		cctx, cancel := context.WithTimeout(c, pu.callTimeout)
-		defer cancel()
-		res, err := s.cl.ReadResource(cctx, uri)
-		if err != nil {
-			return nil, pu.failed(c, s, err)
-		}
-		return res, nil
+		return inSession(pu, c, "resource", uri, (*userSession).offersResource,
+			func(ctx context.Context, s *userSession) ([]sake.ResourceContents, error) {
+				return s.cl.ReadResource(ctx, uri)
+			})
 	}
+}
+
+// inSession runs do in the caller's own session, for a component
+// (a "resource" or a "prompt" named name) the session offers, within
+// the entry's bounds on calls in flight and on their time.
+func inSession[T any](pu *perUser, c *sake.Context, kind, name string, offers func(*userSession, string) bool, do func(context.Context, *userSession) (T, error)) (T, error) {
+	var none T
+	s, err := pu.signedIn(c)
+	if err != nil {
+		return none, err
+	}
+	if !offers(s, name) {
+		return none, sake.NewError(sake.CodeInvalidParams, "Unknown %s: %s does not offer %q to you", kind, pu.r.key, name)
+	}
+	release, err := pu.slot()
+	if err != nil {
+		return none, err
+	}
+	defer release()
+	c.WaitsOutside()
+	ctx, cancel := context.WithTimeout(c, pu.callTimeout)
+	defer cancel()
+	res, err := do(ctx, s)
+	if err != nil {
+		return none, pu.failed(c, s, err)
+	}
+	return res, nil
 }
 
 // signedIn is the caller's open session; a caller not signed in is told
@@ -173,25 +184,9 @@ func (pu *perUser) publishPrompts(prompts []protocol.PromptInfo) map[string]bool
 // prompt asks nobody).
 func (pu *perUser) getPrompt(name string) func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
 	return func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
-		s, err := pu.signedIn(c)
-		if err != nil {
-			return nil, err
-		}
-		if !s.offersPrompt(name) {
-			return nil, sake.NewError(sake.CodeInvalidParams, "Unknown prompt: %s does not offer %q to you", pu.r.key, name)
-		}
-		release, err := pu.slot()
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-		c.WaitsOutside()
-		cctx, cancel := context.WithTimeout(c, pu.callTimeout)
-		defer cancel()
-		res, err := s.cl.GetPrompt(cctx, name, args)
-		if err != nil {
-			return nil, pu.failed(c, s, err)
-		}
-		return res, nil
+		return inSession(pu, c, "prompt", name, (*userSession).offersPrompt,
+			func(ctx context.Context, s *userSession) (*sake.PromptResult, error) {
+				return s.cl.GetPrompt(ctx, name, args)
+			})
 	}
 }

@@ -655,7 +655,7 @@ func isResponseTo(msg []byte, key string) bool {
 }
 
 // responseOpening is how a response opens as protocol writes it, up to
-// its id: {"jsonrpc":"2.0","id":
+// its id (protocol.AppendResultHead without the id and what follows).
 var responseOpening = func() []byte {
 	head := protocol.AppendResultHead(nil, []byte("0"))
 	return head[:len(head)-len(`0,"result":`)]

@@ -50,7 +50,9 @@ func (w *resultWriter) appendEncodedTool(dst []byte, raw []byte) ([]byte, error)
 	dst = append(dst, '{')
 	first, hasContent := true, false
 	var meta []byte
-	err := jsonscan.Members(raw, func(key, v []byte) error {
+	// raw was validated when it was received: walking it again needs only
+	// the end of each value, not a second validation.
+	err := jsonscan.MembersValid(raw, func(key, v []byte) error {
 		switch string(key) {
 		case "resultType":
 			return nil

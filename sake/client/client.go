@@ -391,6 +391,10 @@ func (c *Client) send1(ctx context.Context, method string, p, extra []byte, co *
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := c.t.(*streamTransport); ok {
+		// Its reader validated the line when it read the answer's id.
+		return decodeValidResponse(body)
+	}
 	return decodeResponse(body)
 }
 
@@ -475,10 +479,31 @@ func (c *Client) notify(ctx context.Context, method string, params any) error {
 // decodeResponse returns the result of a response, or its error.
 func decodeResponse(body []byte) (json.RawMessage, error) {
 	env, err := protocol.Peek(body)
-	result, errRaw := env.Result, env.Error
 	if err != nil {
 		return nil, fmt.Errorf("client: the server's response is not JSON-RPC: %w", err)
 	}
+	return responseResult(body, env.Result, env.Error)
+}
+
+// decodeValidResponse is decodeResponse for a body already known to be
+// valid JSON (a stdio line its reader peeked at): its members are walked,
+// not validated a second time.
+func decodeValidResponse(body []byte) (json.RawMessage, error) {
+	var result, errRaw []byte
+	_ = jsonscan.MembersValid(body, func(key, v []byte) error {
+		switch string(key) {
+		case "result":
+			result = v
+		case "error":
+			errRaw = v
+		}
+		return nil
+	})
+	return responseResult(body, result, errRaw)
+}
+
+// responseResult returns a response's result, or its error.
+func responseResult(body, result, errRaw []byte) (json.RawMessage, error) {
 	if errRaw != nil {
 		var e protocol.Error
 		if err := json.Unmarshal(errRaw, &e); err != nil {

@@ -230,12 +230,14 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, m *messag
 		return nil, fmt.Errorf("client: %w", err)
 	}
 	if h.endpoint != nil {
-		u := *h.endpoint
-		if u.User != nil {
+		// The URL parsed from "" is the request's own: it takes a copy of
+		// the endpoint in place of another allocation.
+		*req.URL = *h.endpoint
+		if u := req.URL; u.User != nil {
 			user := *u.User
 			u.User = &user
 		}
-		req.URL, req.Host = &u, h.host
+		req.Host = h.host
 	}
 	for k, v := range h.header {
 		req.Header[k] = v

@@ -266,13 +266,13 @@ func upstreamError(err error) error {
 }
 
 // forward prepares the context of a call to the remote server: the
-// caller's progress and questions go back to the caller. done turns the
-// remote call's outcome into the local one: when a question could not be
-// asked within the call (the caller answers on a retry, 2026-07-28), the
-// remote call was abandoned and the local call returns that. The call
-// takes one of the remote's in-flight slots (MaxInFlight) and ends after
-// CallTimeout.
-func (p *proxy) forward(ctx *sake.Context) (context.Context, func(error) error) {
+// caller's progress and questions go back to the caller. The caller's
+// done turns the remote call's outcome into the local one: when a
+// question could not be asked within the call (the caller answers on a
+// retry, 2026-07-28), the remote call was abandoned and the local call
+// returns that. The call takes one of the remote's in-flight slots
+// (MaxInFlight) and ends after CallTimeout.
+func (p *proxy) forward(ctx *sake.Context) (context.Context, *caller) {
 	return p.forwardKeyed(ctx, "", p.cfg.callTimeout())
 }
 
@@ -280,25 +280,24 @@ func (p *proxy) forward(ctx *sake.Context) (context.Context, func(error) error) 
 // put after prefix, so that the questions of successive rounds of one
 // remote task never share a key, and with its own timeout (0: none, for
 // following a task, which lasts as long as the task).
-func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Duration) (context.Context, func(error) error) {
+func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Duration) (context.Context, *caller) {
 	c, end := context.WithCancelCause(ctx)
-	cl := &caller{ctx: ctx, end: end, prefix: prefix}
-	var watched bool
+	cl := &caller{ctx: ctx, end: end, prefix: prefix, p: p, timeout: timeout}
 	switch {
 	case timeout <= 0:
 	case timeout == p.cfg.callTimeout():
 		// The common case: one timer of the proxy's watches every call.
-		cl.deadline, watched = time.Now().Add(timeout), true
+		cl.deadline, cl.watched = time.Now().Add(timeout), true
 	default:
 		var stop context.CancelFunc
 		c, stop = context.WithTimeoutCause(c, timeout, errUpstreamTimeout)
 		cl.end = func(cause error) { stop(); end(cause) }
 	}
-	acquired := p.acquire()
-	if !acquired {
+	cl.acquired = p.acquire()
+	if !cl.acquired {
 		cl.end(nil)
 	} else {
-		if watched {
+		if cl.watched {
 			p.deadlines.add(cl)
 		}
 		// The call waits for the remote: a transport reading the caller's
@@ -318,33 +317,38 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 			ctx.Progress(pr.Progress, total, pr.Message)
 		})
 	}
-	fctx := c
-	return c, func(err error) error {
-		if watched && acquired {
-			p.deadlines.remove(cl)
-		}
-		timedOut := context.Cause(fctx) == errUpstreamTimeout
-		cl.end(nil)
-		if !acquired {
-			return sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", p.name(), p.cfg.maxInFlight())
-		}
-		p.release()
-		cl.mu.Lock()
-		defer cl.mu.Unlock()
-		if cl.pending != nil {
-			return cl.pending
-		}
-		if timedOut && err != nil {
-			return sake.NewError(sake.CodeInternalError, "the upstream server %q did not answer within %s", p.name(), timeout)
-		}
-		if err != nil && errors.Is(err, client.ErrClosed) {
-			return sake.NewError(sake.CodeInternalError, "the upstream server %q is not connected: %v", p.name(), err)
-		}
-		if err != nil && p.lost() {
-			return sake.NewError(sake.CodeInternalError, "the upstream server %q stopped (%v); retry once it is back", p.name(), p.remote.LostErr())
-		}
-		return upstreamError(err)
+	cl.fctx = c
+	return c, cl
+}
+
+// done ends the forwarded call and turns the remote call's outcome err
+// into the local one (see forward).
+func (cl *caller) done(err error) error {
+	p := cl.p
+	if cl.watched && cl.acquired {
+		p.deadlines.remove(cl)
 	}
+	timedOut := context.Cause(cl.fctx) == errUpstreamTimeout
+	cl.end(nil)
+	if !cl.acquired {
+		return sake.NewError(sake.CodeInternalError, "the upstream server %q has %d requests in flight, the most it is sent; retry later", p.name(), p.cfg.maxInFlight())
+	}
+	p.release()
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if cl.pending != nil {
+		return cl.pending
+	}
+	if timedOut && err != nil {
+		return sake.NewError(sake.CodeInternalError, "the upstream server %q did not answer within %s", p.name(), cl.timeout)
+	}
+	if err != nil && errors.Is(err, client.ErrClosed) {
+		return sake.NewError(sake.CodeInternalError, "the upstream server %q is not connected: %v", p.name(), err)
+	}
+	if err != nil && p.lost() {
+		return sake.NewError(sake.CodeInternalError, "the upstream server %q stopped (%v); retry once it is back", p.name(), p.remote.LostErr())
+	}
+	return upstreamError(err)
 }
 
 // name is what the proxy's errors call the remote server: the proxy's own
@@ -407,13 +411,13 @@ func (p *proxy) syncTools(ctx context.Context) error {
 				p.cfg.localToolResult(res)
 				return res, err
 			}
-			fctx, done := p.forward(c)
+			fctx, fw := p.forward(c)
 			res, task, err := p.remote.StartToolEncoded(askVersion(fctx, version), remoteName, args)
 			if err == nil && task != nil {
 				res, err = p.remote.FollowTask(fctx, task)
 			}
 			p.cfg.localToolResult(res)
-			if err = done(err); err != nil {
+			if err = fw.done(err); err != nil {
 				var te *sake.ToolError
 				if errors.As(err, &te) {
 					return res, nil // the remote tool's own error result, as it is
@@ -489,9 +493,9 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 		local := p.cfg.localName("prompt", pr.Name)
 		version := remoteVersion(pr.Meta)
 		def := sake.NewPrompt(local, func(c *sake.Context, args map[string]string) (*sake.PromptResult, error) {
-			fctx, done := p.forward(c)
+			fctx, fw := p.forward(c)
 			res, err := p.remote.GetPrompt(askVersion(fctx, version), remoteName, args)
-			if err = done(err); err != nil {
+			if err = fw.done(err); err != nil {
 				return nil, err
 			}
 			p.cfg.localPromptResult(res)
@@ -500,9 +504,9 @@ func (p *proxy) syncPrompts(ctx context.Context) error {
 		for _, a := range pr.Arguments {
 			argName := a.Name
 			def.Complete(argName, func(c *sake.Context, r sake.CompleteRequest) (*sake.Completion, error) {
-				fctx, done := p.forward(c)
+				fctx, fw := p.forward(c)
 				comp, err := p.remote.Complete(fctx, protocol.PromptRef(remoteName), argName, r.Value, r.Arguments)
-				if err = done(err); err != nil {
+				if err = fw.done(err); err != nil {
 					return nil, err
 				}
 				return comp, nil
@@ -572,9 +576,9 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		seen[uri] = true
 		version := remoteVersion(r.Meta)
 		def := sake.NewResource(uri, func(c *sake.Context) ([]sake.ResourceContents, error) {
-			fctx, done := p.forward(c)
+			fctx, fw := p.forward(c)
 			res, err := p.remote.ReadResource(askVersion(fctx, version), uri)
-			if err = done(err); err != nil {
+			if err = fw.done(err); err != nil {
 				return nil, err
 			}
 			return res, nil
@@ -609,9 +613,9 @@ func (p *proxy) syncResources(ctx context.Context) error {
 		seen[t.URITemplate] = true
 		tmpl, version := t.URITemplate, remoteVersion(t.Meta)
 		def := sake.NewResourceTemplate(t.URITemplate, func(c *sake.Context, _ map[string]string) ([]sake.ResourceContents, error) {
-			fctx, done := p.forward(c)
+			fctx, fw := p.forward(c)
 			res, err := p.remote.ReadResource(askVersion(fctx, version), c.Request().Params.URI)
-			if err = done(err); err != nil {
+			if err = fw.done(err); err != nil {
 				return nil, err
 			}
 			return res, nil
@@ -634,9 +638,9 @@ func (p *proxy) syncResources(ctx context.Context) error {
 			remoteTemplate := t.URITemplate
 			for _, variable := range tmpl.Vars() {
 				def.Complete(variable, func(c *sake.Context, r sake.CompleteRequest) (*sake.Completion, error) {
-					fctx, done := p.forward(c)
+					fctx, fw := p.forward(c)
 					comp, err := p.remote.Complete(fctx, protocol.ResourceRef(remoteTemplate), variable, r.Value, r.Arguments)
-					if err = done(err); err != nil {
+					if err = fw.done(err); err != nil {
 						return nil, err
 					}
 					return comp, nil
@@ -682,6 +686,14 @@ type caller struct {
 	// env is the call's envelope (see callerEnvelope), allocated with
 	// the caller.
 	env client.Forward
+	// What done needs, kept here rather than in a closure of its own: the
+	// proxy, the remote call's context, its timeout, whether the proxy's
+	// deadlines watch it and whether it took an in-flight slot.
+	p        *proxy
+	fctx     context.Context
+	timeout  time.Duration
+	watched  bool
+	acquired bool
 }
 
 // ask runs a question to the caller; a question the caller answers on a

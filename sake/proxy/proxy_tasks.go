@@ -40,11 +40,11 @@ func (p *proxy) callTaskTool(c *sake.Context, remoteName string, args json.RawMe
 			return p.drive(c, rt)
 		}
 	}
-	fctx, done := p.forward(c)
+	fctx, fw := p.forward(c)
 	// The result is left encoded: the dispatcher passes it on as the
 	// remote sent it, unless something of the proxy's server looks at it.
 	res, task, err := p.remote.StartToolEncoded(fctx, remoteName, args)
-	if err = done(err); err != nil {
+	if err = fw.done(err); err != nil {
 		return nil, err
 	}
 	if task == nil {
@@ -58,9 +58,9 @@ func (p *proxy) callTaskTool(c *sake.Context, remoteName string, args json.RawMe
 	id := c.TaskID()
 	if id == "" {
 		// The caller cannot take a task: follow it within the call.
-		fctx, done := p.forwardKeyed(c, "", 0)
+		fctx, fw := p.forwardKeyed(c, "", 0)
 		res, err := p.remote.FollowTask(fctx, task)
-		if err = done(err); err != nil {
+		if err = fw.done(err); err != nil {
 			var te *sake.ToolError
 			if errors.As(err, &te) {
 				return res, nil
@@ -97,10 +97,10 @@ func (p *proxy) drive(c *sake.Context, rt *remoteTask) (*sake.ToolResult, error)
 		rt.mu.Lock()
 		round := rt.round
 		rt.mu.Unlock()
-		fctx, done := p.forwardKeyed(c, "r"+strconv.Itoa(round)+"_", 0)
+		fctx, fw := p.forwardKeyed(c, "r"+strconv.Itoa(round)+"_", 0)
 		t, err := p.remote.AwaitTask(fctx, rt.id)
 		if err != nil {
-			return nil, done(err)
+			return nil, fw.done(err)
 		}
 		switch t.Status {
 		case sake.TaskInputRequired:
@@ -109,18 +109,18 @@ func (p *proxy) drive(c *sake.Context, rt *remoteTask) (*sake.ToolResult, error)
 			}
 			answers, err := p.remote.AnswerInput(fctx, t.InputRequests)
 			if err != nil {
-				return nil, done(err)
+				return nil, fw.done(err)
 			}
 			if err := p.remote.UpdateTask(fctx, rt.id, answers); err != nil {
-				return nil, done(err)
+				return nil, fw.done(err)
 			}
-			done(nil)
+			fw.done(nil)
 			rt.mu.Lock()
 			rt.round++
 			rt.mu.Unlock()
 			continue
 		}
-		done(nil)
+		fw.done(nil)
 		rt.mu.Lock()
 		rt.finished = true
 		rt.mu.Unlock()

@@ -155,7 +155,7 @@ func (m *message) handle(ctx context.Context, buf *[]byte) Reply {
 	// keep it (RequestDone.Reply).
 	req.replyBuf = buf
 	var reply Reply
-	if h := s.opts.hooks; h != nil && h.Request != nil {
+	if h := s.opts.requestHook; h != nil {
 		reply = s.observed(ctx, req, m.paramsErr, h)
 	} else {
 		reply = s.handleRequest(ctx, req, m.paramsErr, nil)
@@ -172,8 +172,8 @@ func (m *message) handle(ctx context.Context, buf *[]byte) Reply {
 }
 
 // observed handles a request between the Request hook's start and done.
-func (s *Server) observed(ctx context.Context, req *Request, paramsErr *decodeError, h *Hooks) Reply {
-	hctx, done := h.Request(ctx, req)
+func (s *Server) observed(ctx context.Context, req *Request, paramsErr *decodeError, hook func(context.Context, *Request) (context.Context, func(RequestDone))) Reply {
+	hctx, done := hook(ctx, req)
 	if hctx != nil {
 		ctx = hctx
 	}

@@ -107,41 +107,75 @@ type TaskDone struct {
 // Observe installs hooks that observe the server's work. Given more than
 // once, every set of hooks is called, in the order given.
 func Observe(h Hooks) Option {
-	return func(o *options) {
-		if o.hooks == nil {
-			o.hooks = &h
-			return
+	return func(o *options) { o.observe(h, true) }
+}
+
+// ObserveOutcome installs hooks, like Observe, whose Request hook only
+// observes the outcome of each request: its done function may look at
+// RequestDone's Reply, Error, ResultType and ToolError, and of Result at
+// nothing but a *ToolResult's IsError. Access logs, metrics and traces
+// that record no result are such hooks.
+//
+// What this promise buys, as with UseObserving: a tool result left
+// encoded (a proxy's, see protocol.ToolResultFromWire) still goes into
+// the reply as the remote wrote it, without being decoded, which
+// Observe's Request hooks prevent since they may look. A hook that reads
+// the result anyway may find its Content and StructuredContent empty.
+// Hooks given with Observe and ObserveOutcome are called together, in
+// the order given.
+func ObserveOutcome(h Hooks) Option {
+	return func(o *options) { o.observe(h, false) }
+}
+
+// observe adds h's hooks; readsResults says its Request hook may read
+// what the handler returned.
+func (o *options) observe(h Hooks, readsResults bool) {
+	if h.Request != nil {
+		o.requestHook = chainRequest(o.requestHook, h.Request)
+	}
+	if !readsResults {
+		h.Request = nil
+	}
+	if o.hooks == nil {
+		o.hooks = &h
+		return
+	}
+	o.hooks = chainHooks(o.hooks, &h)
+}
+
+// chainRequest calls a's Request hook, then b's; their done functions in
+// the opposite order.
+func chainRequest(a, b func(context.Context, *Request) (context.Context, func(RequestDone))) func(context.Context, *Request) (context.Context, func(RequestDone)) {
+	if a == nil {
+		return b
+	}
+	return func(ctx context.Context, req *Request) (context.Context, func(RequestDone)) {
+		ctx1, d1 := a(ctx, req)
+		if ctx1 == nil {
+			ctx1 = ctx
 		}
-		o.hooks = chainHooks(o.hooks, &h)
+		ctx2, d2 := b(ctx1, req)
+		if ctx2 == nil {
+			ctx2 = ctx1
+		}
+		return ctx2, func(r RequestDone) {
+			if d2 != nil {
+				d2(r)
+			}
+			if d1 != nil {
+				d1(r)
+			}
+		}
 	}
 }
 
 // chainHooks calls a's hooks, then b's.
 func chainHooks(a, b *Hooks) *Hooks {
 	c := *a
-	if b.Request != nil {
-		if a.Request == nil {
-			c.Request = b.Request
-		} else {
-			c.Request = func(ctx context.Context, req *Request) (context.Context, func(RequestDone)) {
-				ctx1, d1 := a.Request(ctx, req)
-				if ctx1 == nil {
-					ctx1 = ctx
-				}
-				ctx2, d2 := b.Request(ctx1, req)
-				if ctx2 == nil {
-					ctx2 = ctx1
-				}
-				return ctx2, func(r RequestDone) {
-					if d2 != nil {
-						d2(r)
-					}
-					if d1 != nil {
-						d1(r)
-					}
-				}
-			}
-		}
+	// Request is the marker of hooks that may read results; the dispatcher
+	// calls options.requestHook, which chains every Request hook.
+	if c.Request == nil {
+		c.Request = b.Request
 	}
 	if b.Panic != nil {
 		if a.Panic == nil {

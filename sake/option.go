@@ -1,6 +1,7 @@
 package sake
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -26,7 +27,8 @@ type options struct {
 	require              Requirement
 	tasks                backend.TaskManager
 	skills               *skillsConfig
-	hooks                *Hooks
+	hooks                *Hooks                                                               // Request set only when a hook may read results (Observe, not ObserveOutcome)
+	requestHook          func(context.Context, *Request) (context.Context, func(RequestDone)) // every Request hook, in order
 	limits               Limits
 	broker               backend.Broker
 	sessionStore         backend.SessionStore

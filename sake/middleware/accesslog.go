@@ -48,11 +48,14 @@ type AccessLog struct {
 // "cancelled" or "error") and code (the JSON-RPC error code) on errors;
 // bytes_in and bytes_out (the message and the reply). Never arguments
 // (except of the tools named in RecordArguments), results, tokens or
-// headers. It observes the server (sake.Observe) rather than wrapping its
-// handler, so it sees what middleware does not: notifications, and
-// requests refused before any handler runs.
+// headers. It observes the server (sake.ObserveOutcome) rather than
+// wrapping its handler, so it sees what middleware does not:
+// notifications, and requests refused before any handler runs. It looks
+// at the outcome only (of a tool result, whether isError is set; of the
+// reply, its length), so a tool result left encoded, a proxy's or a
+// gateway's, still goes into the reply as the remote wrote it.
 func (al AccessLog) Option() sake.Option {
-	return sake.Observe(sake.Hooks{Request: al.build().request})
+	return sake.ObserveOutcome(sake.Hooks{Request: al.build().request})
 }
 
 // build makes the access log al describes.

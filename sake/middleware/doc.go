@@ -2,9 +2,9 @@
 // limits, a cache of results, per-tool timeouts and concurrency caps, a cap
 // on result sizes, error masking, an access log and health probes. Each
 // composes with
-// sake.Use (or, for the access log, is a server option) and with the
-// others, and works the same in both protocol eras and over every
-// transport:
+// sake.Use or sake.UseObserving (or, for the access log, is a server
+// option) and with the others, and works the same in both protocol eras
+// and over every transport:
 //
 //	rl, err := middleware.NewRateLimiter([]middleware.Limit{
 //		{Rate: 10, Methods: []string{"tools/call"}},                  // 10 calls/s per caller
@@ -15,13 +15,27 @@
 //	limits, err := middleware.ToolLimits(middleware.ToolLimit{Timeout: 30 * time.Second, MaxConcurrent: 64, MaxPerSubject: 4})
 //	sink := middleware.NewJSONSink(os.Stderr, nil) // Close it at exit
 //	srv := sake.MustNew(impl,
-//		sake.Use(rl.Middleware(), middleware.MaskErrors(logger), cache, limits, middleware.ResultCap{}.Middleware()),
+//		sake.UseObserving(rl.Middleware()),
+//		sake.Use(middleware.MaskErrors(logger), cache, limits, middleware.ResultCap{}.Middleware()),
 //		middleware.AccessLog{Logger: slog.New(sink)}.Option())
 //
 // Put the rate limiter first, so that a refused request costs nothing, the
 // cache before the tool limits, so that a kept result holds no slot, and
 // the result cap last, nearest the tools. examples/production wires them
 // all, with health probes and a graceful shutdown.
+//
+// # Observing or reading results
+//
+// The rate limiter looks at the request only and the access log at the
+// outcome only (whether a tool result has isError set, the reply's
+// length): install the rate limiter with sake.UseObserving, and the
+// access log's Option does the same for its hook (sake.ObserveOutcome).
+// With nothing else between a tool and the reply, a tool result left
+// encoded, as a proxy or a gateway relays it, goes into the reply as the
+// remote wrote it, without being decoded and encoded again. MaskErrors,
+// ResultCap and Cache read or replace results, and ToolLimits replaces
+// the result of a call that timed out: they are installed with sake.Use,
+// which has such a result decoded for them.
 //
 // # Caching
 //

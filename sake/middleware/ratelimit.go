@@ -167,6 +167,11 @@ func (x *limit) counts(req *sake.Request) bool {
 // Middleware returns the limiter as sake middleware: a request over a
 // limit is answered with sake.RateLimited (CodeRateLimited, the delay in
 // data.retryAfterMs; over HTTP 429 with Retry-After) and does not run.
+// It looks at the request only, never at a result, so install it with
+// sake.UseObserving: then a tool result left encoded, a proxy's or a
+// gateway's, still goes into the reply as the remote wrote it.
+//
+//	srv := sake.MustNew(impl, sake.UseObserving(rl.Middleware()))
 func (l *RateLimiter) Middleware() sake.Middleware {
 	return func(next sake.Handler) sake.Handler {
 		return func(ctx context.Context, req *sake.Request) (any, error) {

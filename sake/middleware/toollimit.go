@@ -57,7 +57,8 @@ const concurrencyRetry = time.Second
 
 // ToolLimits returns middleware that applies the limits to tools/call
 // (other requests pass through). It fails when two limits name the same
-// tool, or more than one names none.
+// tool, or more than one names none. Install it with sake.Use: it
+// replaces the result of a call that timed out.
 func ToolLimits(limits ...ToolLimit) (sake.Middleware, error) {
 	tl := &toolLimiter{byTool: map[string]*toolLimit{}}
 	for i := range limits {

@@ -101,10 +101,23 @@ func New(opts ...Option) *Telemetry {
 func Instrument(opts ...Option) sake.Option { return New(opts...).Option() }
 
 // Option returns the sake option that installs t's hooks on a server.
-func (t *Telemetry) Option() sake.Option { return sake.Observe(t.Hooks()) }
+// Without RecordToolIO they observe only the outcome of each request (of
+// a tool result, whether isError is set), and are installed with
+// sake.ObserveOutcome: a tool result left encoded, a proxy's or a
+// gateway's, still goes into the reply as the remote wrote it. With
+// RecordToolIO they read the results they record, and are installed with
+// sake.Observe, which has every result decoded for them.
+func (t *Telemetry) Option() sake.Option {
+	if len(t.cfg.toolIO) > 0 {
+		return sake.Observe(t.Hooks())
+	}
+	return sake.ObserveOutcome(t.Hooks())
+}
 
 // Hooks returns the hooks that trace and measure a server, for servers
-// that combine them with hooks of their own.
+// that combine them with hooks of their own. Install them as Option does:
+// with sake.ObserveOutcome, unless t records tool results (RecordToolIO),
+// then with sake.Observe.
 func (t *Telemetry) Hooks() sake.Hooks {
 	return sake.Hooks{
 		Request: t.request,

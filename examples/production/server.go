@@ -112,6 +112,9 @@ func newApp(cfg config) (*app, error) {
 		clock = time.Now
 	}
 	var mws []sake.Middleware
+	// The rate limiter looks at requests only: it is installed with
+	// UseObserving, first, so that a refused request costs nothing.
+	var observing []sake.Middleware
 	if cfg.RateLimit > 0 {
 		rlOpts := []middleware.Option{middleware.Clock(clock), middleware.Logger(logger)}
 		if cfg.Postgres != nil {
@@ -127,7 +130,7 @@ func newApp(cfg config) (*app, error) {
 		if err != nil {
 			return nil, err
 		}
-		mws = append(mws, rl.Middleware())
+		observing = append(observing, rl.Middleware())
 	}
 	limits, err := middleware.ToolLimits(middleware.ToolLimit{Timeout: cfg.ToolTimeout, MaxConcurrent: 64, MaxPerSubject: 4, Queue: 64})
 	if err != nil {
@@ -145,7 +148,8 @@ func newApp(cfg config) (*app, error) {
 	}
 	mws = append(mws, limits, middleware.ResultCap{MaxBytes: cfg.MaxResult}.Middleware())
 	tel := sakeotel.New(cfg.OTel...) // by default the global providers: no-ops until the program installs some
-	opts := []sake.Option{sake.Name("production", "1.0.0"), sake.Logger(logger), sake.Use(mws...), tel.Option(),
+	opts := []sake.Option{sake.Name("production", "1.0.0"), sake.Logger(logger),
+		sake.UseObserving(observing...), sake.Use(mws...), tel.Option(),
 		sake.Instructions("Searches a product catalog and builds reports.")}
 	if cfg.Postgres != nil {
 		opts = append(opts, sake.Broker(pgbroker.New(cfg.Postgres, replicaID(), logger)))

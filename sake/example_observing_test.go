@@ -37,3 +37,28 @@ func ExampleUseObserving() {
 	// Sunny in Lyon for 1 days. <nil>
 	// 1 0
 }
+
+// Hooks that only look at each request's outcome (its error, whether a
+// tool result has isError set, the reply's length) are given with
+// ObserveOutcome: like UseObserving's middleware, they leave a proxied
+// tool result as the remote wrote it.
+func ExampleObserveOutcome() {
+	var requests, toolErrors atomic.Int64
+	hooks := sake.Hooks{Request: func(ctx context.Context, req *sake.Request) (context.Context, func(sake.RequestDone)) {
+		return nil, func(d sake.RequestDone) {
+			requests.Add(1)
+			if d.ToolError {
+				toolErrors.Add(1)
+			}
+		}
+	}}
+	t := &exampleT{}
+	defer t.end()
+	c := saketest.Connect(t, Weather{}, saketest.ServerOptions(sake.ObserveOutcome(hooks)))
+	res, err := c.CallTool("forecast", map[string]any{"city": "Lyon"})
+	fmt.Println(res, err)
+	fmt.Println(requests.Load() > 0, toolErrors.Load())
+	// Output:
+	// Sunny in Lyon for 1 days. <nil>
+	// true 0
+}

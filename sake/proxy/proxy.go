@@ -11,6 +11,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/internal/checkedargs"
 	"github.com/sakemcp/sake-go/sake/internal/uritemplate"
 	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
@@ -412,7 +413,7 @@ func (p *proxy) syncTools(ctx context.Context) error {
 				return res, err
 			}
 			fctx, fw := p.forward(c)
-			res, task, err := p.remote.StartToolEncoded(askVersion(fctx, version), remoteName, args)
+			res, task, err := p.remote.StartToolEncoded(askVersion(fctx, version), remoteName, checked(args))
 			if err == nil && task != nil {
 				res, err = p.remote.FollowTask(fctx, task)
 			}
@@ -695,6 +696,11 @@ type caller struct {
 	watched  bool
 	acquired bool
 }
+
+// checked returns args, which the proxy's dispatcher read as valid JSON
+// before calling the tool, marked so that the client does not scan them
+// again.
+func checked(args json.RawMessage) any { return &checkedargs.Args{JSON: args} }
 
 // ask runs a question to the caller; a question the caller answers on a
 // retry abandons the remote call (a session's server waits for the

@@ -12,15 +12,16 @@ import (
 //
 // Most requests are answered before anyone waits on their context, so
 // the cancelable context that merges both is made only when first needed:
-// when Done is called or cancel is. Until then Err and Value ask the
-// request's context, which ends exactly when the merged one would.
+// when Done is called, or anything is asked once it was cancelled. Until
+// then Err and Value ask the request's context, which ends exactly when
+// the merged one would.
 type postContext struct {
 	parent context.Context
 
 	mu        sync.Mutex
 	inner     context.Context // the merged context, once made
 	stop      context.CancelFunc
-	cancelled bool
+	cancelled bool // cancel or release was called
 }
 
 func (c *postContext) Deadline() (time.Time, bool) { return c.parent.Deadline() }
@@ -34,10 +35,7 @@ func (c *postContext) Done() <-chan struct{} {
 }
 
 func (c *postContext) Err() error {
-	c.mu.Lock()
-	inner := c.inner
-	c.mu.Unlock()
-	if inner != nil {
+	if inner := c.made(); inner != nil {
 		return inner.Err()
 	}
 	return c.parent.Err()
@@ -47,13 +45,21 @@ func (c *postContext) Err() error {
 // the cancelable context to attach children to through Value, and it must
 // be the one whose Done it handed out.
 func (c *postContext) Value(key any) any {
-	c.mu.Lock()
-	inner := c.inner
-	c.mu.Unlock()
-	if inner != nil {
+	if inner := c.made(); inner != nil {
 		return inner.Value(key)
 	}
 	return c.parent.Value(key)
+}
+
+// made returns the merged context if it was made or must be now (the
+// context was cancelled), else nil.
+func (c *postContext) made() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inner == nil && !c.cancelled {
+		return nil
+	}
+	return c.mergedLocked()
 }
 
 func (c *postContext) mergedLocked() context.Context {
@@ -76,10 +82,13 @@ func (c *postContext) cancel() {
 	stop()
 }
 
-// release frees the merged context, if one was made, once the request is
-// answered; a request that never needed it costs nothing.
+// release ends the context once the request is answered, as cancel does,
+// but makes no merged context when none was made: a request that never
+// needed one costs nothing, and whatever asks after the end gets a
+// context that has ended.
 func (c *postContext) release() {
 	c.mu.Lock()
+	c.cancelled = true
 	stop := c.stop
 	c.mu.Unlock()
 	if stop != nil {

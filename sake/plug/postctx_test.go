@@ -83,4 +83,9 @@ func TestPostContextUnused(t *testing.T) {
 	if c.inner != nil {
 		t.Fatal("a merged context was made for a request nobody waited on")
 	}
+	// What asks after the request was answered sees it ended.
+	if !errors.Is(c.Err(), context.Canceled) || parent.Err() != nil {
+		t.Fatalf("after release: err %v, parent %v", c.Err(), parent.Err())
+	}
+	<-c.Done()
 }

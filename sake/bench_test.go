@@ -103,3 +103,22 @@ func BenchmarkAddTools(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDispatchToolsCallLongName is the modern call of a tool whose
+// name is longer than 32 bytes, as the namespaced tools of a gateway are.
+func BenchmarkDispatchToolsCallLongName(b *testing.B) {
+	const name = "warehouse_inventory_lookup_by_sku_echo"
+	s := sake.MustNew(nil)
+	if err := s.AddTool(sake.NewTool(name, benchServer{}.Echo)); err != nil {
+		b.Fatal(err)
+	}
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"` + name + `","arguments":{"text":"hello"}}}`)
+	in := &sake.Inbound{}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := s.Handle(ctx, msg, in); r.ErrorCode != 0 {
+			b.Fatal(string(r.Body))
+		}
+	}
+}

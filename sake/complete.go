@@ -67,7 +67,7 @@ func (k *completer) complete(c *Context, req CompleteRequest) (*Completion, erro
 	}
 	arg := reflect.New(completeRequestType)
 	arg.Elem().Set(reflect.ValueOf(req))
-	out, err, panicked := c.srv.safeCall(c, k.call, arg, "completion of "+req.Argument)
+	out, err, panicked := c.srv.safeCall(c, k.call, arg, "completion of ", req.Argument)
 	if panicked {
 		return nil, NewError(CodeInternalError, "completing %s failed with an internal error", req.Argument)
 	}

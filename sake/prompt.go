@@ -186,7 +186,7 @@ func (p *prompt) get(c *Context, raw json.RawMessage) (*PromptResult, error) {
 			}
 		}
 	}
-	out, err, panicked := c.srv.safeCall(c, &p.call, arg, "prompt "+p.name)
+	out, err, panicked := c.srv.safeCall(c, &p.call, arg, "prompt ", p.name)
 	if panicked {
 		return nil, NewError(CodeInternalError, "prompt %s failed with an internal error", p.name)
 	}

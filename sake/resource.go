@@ -161,7 +161,7 @@ func (r *resource) read(c *Context, uri string, vars map[string]string) ([]Resou
 			}
 		}
 	}
-	out, err, panicked := c.srv.safeCall(c, &r.call, arg, "resource "+r.uri)
+	out, err, panicked := c.srv.safeCall(c, &r.call, arg, "resource ", r.uri)
 	if panicked {
 		return nil, NewError(CodeInternalError, "reading %s failed with an internal error", uri)
 	}

@@ -409,10 +409,14 @@ func editDistance(a, b string) int {
 }
 
 // safeCall runs user code, turning a panic into a logged failure.
-func (s *Server) safeCall(c *Context, k *callable, arg reflect.Value, what string) (out reflect.Value, err error, panicked bool) {
+//
+// kind and name together say what was called ("tool " and its name); they
+// are joined only when the call panics, so a call that returns allocates
+// no label.
+func (s *Server) safeCall(c *Context, k *callable, arg reflect.Value, kind, name string) (out reflect.Value, err error, panicked bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.reportPanic(c, what, r)
+			s.reportPanic(c, kind+name, r)
 			panicked = true
 		}
 	}()

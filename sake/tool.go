@@ -262,7 +262,7 @@ func (t *tool) invoke(c *Context, args json.RawMessage, checked bool) (res *Tool
 	if err != nil || res != nil {
 		return res, err
 	}
-	out, callErr, panicked := c.srv.safeCall(c, &t.call, arg, "tool "+t.name)
+	out, callErr, panicked := c.srv.safeCall(c, &t.call, arg, "tool ", t.name)
 	if panicked {
 		if c.task != nil {
 			return nil, &Error{Code: CodeInternalError, Message: "Tool " + t.name + " failed with an internal error."}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sakemcp/sake-go/sake/internal/checkedargs"
 	"github.com/sakemcp/sake-go/sake/internal/jsonscan"
 	"github.com/sakemcp/sake-go/sake/protocol"
 )
@@ -139,10 +140,21 @@ type callParams struct {
 // appendFast appends the JSON of p without reflection when its arguments
 // are JSON already (a proxy's, as its caller sent them) on one line and
 // it asks for no task; ok is false otherwise, and encoding/json encodes
-// p.
+// p. Arguments a proxy hands on as checkedargs.Args were validated by the
+// dispatcher that decoded them and are not scanned again; a caller's own
+// json.RawMessage is.
 func (p *callParams) appendFast(dst []byte) (_ []byte, ok bool) {
-	args, isRaw := p.Arguments.(json.RawMessage)
-	if !isRaw || p.Task != nil || len(args) == 0 || bytes.ContainsAny(args, "\r\n") || !jsonscan.Valid(args) {
+	var args json.RawMessage
+	checked := false
+	switch a := p.Arguments.(type) {
+	case json.RawMessage:
+		args = a
+	case *checkedargs.Args:
+		args, checked = a.JSON, true
+	default:
+		return dst, false
+	}
+	if p.Task != nil || len(args) == 0 || bytes.ContainsAny(args, "\r\n") || (!checked && !jsonscan.Valid(args)) {
 		return dst, false
 	}
 	dst = append(dst, `{"name":`...)

@@ -93,7 +93,7 @@ func (h *Handler) Close() {
 			e.leave()
 		}
 		for p := range streaming {
-			p.cancel()
+			p.cancelRequest()
 		}
 		h.wg.Wait()
 	})
@@ -253,12 +253,12 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, rc *http.Res
 	}
 	// A session's request needs no cancel of its own: closing the session
 	// (Close closes them all) cancels the requests it runs.
-	cancel := noCancel
 	if e == nil {
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
+		x.ctx.parent = ctx
+		ctx, p.ctx = &x.ctx, &x.ctx
+		defer x.ctx.release()
 	}
-	p.h, p.w, p.e, p.jsonOK, p.sseOK, p.cancel = h, w, e, jsonOK, sseOK, cancel
+	p.h, p.w, p.e, p.jsonOK, p.sseOK = h, w, e, jsonOK, sseOK
 	if e != nil {
 		p.chunked = r.ProtoAtLeast(1, 1)
 		defer p.watchDisconnect(r)()
@@ -271,9 +271,6 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, rc *http.Res
 	reply := msg.HandleInto(ctx, rb)
 	p.finish(r, &reply, in)
 }
-
-// noCancel is the cancel of a request whose session cancels it.
-func noCancel() {}
 
 // serveGET opens the session's standalone stream, or with Last-Event-ID
 // resumes the stream that issued that id.

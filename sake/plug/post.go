@@ -15,6 +15,7 @@ type postExchange struct {
 	in  sake.Inbound
 	hdr sake.Headers
 	out postWriter
+	ctx postContext // the context of a request without a session
 }
 
 // postWriter is the response to one POST. It writes JSON, unless a
@@ -24,11 +25,11 @@ type postExchange struct {
 type postWriter struct {
 	h       *Handler
 	w       http.ResponseWriter
-	e       *entry // the legacy session, or nil
-	chunked bool   // the response body is chunked (HTTP/1.1)
-	jsonOK  bool   // Accept allows application/json
-	sseOK   bool   // Accept allows text/event-stream
-	cancel  context.CancelFunc
+	e       *entry       // the legacy session, or nil
+	chunked bool         // the response body is chunked (HTTP/1.1)
+	jsonOK  bool         // Accept allows application/json
+	sseOK   bool         // Accept allows text/event-stream
+	ctx     *postContext // the request's own context; nil in a session, which cancels its requests
 
 	// abandoned is closed when the client left the stream and did not
 	// resume it within the grace period (legacy sessions only). It is
@@ -43,6 +44,14 @@ type postWriter struct {
 	sse       sseWriter
 	st        *stream // resumable stream, legacy only
 	buf       []byte
+}
+
+// cancelRequest cancels the request's context (a session's requests are
+// cancelled by closing the session).
+func (p *postWriter) cancelRequest() {
+	if p.ctx != nil {
+		p.ctx.cancel()
+	}
 }
 
 func (p *postWriter) started() bool {
@@ -278,7 +287,7 @@ func (h *Handler) track(p *postWriter) {
 	h.amu.Lock()
 	if h.active == nil { // closed
 		h.amu.Unlock()
-		p.cancel()
+		p.cancelRequest()
 		return
 	}
 	h.active[p] = struct{}{}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/client"
+	"github.com/sakemcp/sake-go/sake/internal/checkedargs"
 	"github.com/sakemcp/sake-go/sake/internal/uritemplate"
 	"github.com/sakemcp/sake-go/sake/protocol"
 	"github.com/sakemcp/sake-go/sake/tasks"
@@ -412,7 +413,7 @@ func (p *proxy) syncTools(ctx context.Context) error {
 				return res, err
 			}
 			fctx, fw := p.forward(c)
-			res, task, err := p.remote.StartToolEncoded(askVersion(fctx, version), remoteName, args)
+			res, task, err := p.remote.StartToolEncoded(askVersion(fctx, version), remoteName, fw.checked(args))
 			if err == nil && task != nil {
 				res, err = p.remote.FollowTask(fctx, task)
 			}
@@ -686,6 +687,9 @@ type caller struct {
 	// env is the call's envelope (see callerEnvelope), allocated with
 	// the caller.
 	env client.Forward
+	// args are the call's arguments as the client takes them (see
+	// checked), held here so that handing them on allocates nothing.
+	args checkedargs.Args
 	// What done needs, kept here rather than in a closure of its own: the
 	// proxy, the remote call's context, its timeout, whether the proxy's
 	// deadlines watch it and whether it took an in-flight slot.
@@ -694,6 +698,15 @@ type caller struct {
 	timeout  time.Duration
 	watched  bool
 	acquired bool
+}
+
+// checked returns args, which the proxy's dispatcher read as valid JSON
+// before calling the tool, marked so that the client does not scan them
+// again. They are held by the call, so that passing them as an interface
+// allocates nothing.
+func (cl *caller) checked(args json.RawMessage) any {
+	cl.args.JSON = args
+	return &cl.args
 }
 
 // ask runs a question to the caller; a question the caller answers on a

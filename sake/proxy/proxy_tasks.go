@@ -43,7 +43,7 @@ func (p *proxy) callTaskTool(c *sake.Context, remoteName string, args json.RawMe
 	fctx, fw := p.forward(c)
 	// The result is left encoded: the dispatcher passes it on as the
 	// remote sent it, unless something of the proxy's server looks at it.
-	res, task, err := p.remote.StartToolEncoded(fctx, remoteName, args)
+	res, task, err := p.remote.StartToolEncoded(fctx, remoteName, fw.checked(args))
 	if err = fw.done(err); err != nil {
 		return nil, err
 	}

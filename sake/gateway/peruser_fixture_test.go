@@ -228,6 +228,13 @@ var (
 // callback's status and URL.
 func visit(t testing.TB, user, authURL string) (int, string) {
 	t.Helper()
+	return browse(t, user, authURL, true)
+}
+
+// browse is visit; with follow false it stops short of the gateway's
+// callback (the status is then the redirect's).
+func browse(t testing.TB, user, authURL string, follow bool) (int, string) {
+	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	u, _ := url.Parse(authURL)
 	jar.SetCookies(&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}, []*http.Cookie{{Name: whoCookie, Value: user, Path: "/"}})
@@ -235,6 +242,9 @@ func visit(t testing.TB, user, authURL string) (int, string) {
 	hc := &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
 		if strings.Contains(req.URL.Path, gateway.CallbackPath) {
 			callback = req.URL.String()
+			if !follow {
+				return http.ErrUseLastResponse
+			}
 		}
 		return nil
 	}}

@@ -2,9 +2,7 @@ package gateway_test
 
 import (
 	"crypto/rand"
-	"html"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -27,44 +25,7 @@ import (
 // server sent the browser to, for the test to bring to a replica.
 func callbackOf(t testing.TB, user, authURL string) string {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	u, _ := url.Parse(authURL)
-	jar.SetCookies(&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}, []*http.Cookie{{Name: whoCookie, Value: user, Path: "/"}})
-	var callback string
-	hc := &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
-		if strings.Contains(req.URL.Path, gateway.CallbackPath) {
-			callback = req.URL.String()
-			return http.ErrUseLastResponse
-		}
-		return nil
-	}}
-	resp, err := hc.Get(authURL)
-	for range 3 {
-		if err != nil || callback != "" {
-			break
-		}
-		body := make([]byte, 64<<10)
-		n, _ := resp.Body.Read(body)
-		resp.Body.Close()
-		page := string(body[:n])
-		action := consentAction.FindStringSubmatch(page)
-		if action == nil {
-			t.Fatalf("no consent form on the page (%d): %.300s", resp.StatusCode, page)
-		}
-		form := url.Values{"decision": {"allow"}}
-		for _, m := range consentField.FindAllStringSubmatch(page, -1) {
-			form.Set(m[1], html.UnescapeString(m[2]))
-		}
-		target, _ := resp.Request.URL.Parse(html.UnescapeString(action[1]))
-		resp, err = hc.PostForm(target.String(), form)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if callback == "" {
-		t.Fatalf("the browser was never sent to the gateway's callback (status %d at %s)", resp.StatusCode, resp.Request.URL)
-	}
+	_, callback := browse(t, user, authURL, false)
 	return callback
 }
 

@@ -3,14 +3,11 @@ package pgreplica_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake"
@@ -18,73 +15,6 @@ import (
 	"github.com/sakemcp/sake-go/sake/pgreplica"
 	"github.com/sakemcp/sake-go/sake/plug"
 )
-
-// cutter forwards TCP connections to the database until cut: then it
-// drops those open and refuses new ones, as a stopped database does, until
-// restored.
-type cutter struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	down   bool
-	conns  map[net.Conn]struct{}
-}
-
-func newCutter(t *testing.T, target string) *cutter {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &cutter{ln: ln, target: target, conns: make(map[net.Conn]struct{})}
-	go c.serve()
-	t.Cleanup(func() { ln.Close(); c.cut() })
-	return c
-}
-
-func (c *cutter) serve() {
-	for {
-		in, err := c.ln.Accept()
-		if err != nil {
-			return
-		}
-		c.mu.Lock()
-		down := c.down
-		c.mu.Unlock()
-		if down {
-			in.Close()
-			continue
-		}
-		out, err := net.Dial("tcp", c.target)
-		if err != nil {
-			in.Close()
-			continue
-		}
-		c.mu.Lock()
-		c.conns[in], c.conns[out] = struct{}{}, struct{}{}
-		c.mu.Unlock()
-		go func() { _, _ = io.Copy(out, in); out.Close() }()
-		go func() { _, _ = io.Copy(in, out); in.Close() }()
-	}
-}
-
-// cut drops every connection and refuses new ones.
-func (c *cutter) cut() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.down = true
-	for conn := range c.conns {
-		conn.Close()
-	}
-	clear(c.conns)
-}
-
-// restore lets connections through again.
-func (c *cutter) restore() {
-	c.mu.Lock()
-	c.down = false
-	c.mu.Unlock()
-}
 
 // While the database is down, a legacy session's messages get 503 with
 // Retry-After, not 404 (which would make the client start over), and an
@@ -97,8 +27,8 @@ func TestDatabaseOutageIsNotSessionNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := newCutter(t, u.Host)
-	u.Host = db.ln.Addr().String()
+	db := pgtest.NewCutter(t, u.Host)
+	u.Host = db.Addr()
 	ctx := context.Background()
 	lost := make(lossTap, 16)
 	r, err := pgreplica.Open(ctx, pgtest.Pool(t, u.String(), schema), pgreplica.Logger(slog.New(lost)))
@@ -122,7 +52,7 @@ func TestDatabaseOutageIsNotSessionNotFound(t *testing.T) {
 	if resp := post(t, ts.URL, "", sid, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); resp.StatusCode != http.StatusOK {
 		t.Fatalf("ping: %d", resp.StatusCode)
 	}
-	db.cut()
+	db.Cut()
 	// Once the replica knows its LISTEN connection is lost, it no longer
 	// trusts what it keeps in memory: the record must be read, and cannot.
 	for ch := range lost {
@@ -153,7 +83,7 @@ func TestDatabaseOutageIsNotSessionNotFound(t *testing.T) {
 	}
 	wantUnavailable(resp, "initialize")
 
-	db.restore()
+	db.Restore()
 	resp = post(t, ts.URL, "", sid, ping)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("after the outage: %d, want 200", resp.StatusCode)

@@ -3,11 +3,8 @@ package pgusertokens_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sakemcp/sake-go/sake/client"
@@ -16,79 +13,14 @@ import (
 	"github.com/sakemcp/sake-go/sake/internal/pgtest"
 )
 
-// cutter forwards TCP connections to the database until cut: then it
-// drops those open and refuses new ones, as a stopped database does, until
-// restored.
-type cutter struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	down   bool
-	conns  map[net.Conn]struct{}
-}
-
-func newCutter(t *testing.T, target string) *cutter {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &cutter{ln: ln, target: target, conns: make(map[net.Conn]struct{})}
-	go c.serve()
-	t.Cleanup(func() { ln.Close(); c.cut() })
-	return c
-}
-
-func (c *cutter) serve() {
-	for {
-		in, err := c.ln.Accept()
-		if err != nil {
-			return
-		}
-		c.mu.Lock()
-		down := c.down
-		c.mu.Unlock()
-		if down {
-			in.Close()
-			continue
-		}
-		out, err := net.Dial("tcp", c.target)
-		if err != nil {
-			in.Close()
-			continue
-		}
-		c.mu.Lock()
-		c.conns[in], c.conns[out] = struct{}{}, struct{}{}
-		c.mu.Unlock()
-		go func() { _, _ = io.Copy(out, in); out.Close() }()
-		go func() { _, _ = io.Copy(in, out); in.Close() }()
-	}
-}
-
-func (c *cutter) cut() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.down = true
-	for conn := range c.conns {
-		conn.Close()
-	}
-	clear(c.conns)
-}
-
-func (c *cutter) restore() {
-	c.mu.Lock()
-	c.down = false
-	c.mu.Unlock()
-}
-
 func TestADatabaseGoneIsAnErrorNeverAnAbsentToken(t *testing.T) {
 	dbURL, schema, _ := pgtest.Schema(t)
 	u, err := url.Parse(dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut := newCutter(t, u.Host)
-	u.Host = cut.ln.Addr().String()
+	cut := pgtest.NewCutter(t, u.Host)
+	u.Host = cut.Addr()
 	pool := pgtest.Pool(t, u.String(), schema)
 	ctx := context.Background()
 	store := newStore(t, pool)
@@ -97,7 +29,7 @@ func TestADatabaseGoneIsAnErrorNeverAnAbsentToken(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cut.cut()
+	cut.Cut()
 	if got, err := store.Get(ctx, "ann", crm); err == nil || got != nil || !strings.Contains(err.Error(), "pgusertokens: reading") {
 		t.Fatalf("Get with the database gone = %q, %v; want an error saying it was reading", got, err)
 	}
@@ -117,7 +49,7 @@ func TestADatabaseGoneIsAnErrorNeverAnAbsentToken(t *testing.T) {
 	}
 
 	// Back: the pool connects again and nothing was lost or half-done.
-	cut.restore()
+	cut.Restore()
 	var back *client.Token
 	for range 10 { // each dead connection of the pool fails once
 		if back, err = vault.For("ann").Load(ctx, crm); err == nil {

@@ -1,6 +1,7 @@
 package sake
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/sakemcp/sake-go/sake/internal/bridge"
@@ -37,5 +38,18 @@ func init() {
 		Idle:       func(sess any) bool { return sess.(*Session).idle() },
 		AfterClose: func(sess any, f func()) { sess.(*Session).afterClosed(f) },
 		Send:       func(sess any, msg []byte) error { return sess.(*Session).sendMessage(msg) },
+		AfterBurst: func(c any) func(func()) bool {
+			ctx := c.(*Context)
+			if ctx.req == nil || ctx.req.in == nil {
+				return nil
+			}
+			if b, ok := ctx.req.in.Stream.(burstReader); ok {
+				return b.AfterBurst
+			}
+			return nil
+		},
+		ForwardTool: func(def, start any) {
+			def.(*ToolDef).forward = start.(func(*Context, json.RawMessage, func(*ToolResult, error, func(func()) bool)) bool)
+		},
 	})
 }

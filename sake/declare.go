@@ -67,6 +67,7 @@ func noAnnotations(a ToolAnnotations) bool {
 // ToolDef describes a tool: for a method (Declarations.Tool) or for a
 // function (NewTool). Its setters return the ToolDef so calls chain.
 type ToolDef struct {
+	forward      forwardFunc // set through the bridge by sake/proxy
 	task         TaskMode
 	taskTTL      time.Duration
 	taskPoll     time.Duration

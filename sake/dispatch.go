@@ -84,7 +84,7 @@ func (s *Server) decode(m *message, msg []byte, in *Inbound) {
 			m.fail.Busy = true
 			return
 		}
-		m.fl, m.flights = fl, f
+		m.req.fl, m.flights = fl, f
 	}
 }
 
@@ -123,10 +123,8 @@ func (m *message) Handle(ctx context.Context) Reply { return m.handle(ctx, nil) 
 // handle is Handle, with the reply encoded in buf when it is not nil.
 func (m *message) handle(ctx context.Context, buf *[]byte) Reply {
 	s, in, env := m.req.srv, m.in, &m.env
-	if m.fl != nil {
-		defer m.flights.untrack(string(env.ID), m.fl)
-	}
 	if m.fail != nil {
+		m.untrack()
 		r := *m.fail
 		r.Method = m.env.method
 		return r
@@ -146,29 +144,52 @@ func (m *message) handle(ctx context.Context, buf *[]byte) Reply {
 		p = &m.params
 	}
 	s.begin()
-	defer s.end()
 	req := &m.req
 	*req = Request{ID: env.ID, Method: *env.Method, Params: p, Era: m.era, Identity: in.Identity,
-		BaseURL: in.BaseURL, Message: m.msg, in: in, srv: s, ctx: &m.ctx, fl: m.fl}
+		BaseURL: in.BaseURL, Message: m.msg, in: in, srv: s, ctx: &m.ctx, fl: m.req.fl}
 	// The reply is built in the transport's buffer, hooked or not: a
 	// Request hook sees it before the transport writes it, and does not
 	// keep it (RequestDone.Reply).
 	req.replyBuf = buf
+	if m.kind == protocol.KindRequest {
+		m.offerDeferral()
+	}
 	var reply Reply
 	if h := s.opts.requestHook; h != nil {
 		reply = s.observed(ctx, req, m.paramsErr, h)
 	} else {
 		reply = s.handleRequest(ctx, req, m.paramsErr, nil)
 	}
+	if reply.deferred {
+		// The reply comes later, from whoever finishes the call
+		// (deferral.finish), which also does what follows.
+		return Reply{Era: reply.Era, Method: reply.Method}
+	}
+	m.settle(&reply)
+	return reply
+}
+
+// settle ends the handling of a request once its reply is known: the
+// session it opened is kept (or closed, when the request was cancelled),
+// the request leaves its tracker and the server's count.
+func (m *message) settle(reply *Reply) {
 	if sess := reply.Session; sess != nil {
 		if reply.Cancelled {
 			sess.Close()
 			reply.Session = nil
-		} else if c := in.conn; c != nil {
+		} else if c := m.in.conn; c != nil {
 			c.adopt(sess)
 		}
 	}
-	return reply
+	m.untrack()
+	m.req.srv.end()
+}
+
+// untrack takes the request out of its tracker, if it is in one.
+func (m *message) untrack() {
+	if fl := m.req.fl; fl != nil {
+		m.flights.untrack(string(m.env.ID), fl)
+	}
 }
 
 // observed handles a request between the Request hook's start and done.
@@ -180,8 +201,24 @@ func (s *Server) observed(ctx context.Context, req *Request, paramsErr *decodeEr
 	if done == nil {
 		return s.handleRequest(ctx, req, paramsErr, nil)
 	}
+	if d := req.dfr; d != nil {
+		// A call that replies later tells the hook then.
+		d.hookDone, d.hooked = done, true
+		reply := s.handleRequest(ctx, req, paramsErr, &d.out)
+		if !reply.deferred {
+			d.hookDone, d.hooked = nil, false
+			showDone(done, &d.out, reply)
+		}
+		return reply
+	}
 	var out RequestDone
 	reply := s.handleRequest(ctx, req, paramsErr, &out)
+	showDone(done, &out, reply)
+	return reply
+}
+
+// showDone tells a Request hook's done the outcome of its request.
+func showDone(done func(RequestDone), out *RequestDone, reply Reply) {
 	// The hook does not keep the Reply (RequestDone.Reply): a pooled one
 	// shows it, so that the reply does not escape to the heap.
 	shown := replyPool.Get().(*Reply)
@@ -190,10 +227,9 @@ func (s *Server) observed(ctx context.Context, req *Request, paramsErr *decodeEr
 	if out.Error == nil && reply.ErrorCode != 0 {
 		out.Error = &Error{Code: reply.ErrorCode}
 	}
-	done(out)
+	done(*out)
 	*shown = Reply{}
 	replyPool.Put(shown)
-	return reply
 }
 
 // replyPool holds the Replies shown to Request hooks.
@@ -224,13 +260,30 @@ func (s *Server) handleRequest(ctx context.Context, req *Request, paramsErr *dec
 		r.Method, r.SessionNotFound = method, in.SessionNotFound && era == EraLegacy && req.Session == nil
 		return r
 	}
+	var cancel context.CancelFunc
 	if req.fl != nil {
-		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		req.fl.start(cancel)
-		defer cancel()
+	}
+	if d := req.dfr; d != nil {
+		d.ctx, d.cancel, d.out0 = ctx, cancel, out
 	}
 	res, err := s.handler(ctx, req)
+	if err == errDeferred {
+		// Nothing more here: deferral.finish answers (outcome).
+		return Reply{Era: era, Method: method, deferred: true}
+	}
+	reply := s.outcome(ctx, req, res, err, out)
+	if cancel != nil {
+		cancel()
+	}
+	return reply
+}
+
+// outcome turns what the handler of a request returned into the reply.
+// out, when not nil, receives the result or error for the Request hook.
+func (s *Server) outcome(ctx context.Context, req *Request, res any, err error, out *RequestDone) Reply {
+	method, era := req.Method, req.Era
 	var reply Reply
 	var answered *Error
 	if err == nil {

@@ -19,8 +19,7 @@ type message struct {
 	fail *Reply // the answer, when decoding decided it
 
 	paramsErr *decodeError
-	fl        *flight // the request's entry in its tracker, if tracked
-	flights   *inFlight
+	flights   *inFlight // the tracker of req.fl, the request's entry, if tracked
 
 	// One allocation holds the message, its request, params, _meta and
 	// the handlers' Context.

@@ -257,6 +257,9 @@ func (s *Server) callTool(ctx context.Context, req *Request, reg *registry) (any
 			return res, err
 		}
 	}
+	if req.dfr != nil && s.forward(ctx, req, t) {
+		return nil, errDeferred
+	}
 	c, err := s.callContext(ctx, req)
 	if err != nil {
 		return nil, err

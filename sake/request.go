@@ -44,8 +44,9 @@ type Request struct {
 	fl         *flight // the request's entry in its tracker, if any
 	newSession *Session
 	clientInfo *protocol.Implementation
-	ctx        *Context // preallocated for the first Context of the request
-	replyBuf   *[]byte  // where the result is encoded, lent by the transport (HandleInto)
+	ctx        *Context  // preallocated for the first Context of the request
+	replyBuf   *[]byte   // where the result is encoded, lent by the transport (HandleInto)
+	dfr        *deferral // set when the reply may come later (deferred.go)
 }
 
 // ClientInfo returns what the client said it is, or nil if it said

@@ -37,10 +37,11 @@ type tool struct {
 	appOnly    bool   // visible to the app only: left out of tools/list for clients without apps
 	readOnly   bool   // annotated readOnlyHint: true
 	tags       []string
-	via        *toolShape // set on a tool reshaped by a Transform that changes its arguments or wraps it
-	gate       *childGate // the list policy of the server it was mounted from, if any
-	version    string     // its version, "" when it has none
-	others     []*tool    // on the entry a registry holds: the other versions of its name, highest first
+	via        *toolShape  // set on a tool reshaped by a Transform that changes its arguments or wraps it
+	gate       *childGate  // the list policy of the server it was mounted from, if any
+	forward    forwardFunc // starts a call without waiting for it, when it can (deferred.go)
+	version    string      // its version, "" when it has none
+	others     []*tool     // on the entry a registry holds: the other versions of its name, highest first
 }
 
 // paramHeader is an argument mirrored in an Mcp-Param-{Name} header.
@@ -77,7 +78,7 @@ func compileTool(def *ToolDef, fn reflect.Value, method bool) (*tool, error) {
 	}
 	t := &tool{name: def.name, call: c, require: def.require, task: def.task, taskTTL: def.taskTTL,
 		taskPoll: def.taskPoll, taskByCode: def.taskByCode, singleUse: def.singleUse, tags: slices.Clone(def.tags),
-		version: def.version}
+		version: def.version, forward: def.forward}
 	if err := t.applyUI(def); err != nil {
 		return nil, err
 	}

@@ -138,6 +138,10 @@ type Reply struct {
 	// when the error said (protocol.RetryData): HTTP sends it as Retry-After, with
 	// 429 for CodeRateLimited.
 	RetryAfter time.Duration
+
+	// deferred says the reply comes later (see deferral): set only
+	// between the handler and Handle, which returns no body for it.
+	deferred bool
 }
 
 // Handle answers one incoming JSON-RPC message. The transport sends back

@@ -148,6 +148,9 @@ var allServers = []serverSpec{
 	{name: "gw-stdio", label: "gw-stdio", bin: "gateway", args: gatewayArgs("stdio"), note: func(pathSpec) string {
 		return "sake/gateway, sake as its stdio child"
 	}},
+	{name: "relay", label: "relay", bin: "gateway", args: gatewayArgs("relay"), note: func(pathSpec) string {
+		return "a line relay in front of sake as a stdio child, ids rewritten: the ceiling of a stdio hop"
+	}},
 	{name: "bare", label: "bare", args: plainArgs, note: func(pathSpec) string {
 		return "the ceiling: encoding/json and net/http or a line reader, no framework"
 	}},

@@ -248,11 +248,23 @@ func (c *Client) call(ctx context.Context, method string, params any, co *callOp
 	if look.hit != nil {
 		return look.hit, nil
 	}
+	raw, err := c.sendRetrying(ctx, method, p, nil, co)
+	if err != nil {
+		return nil, err
+	}
+	return c.rounds(ctx, method, p, co, look, raw)
+}
+
+// rounds answers the input_required rounds of a call whose first answer
+// is raw, and returns its result.
+func (c *Client) rounds(ctx context.Context, method string, p []byte, co *callOpts, look cacheLook, raw json.RawMessage) (json.RawMessage, error) {
 	var extra []byte
 	for round := 0; ; round++ {
-		raw, err := c.sendRetrying(ctx, method, p, extra, co)
-		if err != nil {
-			return nil, err
+		if round > 0 {
+			var err error
+			if raw, err = c.sendRetrying(ctx, method, p, extra, co); err != nil {
+				return nil, err
+			}
 		}
 		if !bytes.Contains(raw, []byte(`"input_required"`)) {
 			if round == 0 {

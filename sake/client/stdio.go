@@ -66,18 +66,31 @@ type streamTransport struct {
 	queue, spare []byte
 	writing      bool
 	writeErr     error
+	// corked says the queue is left for a flush at the end of the
+	// caller's burst (writeLater).
+	corked bool
 	// inFlight counts the calls waiting for their answers: a writer
 	// gathers the others' messages only when there are others.
 	inFlight atomic.Int32
 
 	mu      sync.Mutex
 	pending map[int64]chan []byte
+	// async holds the calls whose answer is handed to a function rather
+	// than awaited (roundTripAsync), by request id.
+	async   map[int64]*asyncCall
 	closed  bool
-	readErr error
-	done    chan struct{} // closed when reading stops
-	exited  chan struct{} // closed when the command has exited
-	exitErr error         // the command's Wait error, set before exited is closed
-	stderr  chan struct{}
+	stopped bool // reading has stopped: readErr is set
+	// The burst of answers being read (lines read together), what their
+	// calls leave to its end, and afterAnswers bound once: only the
+	// reading goroutine touches them.
+	moreAnswers  bool
+	answersLater []func()
+	answersBurst func(func()) bool
+	readErr      error
+	done         chan struct{} // closed when reading stops
+	exited       chan struct{} // closed when the command has exited
+	exitErr      error         // the command's Wait error, set before exited is closed
+	stderr       chan struct{}
 	// logCtx is the context of the one request in flight that asked for
 	// log messages with a per-request level, or nil.
 	logCtx context.Context
@@ -128,6 +141,8 @@ func (t *streamTransport) takeLogSlot(ctx context.Context) (release func(), ok b
 func (t *streamTransport) bind(_ context.Context, incoming func(context.Context, []byte), o *options) error {
 	t.incoming, t.max, t.logger = incoming, o.maxMessage, o.logger
 	t.pending = map[int64]chan []byte{}
+	t.async = map[int64]*asyncCall{}
+	t.answersBurst = t.afterAnswers
 	t.forwarded = map[int64]context.Context{}
 	t.done = make(chan struct{})
 	if t.cmd != nil {
@@ -194,59 +209,116 @@ func (t *streamTransport) read() {
 		if err != nil {
 			break
 		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
+		t.moreAnswers = lineBuffered(br)
+		t.handleLine(line)
+		if !t.moreAnswers && len(t.answersLater) > 0 {
+			t.endAnswers()
 		}
-		peek, err := protocol.Peek(line)
-		if err != nil {
-			t.logger.Warn("client: the server wrote a line that is not JSON", "line", string(line[:min(len(line), 200)]))
-			continue
-		}
-		if peek.Kind() == protocol.KindResponse {
-			var ch chan []byte
-			if id, ok := parseID(peek.ID); ok {
-				t.mu.Lock()
-				ch = t.pending[id]
-				delete(t.pending, id)
-				delete(t.forwarded, id)
-				t.mu.Unlock()
-			}
-			if ch != nil {
-				ch <- line
-			}
-			continue
-		}
-		var ctx context.Context
-		switch {
-		case peek.Kind() == protocol.KindNotification && peek.Method == "notifications/message":
-			// A log message belongs to the one request that asked for logs
-			// (see takeLogSlot); stdio does not say which request it is.
-			t.mu.Lock()
-			ctx = t.logCtx
-			t.mu.Unlock()
-			if ctx == nil {
-				// A handshake-era session's log message, like its
-				// questions, belongs to the one forwarded call in flight;
-				// else to no call (the session's own).
-				ctx = t.callOf()
-			}
-		case peek.Kind() == protocol.KindRequest && peek.Method != "roots/list":
-			// Nor does a request of the server (a session's question).
-			// roots/list never belongs to a call: the roots are the
-			// session's, and a server asks for them when it likes (after
-			// the handshake, say), so that the one call in flight then may
-			// well be another caller's.
-			ctx = t.callOf()
-		}
-		t.incoming(ctx, line)
 	}
+	t.moreAnswers = false
+	t.endAnswers()
 	t.mu.Lock()
 	if errors.Is(err, io.EOF) {
 		err = errors.New("client: the server closed its output")
 	}
-	t.readErr = err
+	t.readErr, t.stopped = err, true
+	calls := t.async
+	t.async = map[int64]*asyncCall{}
 	t.mu.Unlock()
+	for _, ac := range calls {
+		ac.stop()
+		ac.fn(nil, err, nil)
+	}
+}
+
+// handleLine routes one line of the server's output: a response to the
+// call waiting for it, anything else to incoming.
+func (t *streamTransport) handleLine(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	peek, err := protocol.Peek(line)
+	if err != nil {
+		t.logger.Warn("client: the server wrote a line that is not JSON", "line", string(line[:min(len(line), 200)]))
+		return
+	}
+	if peek.Kind() == protocol.KindResponse {
+		var ch chan []byte
+		var ac *asyncCall
+		if id, ok := parseID(peek.ID); ok {
+			t.mu.Lock()
+			if ch = t.pending[id]; ch != nil {
+				delete(t.pending, id)
+			} else if ac = t.async[id]; ac != nil {
+				delete(t.async, id)
+			}
+			delete(t.forwarded, id)
+			t.mu.Unlock()
+		}
+		if ch != nil {
+			ch <- line
+		} else if ac != nil {
+			ac.stop()
+			ac.fn(line, nil, t.answersBurst)
+		}
+		return
+	}
+	var ctx context.Context
+	switch {
+	case peek.Kind() == protocol.KindNotification && peek.Method == "notifications/message":
+		// A log message belongs to the one request that asked for logs
+		// (see takeLogSlot); stdio does not say which request it is.
+		t.mu.Lock()
+		ctx = t.logCtx
+		t.mu.Unlock()
+		if ctx == nil {
+			// A handshake-era session's log message, like its
+			// questions, belongs to the one forwarded call in flight;
+			// else to no call (the session's own).
+			ctx = t.callOf()
+		}
+	case peek.Kind() == protocol.KindRequest && peek.Method != "roots/list":
+		// Nor does a request of the server (a session's question).
+		// roots/list never belongs to a call: the roots are the
+		// session's, and a server asks for them when it likes (after
+		// the handshake, say), so that the one call in flight then may
+		// well be another caller's.
+		ctx = t.callOf()
+	}
+	t.incoming(ctx, line)
+}
+
+// lineBuffered reports whether a whole line waits in br.
+func lineBuffered(br *bufio.Reader) bool {
+	n := br.Buffered()
+	if n == 0 {
+		return false
+	}
+	b, _ := br.Peek(n)
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// afterAnswers is what the reading goroutine lends the asynchronous calls
+// it answers (sake/transport.BurstReader.AfterBurst): f runs once the
+// answers read together have been handled. It reports false when no
+// other answer waits. Only the reading goroutine calls it.
+func (t *streamTransport) afterAnswers(f func()) bool {
+	if !t.moreAnswers {
+		return false
+	}
+	t.answersLater = append(t.answersLater, f)
+	return true
+}
+
+// endAnswers runs what the answers of a burst left to its end.
+func (t *streamTransport) endAnswers() {
+	fs := t.answersLater
+	t.answersLater = fs[:0]
+	for i, f := range fs {
+		f()
+		fs[i] = nil
+	}
 }
 
 // readLine reads one line, refusing lines longer than max.
@@ -296,6 +368,15 @@ func (t *streamTransport) write(b []byte) error {
 	if t.inFlight.Load() > 1 {
 		t.gather()
 	}
+	err := t.writeQueue()
+	t.wmu.Unlock()
+	return err
+}
+
+// writeQueue writes the queue until it is empty, as the one writer:
+// t.writing is set and t.wmu held, and held again on return, when
+// t.writing is cleared.
+func (t *streamTransport) writeQueue() error {
 	var err error
 	for len(t.queue) > 0 && err == nil {
 		buf := t.queue
@@ -313,7 +394,6 @@ func (t *streamTransport) write(b []byte) error {
 		t.queue = nil
 	}
 	t.writing = false
-	t.wmu.Unlock()
 	return err
 }
 

@@ -140,6 +140,12 @@ func (c *Client) startTool(ctx context.Context, name string, args any, encoded b
 	if err != nil {
 		return nil, nil, err
 	}
+	return toolOutcome(raw, encoded)
+}
+
+// toolOutcome reads the result of a tools/call: a task, or a result left
+// encoded or decoded.
+func toolOutcome(raw json.RawMessage, encoded bool) (*protocol.ToolResult, *Task, error) {
 	if isTask(raw) {
 		t, err := decodeTask(raw)
 		return nil, t, err

@@ -122,7 +122,7 @@ func New(ctx context.Context, cfg *Config, opts ...Option) (*Gateway, error) {
 		entries = append(entries, e)
 	}
 	g.o.logger = redactingLogger(g.o.logger, entries...)
-	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger), sake.UseObserving(g.observe), sake.ExplainMissing(g.missing)}, g.o.serverOpts...)
+	serverOpts := append([]sake.Option{sake.Name("sake-gateway", "1.0.0"), sake.Logger(g.o.logger), sake.ObserveOutcome(sake.Hooks{Request: g.observe}), sake.ExplainMissing(g.missing)}, g.o.serverOpts...)
 	g.auth, g.perCaller = cfg.Auth, cfg.hasAccess() || g.o.vault != nil
 	if g.perCaller {
 		serverOpts = append(serverOpts, sake.PerCallerLists(g.allow))

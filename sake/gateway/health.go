@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/sakemcp/sake-go/sake"
-	"github.com/sakemcp/sake-go/sake/protocol"
 )
 
 // Hooks are told what the gateway does, for metrics (sake/otel's
@@ -150,30 +149,26 @@ func (g *Gateway) reroute() {
 	g.routes.Store(t)
 }
 
-// observe is the gateway server's middleware that counts each remote's
+// observe is the gateway server's Request hook that counts each remote's
 // calls and errors and tells the hooks. It is installed with
-// sake.UseObserving: it reads of a result only IsError, so a remote's
-// tool result still goes into the reply as the remote wrote it.
-func (g *Gateway) observe(next sake.Handler) sake.Handler {
-	return func(ctx context.Context, req *sake.Request) (any, error) {
-		r := g.route(req)
-		if r == nil {
-			return next(ctx, req)
-		}
-		start := time.Now()
-		res, err := next(ctx, req)
-		failed := err != nil
-		if tr, ok := res.(*protocol.ToolResult); ok && tr != nil && tr.IsError {
-			failed = true
-		}
+// sake.ObserveOutcome: it reads of a result only isError, so a remote's
+// tool result still goes into the reply as the remote wrote it, and a
+// call forwarded to a stdio child holds no goroutine while it runs.
+func (g *Gateway) observe(ctx context.Context, req *sake.Request) (context.Context, func(sake.RequestDone)) {
+	r := g.route(req)
+	if r == nil {
+		return ctx, nil
+	}
+	start, method := time.Now(), req.Method
+	return ctx, func(d sake.RequestDone) {
+		failed := d.Error != nil || d.ToolError
 		r.stats.calls.Add(1)
 		if failed {
 			r.stats.errors.Add(1)
 		}
 		if h := g.o.hooks.Call; h != nil {
-			h(CallEvent{Server: r.key, Method: req.Method, Duration: time.Since(start), Failed: failed})
+			h(CallEvent{Server: r.key, Method: method, Duration: time.Since(start), Failed: failed})
 		}
-		return res, err
 	}
 }
 

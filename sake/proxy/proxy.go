@@ -282,6 +282,12 @@ func (p *proxy) forward(ctx *sake.Context) (context.Context, *caller) {
 // remote task never share a key, and with its own timeout (0: none, for
 // following a task, which lasts as long as the task).
 func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Duration) (context.Context, *caller) {
+	return p.forwardWith(ctx, prefix, timeout, true)
+}
+
+// forwardWith is forwardKeyed; waits says the calling goroutine waits for
+// the remote, which the transport is told (sake.Context.WaitsOutside).
+func (p *proxy) forwardWith(ctx *sake.Context, prefix string, timeout time.Duration, waits bool) (context.Context, *caller) {
 	c, end := context.WithCancelCause(ctx)
 	cl := &caller{ctx: ctx, end: end, prefix: prefix, p: p, timeout: timeout}
 	switch {
@@ -301,9 +307,12 @@ func (p *proxy) forwardKeyed(ctx *sake.Context, prefix string, timeout time.Dura
 		if cl.watched {
 			p.deadlines.add(cl)
 		}
-		// The call waits for the remote: a transport reading the caller's
-		// requests on this goroutine goes on reading meanwhile.
-		ctx.WaitsOutside()
+		if waits {
+			// The call waits for the remote: a transport reading the
+			// caller's requests on this goroutine goes on reading
+			// meanwhile.
+			ctx.WaitsOutside()
+		}
 	}
 	callerEnvelope(&cl.env, ctx, cl)
 	c = client.WithForward(c, &cl.env)
@@ -446,6 +455,7 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		if len(t.Icons) > 0 {
 			def.Icons(t.Icons...)
 		}
+		p.startsWithoutWaiting(def, remoteName, version)
 		for k, v := range t.Meta {
 			if k == protocol.MetaComponentVersion || k == protocol.MetaComponentVersions {
 				continue // the version is declared below

@@ -3,6 +3,7 @@ package stdio
 import (
 	"context"
 	"io"
+	"sync"
 
 	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/transport"
@@ -36,6 +37,13 @@ type conn struct {
 	readerDone chan struct{}
 
 	readDeadline, writeDeadline bool // set by Serve, cleared before it returns
+
+	// The burst being handled: lines already read that follow the one
+	// dispatched. What requests leave to its end (AfterBurst) runs
+	// before the reader waits for input.
+	burstMu    sync.Mutex
+	burstOpen  bool
+	afterBurst []func()
 }
 
 // item is a line read, or the length of a line discarded.
@@ -73,6 +81,7 @@ func (cn *conn) serve() error {
 		ended = cn.base.Err() == nil
 	case <-cn.base.Done():
 	}
+	cn.endBurst()
 	cn.pool.close() // idle workers return once the queue is empty
 	interrupted := false
 	if ended {
@@ -137,6 +146,7 @@ func (cn *conn) read(gen uint64) (reading bool, err error) {
 			return true, nil
 		}
 		if !more {
+			cn.endBurst()
 			cn.out.batching.Store(false)
 			if cn.out.pending() && !cn.pool.flush(gen) {
 				return false, nil
@@ -150,6 +160,9 @@ func (cn *conn) read(gen uint64) (reading bool, err error) {
 		// Only this goroutine reads, so that stays true until it does.
 		more = cn.lr.lineBuffered()
 		cn.out.batching.Store(more)
+		if more {
+			cn.openBurst()
+		}
 		if tooLong > 0 || (line != nil && !blank(line)) {
 			if !cn.dispatch(item{line: line, tooLong: tooLong}, err != nil, gen) {
 				return false, nil
@@ -177,3 +190,59 @@ func (s stream) Send(msg []byte) {
 // request sent on the stream: if it runs on the reading goroutine, a new
 // goroutine takes the reading over now, so the answer is read.
 func (s stream) AwaitingAnswer() { s.cn.pool.handOff() }
+
+// DeferReply is told that the response of the request being handled will
+// come later, from another goroutine: Serve waits for it before it
+// returns, as for a running request, and a response that comes once the
+// connection has stopped is dropped.
+//
+// A response read with others (afterBurst) is flushed with them.
+func (s stream) DeferReply() (respond func(body []byte, afterBurst func(func()) bool)) {
+	cn := s.cn
+	cn.pool.wg.Add(1) // a request is running, so the count is above zero
+	return func(body []byte, afterBurst func(func()) bool) {
+		if body != nil && cn.base.Err() == nil {
+			_ = cn.out.writeHeld(body, afterBurst)
+		}
+		cn.pool.wg.Done()
+	}
+}
+
+// AfterBurst runs f once the lines read together with the request being
+// handled have all been dispatched, before the reader waits for input:
+// a proxy forwarding them to a stdio command writes them together. It
+// reports false, and f does not run, when no such lines wait.
+func (s stream) AfterBurst(f func()) bool {
+	cn := s.cn
+	cn.burstMu.Lock()
+	defer cn.burstMu.Unlock()
+	if !cn.burstOpen {
+		return false
+	}
+	cn.afterBurst = append(cn.afterBurst, f)
+	return true
+}
+
+// openBurst notes that lines wait behind the one being dispatched.
+func (cn *conn) openBurst() {
+	cn.burstMu.Lock()
+	cn.burstOpen = true
+	cn.burstMu.Unlock()
+}
+
+// endBurst closes the burst and runs what was left to its end.
+func (cn *conn) endBurst() {
+	cn.burstMu.Lock()
+	if !cn.burstOpen && len(cn.afterBurst) == 0 {
+		cn.burstMu.Unlock()
+		return
+	}
+	cn.burstOpen = false
+	fs := cn.afterBurst
+	cn.afterBurst = nil
+	cn.burstMu.Unlock()
+	for i, f := range fs {
+		f()
+		fs[i] = nil
+	}
+}

@@ -35,11 +35,67 @@ type output struct {
 	// gathering is set while a writer yields before its flush (see
 	// gatherFlush): the others leave the flush to it.
 	gathering bool
+	// held says a flush is due at the end of a burst of answers
+	// (writeHeld): the writers meanwhile leave it to that.
+	held bool
+	// flushHeld is o.flushHeldNow, bound once.
+	flushHeld func()
 	fail      func(error) // told the first write error, under mu
 }
 
 func newOutput(w io.Writer, fail func(error)) *output {
-	return &output{bw: bufio.NewWriterSize(w, 64<<10), fail: fail}
+	o := &output{bw: bufio.NewWriterSize(w, 64<<10), fail: fail}
+	o.flushHeld = o.flushHeldNow
+	return o
+}
+
+// writeHeld is write, for a response read from another server with
+// others (see stream.DeferReply): with afterBurst, the flush waits for
+// the end of that burst, so that its responses go out together.
+func (o *output) writeHeld(msg []byte, afterBurst func(func()) bool) error {
+	if afterBurst == nil {
+		return o.write(msg)
+	}
+	if bytes.IndexByte(msg, '\n') >= 0 {
+		msg = bytes.ReplaceAll(msg, []byte{'\n'}, []byte{' '})
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err != nil {
+		return o.err
+	}
+	if o.closed {
+		return errClosed
+	}
+	_, err := o.bw.Write(msg)
+	if err == nil {
+		err = o.bw.WriteByte('\n')
+	}
+	if err == nil && !o.held {
+		if afterBurst(o.flushHeld) {
+			o.held = true
+		} else if o.waiting.Load() == 0 && !o.batching.Load() && !o.gathering {
+			err = o.bw.Flush()
+		}
+	}
+	if err != nil && o.err == nil {
+		o.err = err
+		o.fail(err)
+	}
+	return err
+}
+
+// flushHeldNow is the flush writeHeld left to the end of a burst.
+func (o *output) flushHeldNow() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.held = false
+	if o.err == nil && !o.closed && o.bw.Buffered() > 0 {
+		if err := o.bw.Flush(); err != nil {
+			o.err = err
+			o.fail(err)
+		}
+	}
 }
 
 // write sends msg and a newline. A raw newline inside msg would split it

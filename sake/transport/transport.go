@@ -254,6 +254,37 @@ type AnswerAwaiter interface {
 	AwaitingAnswer()
 }
 
+// ReplyDeferrer is a sake.Stream that can take a request's response after
+// Handle returned, from another goroutine. The server asks for it when a
+// call is forwarded to another server over a stream (a proxy's stdio
+// command): Handle then returns a Reply without a Body, and the server
+// calls respond exactly once with the response, or with nil when there is
+// none to write (the request was cancelled). afterBurst, when not nil,
+// works as BurstReader.AfterBurst for the burst of answers the response
+// was read with: the transport may leave its flush to that burst's end
+// (it may call afterBurst only before respond returns). DeferReply is called on the
+// goroutine handling the request, before Handle returns; respond may be
+// called on any goroutine, even before Handle returns. A transport that
+// waits for its requests before it stops waits for these too, until
+// respond is called.
+type ReplyDeferrer interface {
+	sake.Stream
+	DeferReply() (respond func(body []byte, afterBurst func(func()) bool))
+}
+
+// BurstReader is a sake.Stream whose transport reads its input in bursts
+// (stdio: the lines already read together). A proxy forwarding the
+// burst's requests to a stdio command writes them to the command
+// together: it leaves a write to the burst's end. AfterBurst arranges for
+// f to run once the requests of the burst being handled have been, before
+// the transport waits for more input, and reports true; it reports false
+// when no burst is under way (f is not called: the caller does the work
+// now). It must not block; f runs on the reading goroutine.
+type BurstReader interface {
+	sake.Stream
+	AfterBurst(f func()) bool
+}
+
 // ResumableStream is a sake.Stream that a client can leave and resume
 // (HTTP's SSE streams of a legacy session).
 type ResumableStream interface {

@@ -92,7 +92,11 @@ func main() {
 	defer stop()
 
 	var upAddr string
-	if *mode != "stdio" {
+	if *mode == "relay" && *addr == "" {
+		relayStdio(*upstream)
+		return
+	}
+	if *mode != "stdio" && *mode != "relay" {
 		var child *exec.Cmd
 		var err error
 		upAddr, child, err = startHTTPUpstream(ctx, *upstream)
@@ -119,6 +123,8 @@ func main() {
 		rp.Transport = tr
 		rp.ErrorLog = nil
 		handler = rp
+	case "relay":
+		handler = newHTTPRelay(*upstream)
 	case "url", "stdio":
 		entry := gateway.Entry{Namespace: new(string)}
 		if *mode == "url" {

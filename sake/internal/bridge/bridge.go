@@ -34,6 +34,15 @@ type Funcs struct {
 	Idle       func(sess any) bool
 	AfterClose func(sess any, f func())
 	Send       func(sess any, msg []byte) error
+	// ForwardTool lets the calls of *sake.ToolDef def start without
+	// waiting for their outcome: start is a
+	// func(*sake.Context, json.RawMessage, func(*sake.ToolResult, error)) bool
+	// (see sake's forwardFunc). Package sake/proxy sets it on the tools it
+	// forwards.
+	ForwardTool func(def, start any)
+	// AfterBurst returns the AfterBurst method of the stream of the
+	// request of *sake.Context c (transport.BurstReader), or nil.
+	AfterBurst func(c any) func(func()) bool
 }
 
 // PanicKey is the context key under which transport.WithPanicHandler

@@ -200,7 +200,6 @@ func (t *streamTransport) bind(_ context.Context, incoming func(context.Context,
 // read demultiplexes the server's output: responses go to the calls
 // waiting for them, everything else to incoming.
 func (t *streamTransport) read() {
-	defer close(t.done)
 	br := bufio.NewReaderSize(t.r, 64<<10)
 	var err error
 	for {
@@ -225,6 +224,8 @@ func (t *streamTransport) read() {
 	calls := t.async
 	t.async = map[int64]*asyncCall{}
 	t.mu.Unlock()
+	// The calls learn the end once it is known (Client.Lost).
+	close(t.done)
 	for _, ac := range calls {
 		ac.stop()
 		ac.fn(nil, err, nil)

@@ -26,6 +26,10 @@ type stdioServer struct {
 	calls chan json.RawMessage
 	// answers gets the client's responses to the server's requests.
 	answers chan string
+	// cancels gets the notifications/cancelled the client sends.
+	cancels chan string
+	// stop ends the server's output.
+	stop func()
 }
 
 // newStdioServer starts the server and returns the client's transport to
@@ -35,7 +39,8 @@ func newStdioServer(t *testing.T) (*stdioServer, client.Transport) {
 	fromClient, toServer := io.Pipe()
 	fromServer, toClient := io.Pipe()
 	s := &stdioServer{t: t, out: toClient, initialized: make(chan struct{}),
-		calls: make(chan json.RawMessage, 8), answers: make(chan string, 8)}
+		calls: make(chan json.RawMessage, 32), answers: make(chan string, 8), cancels: make(chan string, 8),
+		stop: func() { toClient.Close() }}
 	go s.serve(fromClient)
 	t.Cleanup(func() { fromClient.Close(); toClient.Close() })
 	return s, client.Stream(fromServer, toServer)
@@ -66,6 +71,11 @@ func (s *stdioServer) serve(r io.Reader) {
 			s.answers <- sc.Text()
 		case m.Method == "notifications/initialized":
 			once.Do(func() { close(s.initialized) })
+		case m.Method == "notifications/cancelled":
+			select {
+			case s.cancels <- sc.Text():
+			default:
+			}
 		case m.ID == nil:
 		case m.Method == "initialize":
 			reply(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"handmade","version":"1"}}`)

@@ -88,13 +88,9 @@ func (s *Server) forward(ctx context.Context, req *Request, t *tool) bool {
 	if len(p.Task) > 0 && string(p.Task) != "null" {
 		return false
 	}
-	arg, res, err := t.decodeValidated(normalArgs(p.Arguments), p.argsChecked(p.Arguments), nil)
-	if err != nil || res != nil || !arg.IsValid() {
+	args := normalArgs(p.Arguments)
+	if t.call.argType != rawMessageType || !t.validArgs(args, p.argsChecked(p.Arguments)) {
 		return false // the handler answers it, the same way
-	}
-	args, ok := arg.Elem().Interface().(json.RawMessage)
-	if !ok {
-		return false
 	}
 	c := s.newContext(ctx, req)
 	d.c, d.t = c, t
@@ -112,6 +108,15 @@ func (s *Server) forward(ctx context.Context, req *Request, t *tool) bool {
 		return false
 	}
 	return true
+}
+
+// validArgs reports whether args are JSON that t's input schema accepts,
+// as decodeValidated would, without building the tool's argument.
+func (t *tool) validArgs(args json.RawMessage, checked bool) bool {
+	into := argMaps.Get().(map[string]any)
+	defer putArgMap(into)
+	generic, err := decodeArgs(args, t.input.keys, checked, into)
+	return err == nil && t.input.validator.Validate(generic) == nil
 }
 
 // normalArgs is what a tool is given for absent arguments: {}.
@@ -150,6 +155,11 @@ func (d *deferral) finish(res *ToolResult, callErr error, afterBurst func(func()
 		out = res
 	}
 	out, err = s.finishRound(req, c, out, err)
+	// The reply is encoded in a pooled buffer, which the transport's
+	// respond copies out.
+	bp := bufPool.Get().(*[]byte)
+	defer putBuf(bp)
+	req.replyBuf = bp
 	reply := s.outcome(d.ctx, req, out, err, d.out0)
 	if d.cancel != nil {
 		d.cancel()

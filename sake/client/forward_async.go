@@ -26,8 +26,7 @@ func (c *Client) startToolAsync(ctx context.Context, name string, args any, afte
 	if !ok || c.isClosed() || progressOf(ctx) != nil {
 		return false
 	}
-	co := &callOpts{name: name, hasName: true}
-	if pol := c.o.retry; pol != nil && pol.MaxAttempts >= 2 && c.retryable(ctx, "tools/call", co) {
+	if pol := c.o.retry; pol != nil && pol.MaxAttempts >= 2 && c.retryable(ctx, "tools/call", &callOpts{name: name, hasName: true}) {
 		return false
 	}
 	info := c.Info()
@@ -38,14 +37,16 @@ func (c *Client) startToolAsync(ctx context.Context, name string, args any, afte
 	if info.Era != protocol.EraModern && !c.o.noTasks && c.legacyTaskTool(ctx, name) {
 		return false
 	}
-	p, err := encodeParams("tools/call", &callParams{Name: name, Arguments: args})
-	if err != nil {
+	if c.o.cache != nil && cacheable["tools/call"] {
 		return false
 	}
-	look := c.cacheLookup(ctx, "tools/call", p)
-	if look.hit != nil || look.keep {
+	pp := getScratch()
+	defer putScratch(pp)
+	p, ok := (&callParams{Name: name, Arguments: args}).appendFast((*pp)[:0])
+	if !ok {
 		return false
 	}
+	*pp = p
 	id := c.nextID.Add(1)
 	meta := c.meta
 	bp := getScratch()
@@ -74,7 +75,10 @@ func (c *Client) startToolAsync(ctx context.Context, name string, args any, afte
 			// Rounds of questions: answered on a goroutine of their own,
 			// since answering may take the caller's time.
 			go func() {
-				raw, err := c.rounds(ctx, "tools/call", p, co, look, json.RawMessage(raw))
+				p, err := encodeParams("tools/call", &callParams{Name: name, Arguments: args})
+				if err == nil {
+					raw, err = c.rounds(ctx, "tools/call", p, &callOpts{name: name, hasName: true}, cacheLook{}, json.RawMessage(raw))
+				}
 				c.finishAsync(raw, err, done, nil)
 			}()
 			return

@@ -38,6 +38,9 @@ type conn struct {
 
 	readDeadline, writeDeadline bool // set by Serve, cleared before it returns
 
+	// respondLater is writeLater, bound once.
+	respondLater func(body []byte, afterBurst func(func()) bool)
+
 	// The burst being handled: lines already read that follow the one
 	// dispatched. What requests leave to its end (AfterBurst) runs
 	// before the reader waits for input.
@@ -58,6 +61,7 @@ func newConn(ctx context.Context, srv *sake.Server, r io.Reader, w io.Writer, cf
 	cn.out = newOutput(w, func(error) { cn.stopBase() })
 	cn.sc = transport.Connect(srv, "stdio", cfg.identity, stream{cn})
 	cn.pool.init(cn)
+	cn.respondLater = cn.writeLater
 	cn.lr = newLineReader(r, cfg.maxLine)
 	cn.readErrc, cn.readerDone = make(chan error, 1), make(chan struct{})
 	return cn
@@ -198,14 +202,16 @@ func (s stream) AwaitingAnswer() { s.cn.pool.handOff() }
 //
 // A response read with others (afterBurst) is flushed with them.
 func (s stream) DeferReply() (respond func(body []byte, afterBurst func(func()) bool)) {
-	cn := s.cn
-	cn.pool.wg.Add(1) // a request is running, so the count is above zero
-	return func(body []byte, afterBurst func(func()) bool) {
-		if body != nil && cn.base.Err() == nil {
-			_ = cn.out.writeHeld(body, afterBurst)
-		}
-		cn.pool.wg.Done()
+	s.cn.pool.wg.Add(1) // a request is running, so the count is above zero
+	return s.cn.respondLater
+}
+
+// writeLater is the respond function of every deferred reply.
+func (cn *conn) writeLater(body []byte, afterBurst func(func()) bool) {
+	if body != nil && cn.base.Err() == nil {
+		_ = cn.out.writeHeld(body, afterBurst)
 	}
+	cn.pool.wg.Done()
 }
 
 // AfterBurst runs f once the lines read together with the request being

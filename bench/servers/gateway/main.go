@@ -11,7 +11,9 @@
 // the load generator drives every mode alike. With -cpuprofile FILE it
 // records a CPU profile of the front process until it stops (so does
 // GATEWAY_BENCH_PROFILE=FILE in its environment), and with
-// GATEWAY_BENCH_TRACE=FILE an execution trace (go tool trace). With
+// GATEWAY_BENCH_TRACE=FILE an execution trace (go tool trace), with
+// GATEWAY_BENCH_MEMPROFILE=FILE its allocations (go tool pprof
+// -sample_index=alloc_objects). With
 // GATEWAY_BENCH_TIMEWAIT=FILE in its environment it appends to FILE, when
 // it stops, how many sockets to the upstream port are left in TIME-WAIT
 // (connections that were not reused).
@@ -72,6 +74,16 @@ func main() {
 		}
 		defer func() {
 			pprof.StopCPUProfile()
+			_ = f.Close()
+		}()
+	}
+	if file := os.Getenv("GATEWAY_BENCH_MEMPROFILE"); file != "" {
+		defer func() {
+			f, err := os.Create(file)
+			if err != nil {
+				fatal(err)
+			}
+			_ = pprof.Lookup("allocs").WriteTo(f, 0)
 			_ = f.Close()
 		}()
 	}

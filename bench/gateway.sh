@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The gateway benchmark: the sake echo server directly, behind
-# httputil.ReverseProxy (the reference hop), and through sake/gateway as a
-# url entry and as a stdio child, in both eras, all in one interleaved
+# httputil.ReverseProxy (the reference hop), behind a line relay to it as
+# a stdio child (the ceiling of a stdio hop), and through sake/gateway as
+# a url entry and as a stdio child, in both eras, all in one interleaved
 # run; then the same at one client for the added latency (p50, p99).
 # Writes everything to bench/results-gateway-<date>-<time>.txt.
 #
@@ -15,7 +16,7 @@ DUR=${DUR:-5s}
 CONC=${CONC:-8}
 REPS=${REPS:-3}
 PROFILE=${PROFILE:-}
-SERVERS=sake,revproxy,gw-url,gw-stdio
+SERVERS=sake,revproxy,relay,gw-url,gw-stdio
 PATHS=http-legacy,http-modern,stdio-legacy,stdio-modern
 
 mkdir -p .bin

@@ -159,7 +159,8 @@ func printSummary(sums []summary, cfgs []config, results map[string][]runResult,
 
 	for _, r := range [][2]string{{"sake-2r", "sake-1r"}, {"sake-1r", "sake-proxy"}, {"sake-2r", "sake-proxy"},
 		{"sake-proxy", "sake"}, {"sake-2r", "sake"}, {"sake-1r", "sake"},
-		{"revproxy", "sake"}, {"gw-url", "revproxy"}, {"gw-url", "sake"}, {"gw-stdio", "sake"}} {
+		{"revproxy", "sake"}, {"gw-url", "revproxy"}, {"gw-url", "sake"}, {"gw-stdio", "sake"},
+		{"relay", "sake"}, {"gw-stdio", "relay"}} {
 		if !slices.ContainsFunc(sums, func(s summary) bool { return s.cfg.srv.name == r[0] && s.measuredAnything }) {
 			continue
 		}

@@ -6,6 +6,7 @@
 //	gateway -mode url -http ADDR       # sake/gateway with a url entry to the echo server over HTTP
 //	gateway -mode stdio -http ADDR     # sake/gateway with a command entry: the echo server as a stdio child
 //	gateway -mode stdio                # the same, the gateway itself served over stdio
+//	gateway -mode relay [-http ADDR]   # a line relay to the echo server as a stdio child: the ceiling of any stdio hop
 //
 // The entry is merged (namespace ""), so the tool keeps its name, echo, and
 // the load generator drives every mode alike. With -cpuprofile FILE it
@@ -48,7 +49,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "url", "revproxy, url or stdio")
+	mode := flag.String("mode", "url", "revproxy, url, stdio or relay")
 	addr := flag.String("http", "", "serve Streamable HTTP at ADDR/mcp instead of stdio")
 	upstream := flag.String("upstream", "", "the echo server binary (default: sake next to this binary)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process to `FILE` when it stops")
@@ -163,7 +164,7 @@ func main() {
 		defer ph.Close()
 		handler = ph
 	default:
-		fatal(fmt.Errorf("unknown -mode %q: revproxy, url or stdio", *mode))
+		fatal(fmt.Errorf("unknown -mode %q: revproxy, url, stdio or relay", *mode))
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", handler)

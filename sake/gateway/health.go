@@ -161,6 +161,9 @@ func (g *Gateway) observe(ctx context.Context, req *sake.Request) (context.Conte
 	}
 	start, method := time.Now(), req.Method
 	return ctx, func(d sake.RequestDone) {
+		if req.ProtocolVersion == "" {
+			return // refused before it reached the entry (its version is set once it is valid)
+		}
 		failed := d.Error != nil || d.ToolError
 		r.stats.calls.Add(1)
 		if failed {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sakemcp/sake-go/sake"
 	"github.com/sakemcp/sake-go/sake/gateway"
 	"github.com/sakemcp/sake-go/sake/saketest"
 )
@@ -89,5 +90,19 @@ func TestCallsAndErrorsAreCounted(t *testing.T) {
 	s := g.Status()[0]
 	if s.Calls != 2 || s.Errors != 1 {
 		t.Fatalf("calls %d errors %d, want 2 and 1", s.Calls, s.Errors)
+	}
+}
+
+// A request refused before it reaches its entry (here an unsupported
+// protocol version) is no call of the entry's, and no error of it.
+func TestRefusedRequestsAreNotCountedForTheirEntry(t *testing.T) {
+	g := startGateway(t, fmt.Sprintf(`{"mcpServers": {"qs": %s}}`, stdioEntry()))
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"qs_greet","_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	if r := g.Server().Handle(t.Context(), msg, nil); r.ErrorCode != sake.CodeUnsupportedProtocolVersion {
+		t.Fatalf("reply = %s, want an unsupported version", r.Body)
+	}
+	if s := g.Status()[0]; s.Calls != 0 || s.Errors != 0 {
+		t.Fatalf("calls %d errors %d, want none", s.Calls, s.Errors)
 	}
 }

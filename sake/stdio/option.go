@@ -68,6 +68,9 @@ func Logger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 // many are running, further requests wait in a queue while Serve goes on
 // reading, so notifications such as a cancellation, and the client's
 // answers to the server's questions, are still handled; the server caps
-// the requests in flight (sake.Limits.MaxInFlight) and refuses the rest. The
-// default is 64; n <= 0 keeps it.
+// the requests in flight (sake.Limits.MaxInFlight) and refuses the rest. A
+// call a proxy forwards to a stdio command without waiting for it (see
+// transport.ReplyDeferrer) holds no slot once forwarded; MaxInFlight
+// still counts it until it is answered. The default is 64; n <= 0 keeps
+// it.
 func MaxConcurrent(n int) Option { return func(c *config) { c.maxConcurrent = n } }

@@ -191,3 +191,16 @@ func TestEncodedToolResultPassesObservingMiddleware(t *testing.T) {
 		t.Errorf("the observer saw %d calls and %d failures, want 3 and 2", calls, failures)
 	}
 }
+
+// TestEncodedToolResultWithOnlyTheRemotesServerInfo: a remote result
+// whose _meta holds nothing but the remote's serverInfo reaches a
+// handshake-era caller (which gets no serverInfo of this server) with no
+// _meta at all, as a result without one, not an empty one.
+func TestEncodedToolResultWithOnlyTheRemotesServerInfo(t *testing.T) {
+	srv := encodedServer(t, `{"content":[{"type":"text","text":"hi"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"remote","version":"9"}}}`)
+	c := saketest.Connect(t, srv, saketest.Legacy())
+	r := c.Send([]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"relay","arguments":{}}}`))
+	if want := `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"hi"}]}}`; string(r.Body) != want {
+		t.Fatalf("reply = %s\nwant    %s", r.Body, want)
+	}
+}

@@ -220,6 +220,11 @@ func appendRawMeta(dst []byte, first bool, meta Meta, extra, rawMeta []byte) ([]
 	if err != nil {
 		return dst, err
 	}
+	if !inner {
+		// Only the remote's server info was there: no _meta at all, not
+		// an empty one.
+		return append(b[:start], '}'), nil
+	}
 	return append(b, '}', '}'), nil
 }
 

@@ -346,21 +346,14 @@ func readLine(br *bufio.Reader, max int64) ([]byte, error) {
 }
 
 func (t *streamTransport) write(b []byte) error {
-	if bytes.IndexByte(b, '\n') >= 0 {
-		return errors.New("client: a message for stdio must not contain a newline")
-	}
 	// Group commit: a message is queued; the writer that finds no write
 	// under way writes the queue, and goes on writing what the others
 	// queued meanwhile, in one system call each time. So concurrent
 	// calls share their writes, no goroutine waits for another's write to
 	// finish, and no message is copied but into the queue.
-	t.wmu.Lock()
-	if t.writeErr != nil {
-		err := t.writeErr
-		t.wmu.Unlock()
+	if err := t.enqueue(b); err != nil {
 		return err
 	}
-	t.queue = append(append(t.queue, b...), '\n')
 	if t.writing {
 		t.wmu.Unlock()
 		return nil
@@ -372,6 +365,23 @@ func (t *streamTransport) write(b []byte) error {
 	err := t.writeQueue()
 	t.wmu.Unlock()
 	return err
+}
+
+// enqueue queues b and its newline. It returns with t.wmu held when it
+// returns nil, and not held otherwise (a newline in b, or writing failed
+// for good).
+func (t *streamTransport) enqueue(b []byte) error {
+	if bytes.IndexByte(b, '\n') >= 0 {
+		return errors.New("client: a message for stdio must not contain a newline")
+	}
+	t.wmu.Lock()
+	if t.writeErr != nil {
+		err := t.writeErr
+		t.wmu.Unlock()
+		return err
+	}
+	t.queue = append(append(t.queue, b...), '\n')
+	return nil
 }
 
 // writeQueue writes the queue until it is empty, as the one writer:

@@ -1,10 +1,6 @@
 package client
 
-import (
-	"bytes"
-	"context"
-	"errors"
-)
+import "context"
 
 // asyncCall is a call whose answer is handed to fn on the reading
 // goroutine instead of being awaited: a proxy forwarding over stdio holds
@@ -86,16 +82,9 @@ func (t *streamTransport) writeLater(b []byte, afterBurst func(func()) bool) err
 	if afterBurst == nil {
 		return t.write(b)
 	}
-	if bytes.IndexByte(b, '\n') >= 0 {
-		return errors.New("client: a message for stdio must not contain a newline")
-	}
-	t.wmu.Lock()
-	if t.writeErr != nil {
-		err := t.writeErr
-		t.wmu.Unlock()
+	if err := t.enqueue(b); err != nil {
 		return err
 	}
-	t.queue = append(append(t.queue, b...), '\n')
 	if t.writing || t.corked {
 		t.wmu.Unlock()
 		return nil

@@ -49,42 +49,6 @@ func newOutput(w io.Writer, fail func(error)) *output {
 	return o
 }
 
-// writeHeld is write, for a response read from another server with
-// others (see stream.DeferReply): with afterBurst, the flush waits for
-// the end of that burst, so that its responses go out together.
-func (o *output) writeHeld(msg []byte, afterBurst func(func()) bool) error {
-	if afterBurst == nil {
-		return o.write(msg)
-	}
-	if bytes.IndexByte(msg, '\n') >= 0 {
-		msg = bytes.ReplaceAll(msg, []byte{'\n'}, []byte{' '})
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.err != nil {
-		return o.err
-	}
-	if o.closed {
-		return errClosed
-	}
-	_, err := o.bw.Write(msg)
-	if err == nil {
-		err = o.bw.WriteByte('\n')
-	}
-	if err == nil && !o.held {
-		if afterBurst(o.flushHeld) {
-			o.held = true
-		} else if o.waiting.Load() == 0 && !o.batching.Load() && !o.gathering {
-			err = o.bw.Flush()
-		}
-	}
-	if err != nil && o.err == nil {
-		o.err = err
-		o.fail(err)
-	}
-	return err
-}
-
 // flushHeldNow is the flush writeHeld left to the end of a burst.
 func (o *output) flushHeldNow() {
 	o.mu.Lock()
@@ -101,7 +65,13 @@ func (o *output) flushHeldNow() {
 // write sends msg and a newline. A raw newline inside msg would split it
 // in two for the client; in JSON text it can only be insignificant
 // whitespace, so it becomes a space.
-func (o *output) write(msg []byte) error {
+func (o *output) write(msg []byte) error { return o.writeHeld(msg, nil) }
+
+// writeHeld is write, with a flush that may wait: with afterBurst, for a
+// response read from another server with others (see stream.DeferReply),
+// the flush waits for the end of that burst, so that its responses go
+// out together.
+func (o *output) writeHeld(msg []byte, afterBurst func(func()) bool) error {
 	if bytes.IndexByte(msg, '\n') >= 0 {
 		msg = bytes.ReplaceAll(msg, []byte{'\n'}, []byte{' '})
 	}
@@ -119,9 +89,14 @@ func (o *output) write(msg []byte) error {
 	if err == nil {
 		err = o.bw.WriteByte('\n')
 	}
-	// A writer that finds others waiting leaves the flush to the last of
-	// them, which always comes (it counted itself before locking).
-	if err == nil && o.waiting.Load() == 0 && !o.batching.Load() && !o.gathering {
+	switch {
+	case err != nil:
+	case afterBurst != nil && (o.held || afterBurst(o.flushHeld)):
+		o.held = true // the end of the burst flushes
+	case o.waiting.Load() == 0 && !o.batching.Load() && !o.gathering:
+		// A writer that finds others waiting leaves the flush to the
+		// last of them, which always comes (it counted itself before
+		// locking).
 		if o.running.Load() <= 1 {
 			// No other request runs: nobody else is about to write.
 			err = o.bw.Flush()

@@ -365,3 +365,66 @@ func TestProxyWithStdioOnBothSides(t *testing.T) {
 		}
 	}
 }
+
+// Many forwarded calls at once, some answered, some cancelled by their
+// callers, the rest cut off when the remote stops: every call ends, each
+// with its own outcome, and the front goes on serving.
+func TestForwardedCallsEndWhateverEndsThem(t *testing.T) {
+	fake, srv := heldProxy(t, proxy.MaxInFlight(200))
+	front := serveStdioFront(t, srv)
+	const n = 90
+	type call struct {
+		cancel context.CancelFunc
+		out    <-chan outcome
+	}
+	calls := make([]call, n)
+	for i := range n {
+		ctx, cancel := context.WithCancel(t.Context())
+		calls[i] = call{cancel, callAsync(ctx, front.c, i)}
+	}
+	// The remote answers every other call as it comes, with the n it was
+	// given; the test waits until all have come.
+	seen := 0
+	for seen < n {
+		select {
+		case id := <-fake.calls:
+			seen++
+			if seen%2 == 0 {
+				fake.finish(id, "answered")
+			}
+		case <-time.After(waitFor):
+			t.Fatalf("%d of %d calls reached the remote", seen, n)
+		}
+	}
+	for i := 0; i < n; i += 3 {
+		calls[i].cancel()
+	}
+	fake.stop()
+	answered, cancelled, stopped := 0, 0, 0
+	for i, c := range calls {
+		select {
+		case o := <-c.out:
+			switch {
+			case o.err == nil && o.res.Text() == "answered":
+				answered++
+			case errors.Is(o.err, context.Canceled) && i%3 == 0:
+				cancelled++
+			case o.err != nil && strings.Contains(o.err.Error(), "stopped"):
+				stopped++
+			default:
+				t.Errorf("call %d ended with %+v, %v", i, o.res, o.err)
+			}
+		case <-time.After(waitFor):
+			t.Fatalf("call %d never ended", i)
+		}
+		c.cancel()
+	}
+	// A call answered as its caller cancels it may end either way.
+	if answered+cancelled+stopped != n || answered < n/2-n/3 || stopped == 0 {
+		t.Errorf("%d answered, %d cancelled, %d cut off; want every call ended, at least %d answered", answered, cancelled, stopped, n/2-n/3)
+	}
+	// The front still answers what needs no remote.
+	if err := front.c.Ping(t.Context()); err != nil {
+		t.Fatalf("ping after the remote stopped: %v", err)
+	}
+}

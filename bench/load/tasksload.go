@@ -74,7 +74,7 @@ func (c *httpClient) callTask(ctx context.Context) (time.Duration, error) {
 		task = *m.Result.Task
 	}
 	if task.TaskID == "" {
-		return 0, fmt.Errorf("tools/call echo_task answered without a task: %s", short(string(c.resp.Bytes()), 200))
+		return 0, fmt.Errorf("tools/call echo_task answered without a task: %s", short(c.resp.String(), 200))
 	}
 	if c.modern {
 		c.getHdr.Set("Mcp-Method", "tasks/get")

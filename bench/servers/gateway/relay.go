@@ -15,8 +15,9 @@ import (
 // The relay is the ceiling of any stdio hop: it knows nothing of MCP
 // beyond the "id" it must keep apart between callers. Over stdio it copies
 // lines both ways, batching writes while more input is buffered; over HTTP
-// it gives each POST a fresh id, writes it to the child and answers with
-// the child's line once it comes back, with the caller's id put back.
+// it gives each POST a fresh id, writes it to the child (the requests of
+// concurrent POSTs share their writes) and answers with the child's line
+// once it comes back, with the caller's id put back.
 
 // startChild starts the echo server as a stdio child.
 func startChild(bin string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
@@ -79,15 +80,16 @@ func relayStdio(bin string) {
 type httpRelay struct {
 	in io.Writer
 
-	mu      sync.Mutex
-	bw      *bufio.Writer
-	next    int64
-	waiting map[int64]chan []byte
+	mu           sync.Mutex
+	queue, spare []byte // what goes to the child, written by one caller at a time for all
+	writing      bool
+	next         int64
+	waiting      map[int64]chan []byte
 }
 
 func newHTTPRelay(bin string) *httpRelay {
 	_, in, out := startChild(bin)
-	h := &httpRelay{in: in, bw: bufio.NewWriterSize(in, 64<<10), waiting: map[int64]chan []byte{}}
+	h := &httpRelay{in: in, waiting: map[int64]chan []byte{}}
 	go h.readAnswers(out)
 	return h
 }
@@ -147,9 +149,11 @@ func (h *httpRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s, e := idSpan(body)
 	if s < 0 { // a notification
 		h.mu.Lock()
-		_, _ = h.bw.Write(bytes.TrimSpace(body))
-		_ = h.bw.WriteByte('\n')
-		_ = h.bw.Flush()
+		h.queue = append(append(h.queue, bytes.TrimSpace(body)...), '\n')
+		if !h.writing {
+			_, _ = h.in.Write(h.queue)
+			h.queue = h.queue[:0]
+		}
 		h.mu.Unlock()
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -160,11 +164,24 @@ func (h *httpRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next++
 	id := h.next
 	h.waiting[id] = ch
-	_, _ = h.bw.Write(body[:s])
-	_, _ = h.bw.WriteString(strconv.FormatInt(id, 10))
-	_, _ = h.bw.Write(bytes.TrimSpace(body[e:]))
-	_ = h.bw.WriteByte('\n')
-	_ = h.bw.Flush()
+	h.queue = append(h.queue, body[:s]...)
+	h.queue = strconv.AppendInt(h.queue, id, 10)
+	h.queue = append(h.queue, bytes.TrimSpace(body[e:])...)
+	h.queue = append(h.queue, '\n')
+	if !h.writing {
+		// Group commit: the writer writes what the others queue
+		// meanwhile, in one system call each time.
+		h.writing = true
+		for len(h.queue) > 0 {
+			buf := h.queue
+			h.queue, h.spare = h.spare[:0], nil
+			h.mu.Unlock()
+			_, _ = h.in.Write(buf)
+			h.mu.Lock()
+			h.spare = buf
+		}
+		h.writing = false
+	}
 	h.mu.Unlock()
 	line := <-ch
 	s, e = idSpan(line)

@@ -121,7 +121,7 @@ func (m *message) HandleInto(ctx context.Context, buf *[]byte) Reply {
 func (m *message) Handle(ctx context.Context) Reply { return m.handle(ctx, nil) }
 
 // handle is Handle, with the reply encoded in buf when it is not nil.
-func (m *message) handle(ctx context.Context, buf *[]byte) Reply {
+func (m *message) handle(ctx context.Context, buf *[]byte) (reply Reply) {
 	s, in, env := m.req.srv, m.in, &m.env
 	if m.fail != nil {
 		m.untrack()
@@ -144,6 +144,15 @@ func (m *message) handle(ctx context.Context, buf *[]byte) Reply {
 		p = &m.params
 	}
 	s.begin()
+	defer func() {
+		if reply.deferred {
+			// The reply comes later, from whoever finishes the call
+			// (deferral.finish), which also settles the request.
+			reply = Reply{Era: reply.Era, Method: reply.Method}
+			return
+		}
+		m.settle(&reply) // even when a handler panicked through here
+	}()
 	req := &m.req
 	*req = Request{ID: env.ID, Method: *env.Method, Params: p, Era: m.era, Identity: in.Identity,
 		BaseURL: in.BaseURL, Message: m.msg, in: in, srv: s, ctx: &m.ctx, fl: m.req.fl}
@@ -154,19 +163,10 @@ func (m *message) handle(ctx context.Context, buf *[]byte) Reply {
 	if m.kind == protocol.KindRequest {
 		m.offerDeferral()
 	}
-	var reply Reply
 	if h := s.opts.requestHook; h != nil {
-		reply = s.observed(ctx, req, m.paramsErr, h)
-	} else {
-		reply = s.handleRequest(ctx, req, m.paramsErr, nil)
+		return s.observed(ctx, req, m.paramsErr, h)
 	}
-	if reply.deferred {
-		// The reply comes later, from whoever finishes the call
-		// (deferral.finish), which also does what follows.
-		return Reply{Era: reply.Era, Method: reply.Method}
-	}
-	m.settle(&reply)
-	return reply
+	return s.handleRequest(ctx, req, m.paramsErr, nil)
 }
 
 // settle ends the handling of a request once its reply is known: the
@@ -264,20 +264,23 @@ func (s *Server) handleRequest(ctx context.Context, req *Request, paramsErr *dec
 	if req.fl != nil {
 		ctx, cancel = context.WithCancel(ctx)
 		req.fl.start(cancel)
+		defer func() {
+			if cancel != nil {
+				cancel()
+			}
+		}()
 	}
 	if d := req.dfr; d != nil {
 		d.ctx, d.cancel, d.out0 = ctx, cancel, out
 	}
 	res, err := s.handler(ctx, req)
 	if err == errDeferred {
-		// Nothing more here: deferral.finish answers (outcome).
+		// Nothing more here: deferral.finish answers (outcome) and
+		// cancels the context.
+		cancel = nil
 		return Reply{Era: era, Method: method, deferred: true}
 	}
-	reply := s.outcome(ctx, req, res, err, out)
-	if cancel != nil {
-		cancel()
-	}
-	return reply
+	return s.outcome(ctx, req, res, err, out)
 }
 
 // outcome turns what the handler of a request returned into the reply.

@@ -74,6 +74,14 @@
 // written out before the next read that may wait: a burst of requests is
 // answered with one write.
 //
+// A proxy or gateway served this way forwards a tools/call to a stdio
+// command without a goroutine waiting for its answer: its stream takes
+// the response later (transport.ReplyDeferrer), and the forwarded
+// requests of a burst are written to the command together
+// (transport.BurstReader). Such a call holds no MaxConcurrent slot once
+// forwarded; MaxInFlight counts it until it is answered, and Serve waits
+// for it at the end of the input as for a running request.
+//
 // Notifications and responses from the client, and initialize, are handled
 // one at a time as they are read, before the next line: a
 // notifications/initialized or a notifications/cancelled takes effect

@@ -417,7 +417,7 @@ func (p *proxy) syncTools(ctx context.Context) error {
 		version := remoteVersion(t.Meta)
 		def := sake.NewTool(local, func(c *sake.Context, args json.RawMessage) (*sake.ToolResult, error) {
 			if p.remoteTasks {
-				res, err := p.callTaskTool(c, remoteName, args)
+				res, err := p.callTaskTool(c, remoteName, version, args)
 				p.cfg.localToolResult(res)
 				return res, err
 			}

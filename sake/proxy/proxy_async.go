@@ -34,11 +34,7 @@ func (p *proxy) startCall(c *sake.Context, remoteName, version string, args json
 		fw.done(nil) // the handler answers that the remote is busy
 		return false
 	}
-	ctx := fctx
-	if !p.remoteTasks {
-		ctx = askVersion(fctx, version)
-	}
-	started := forwardcall.StartTool(p.remote, ctx, remoteName, fw.checked(args), bridge.Root().AfterBurst(c), func(res *protocol.ToolResult, task any, err error, answered func(func()) bool) {
+	started := forwardcall.StartTool(p.remote, askVersion(fctx, version), remoteName, fw.checked(args), bridge.Root().AfterBurst(c), func(res *protocol.ToolResult, task any, err error, answered func(func()) bool) {
 		if t, ok := task.(*client.Task); ok && err == nil {
 			// The remote made the call a task: follow it within the
 			// call, as the handler does for a caller that cannot take

@@ -31,7 +31,7 @@ const cancelRemoteTimeout = 10 * time.Second
 // own credentials. The handler runs again when the caller has answered
 // the remote task's questions; it then carries on with the same remote
 // task.
-func (p *proxy) callTaskTool(c *sake.Context, remoteName string, args json.RawMessage) (*sake.ToolResult, error) {
+func (p *proxy) callTaskTool(c *sake.Context, remoteName, version string, args json.RawMessage) (*sake.ToolResult, error) {
 	if id := c.TaskID(); id != "" {
 		p.mu.Lock()
 		rt := p.running[id]
@@ -43,7 +43,7 @@ func (p *proxy) callTaskTool(c *sake.Context, remoteName string, args json.RawMe
 	fctx, fw := p.forward(c)
 	// The result is left encoded: the dispatcher passes it on as the
 	// remote sent it, unless something of the proxy's server looks at it.
-	res, task, err := p.remote.StartToolEncoded(fctx, remoteName, fw.checked(args))
+	res, task, err := p.remote.StartToolEncoded(askVersion(fctx, version), remoteName, fw.checked(args))
 	if err = fw.done(err); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sakemcp/sake-go/sake/plug"
 	"github.com/sakemcp/sake-go/sake/proxy"
 	"github.com/sakemcp/sake-go/sake/saketest"
+	"github.com/sakemcp/sake-go/sake/tasks"
 )
 
 type sumArgs struct {
@@ -104,5 +105,46 @@ func TestProxyKeepsTheRemoteVersion(t *testing.T) {
 	var e *sake.Error
 	if !errors.As(err, &e) || !strings.Contains(e.Message, "the versions served are 3.0") {
 		t.Errorf("the proxy still serves 2.0 beside 3.0: %v", err)
+	}
+}
+
+// A remote that runs tasks is asked, like any other, for the version of
+// the tool the proxy lists: a version it adds meanwhile is not run in
+// its place.
+func TestProxyAsksATaskRemoteForTheListedVersion(t *testing.T) {
+	t.Parallel()
+	asked := make(chan string, 4)
+	hook := sake.ObserveOutcome(sake.Hooks{Request: func(ctx context.Context, req *sake.Request) (context.Context, func(sake.RequestDone)) {
+		if req.Method == "tools/call" {
+			v := ""
+			if m := req.Params.Meta; m != nil && m.ComponentVersion != nil {
+				v = *m.ComponentVersion
+			}
+			asked <- v
+		}
+		return ctx, nil
+	}})
+	remoteSrv := sake.MustNew(nil, sake.Tasks(tasks.New()), hook)
+	if err := remoteSrv.AddTool(sumTool("1.0"), sumTool("2.0")); err != nil {
+		t.Fatal(err)
+	}
+	ph := plug.New(remoteSrv)
+	ts := httptest.NewServer(ph)
+	defer func() { ts.Close(); ph.Close() }()
+	remote, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	proxySrv, err := proxy.New(t.Context(), remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := saketest.Connect(t, proxySrv)
+	if res, err := c.CallTool("sum", map[string]any{"x": 2}); err != nil || res.Text() != "v2.0: 2" {
+		t.Fatalf("sum through the proxy = %v, %v", res, err)
+	}
+	if v := <-asked; v != "2.0" {
+		t.Errorf("the remote was asked for version %q, want the listed 2.0", v)
 	}
 }

@@ -44,20 +44,28 @@ func listsOnly(c *saketest.Client, v string) bool {
 	return err == nil && len(tools) == 1 && tools[0].Meta[sake.MetaComponentVersion] == v
 }
 
-func TestProxyKeepsTheRemoteVersion(t *testing.T) {
-	t.Parallel()
-	remoteSrv := sake.MustNew(nil)
+// sumRemote serves remoteSrv over HTTP with versions 1.0 and 2.0 of sum,
+// and returns a client connected to it, closed when the test ends.
+func sumRemote(t *testing.T, remoteSrv *sake.Server) *client.Client {
+	t.Helper()
 	if err := remoteSrv.AddTool(sumTool("1.0"), sumTool("2.0")); err != nil {
 		t.Fatal(err)
 	}
 	ph := plug.New(remoteSrv)
 	ts := httptest.NewServer(ph)
-	defer func() { ts.Close(); ph.Close() }()
+	t.Cleanup(func() { ts.Close(); ph.Close() })
 	remote, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer remote.Close()
+	t.Cleanup(func() { remote.Close() })
+	return remote
+}
+
+func TestProxyKeepsTheRemoteVersion(t *testing.T) {
+	t.Parallel()
+	remoteSrv := sake.MustNew(nil)
+	remote := sumRemote(t, remoteSrv)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	proxySrv, err := proxy.New(ctx, remote)
@@ -124,18 +132,7 @@ func TestProxyAsksATaskRemoteForTheListedVersion(t *testing.T) {
 		}
 		return ctx, nil
 	}})
-	remoteSrv := sake.MustNew(nil, sake.Tasks(tasks.New()), hook)
-	if err := remoteSrv.AddTool(sumTool("1.0"), sumTool("2.0")); err != nil {
-		t.Fatal(err)
-	}
-	ph := plug.New(remoteSrv)
-	ts := httptest.NewServer(ph)
-	defer func() { ts.Close(); ph.Close() }()
-	remote, err := client.Connect(t.Context(), client.HTTP(ts.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer remote.Close()
+	remote := sumRemote(t, sake.MustNew(nil, sake.Tasks(tasks.New()), hook))
 	proxySrv, err := proxy.New(t.Context(), remote)
 	if err != nil {
 		t.Fatal(err)

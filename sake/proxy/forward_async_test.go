@@ -323,29 +323,8 @@ func TestProxyWithStdioOnBothSides(t *testing.T) {
 				var mu sync.Mutex
 				var asked []string
 				local := serveStdioFront(t, proxySrv, append(localEra.Opts, askOptions(&asked, &mu)...)...).c
-				for i := range 3 {
-					text := fmt.Sprint("through ", i)
-					if res, err := local.CallTool(t.Context(), "up_echo", map[string]string{"text": text}); err != nil || res.Text() != text {
-						t.Fatalf("echo = %v, %v", res, err)
-					}
-				}
-				res, err := local.CallTool(t.Context(), "up_fail", nil)
-				var te *sake.ToolError
-				if !errors.As(err, &te) || res.Text() != "it went wrong" {
-					t.Fatalf("fail = %v, %v", res, err)
-				}
-				if _, err := local.CallTool(t.Context(), "up_refuse", nil); !isCode(err, sake.CodeInvalidParams) {
-					t.Fatalf("refuse = %v", err)
-				}
-				if _, err := local.CallTool(t.Context(), "up_nothing_here", nil); !isCode(err, sake.CodeInvalidParams) {
-					t.Fatalf("unknown tool = %v", err)
-				}
-				var progress []client.Progress
-				pctx := client.WithProgress(t.Context(), func(p client.Progress) { progress = append(progress, p) })
-				if res, err := local.CallTool(pctx, "up_report", nil); err != nil || res.Text() != "reported" || len(progress) != 2 {
-					t.Fatalf("report = %v, %v, progress %+v", res, err, progress)
-				}
-				res, err = local.CallTool(t.Context(), "up_ask", nil)
+				callKitTools(t, local)
+				res, err := local.CallTool(t.Context(), "up_ask", nil)
 				if remoteEra.Want == protocol.EraLegacy {
 					// A handshake-era server over stdio names no call in its
 					// questions: the one forwarded call in flight gets them,

@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"slices"
 	"sync"
@@ -49,22 +50,7 @@ func TestProxy(t *testing.T) {
 				if err != nil || len(tools) != 10 || !slices.ContainsFunc(tools, func(ti protocol.ToolInfo) bool { return ti.Name == "up_echo" }) {
 					t.Fatalf("tools = %d, %v", len(tools), err)
 				}
-				if res, err := local.CallTool(t.Context(), "up_echo", map[string]string{"text": "through"}); err != nil || res.Text() != "through" {
-					t.Fatalf("echo = %v, %v", res, err)
-				}
-				res, err := local.CallTool(t.Context(), "up_fail", nil)
-				var te *sake.ToolError
-				if !errors.As(err, &te) || res.Text() != "it went wrong" {
-					t.Fatalf("fail = %v, %v", res, err)
-				}
-				if _, err := local.CallTool(t.Context(), "up_refuse", nil); !isCode(err, sake.CodeInvalidParams) {
-					t.Fatalf("refuse = %v", err)
-				}
-				var progress []client.Progress
-				pctx := client.WithProgress(t.Context(), func(p client.Progress) { progress = append(progress, p) })
-				if res, err := local.CallTool(pctx, "up_report", nil); err != nil || res.Text() != "reported" || len(progress) != 2 {
-					t.Fatalf("report = %v, %v, progress %+v", res, err, progress)
-				}
+				callKitTools(t, local)
 				if res, err := local.CallTool(t.Context(), "up_ask", nil); err != nil || res.Text() != "accept Ada / model says hi / file:///work" {
 					t.Fatalf("ask through the proxy = %v, %v", res, err)
 				}
@@ -111,5 +97,35 @@ func TestProxy(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// callKitTools calls the kit's echo, fail, refuse and report tools, and
+// one it does not have, through local, a client of a proxy that prefixes
+// them with up_, and fails t unless each ends as it does directly: the
+// text echoed, the error result, the refusal, progress reported.
+func callKitTools(t *testing.T, local *client.Client) {
+	t.Helper()
+	for i := range 3 {
+		text := fmt.Sprint("through ", i)
+		if res, err := local.CallTool(t.Context(), "up_echo", map[string]string{"text": text}); err != nil || res.Text() != text {
+			t.Fatalf("echo = %v, %v", res, err)
+		}
+	}
+	res, err := local.CallTool(t.Context(), "up_fail", nil)
+	var te *sake.ToolError
+	if !errors.As(err, &te) || res.Text() != "it went wrong" {
+		t.Fatalf("fail = %v, %v", res, err)
+	}
+	if _, err := local.CallTool(t.Context(), "up_refuse", nil); !isCode(err, sake.CodeInvalidParams) {
+		t.Fatalf("refuse = %v", err)
+	}
+	if _, err := local.CallTool(t.Context(), "up_nothing_here", nil); !isCode(err, sake.CodeInvalidParams) {
+		t.Fatalf("unknown tool = %v", err)
+	}
+	var progress []client.Progress
+	pctx := client.WithProgress(t.Context(), func(p client.Progress) { progress = append(progress, p) })
+	if res, err := local.CallTool(pctx, "up_report", nil); err != nil || res.Text() != "reported" || len(progress) != 2 {
+		t.Fatalf("report = %v, %v, progress %+v", res, err, progress)
 	}
 }
